@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ClientRegistry } from './clients/registry.js';
+import type { Config } from './config.js';
+import { GRANTS } from './grants/index.js';
+import { loggerOptions } from './http/logging.js';
+import type { Keystore } from './keys/keystore.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { healthRoutes } from './routes/health.js';
+import { tokenRoute } from './routes/token.js';
+import type { Store } from './store/types.js';
+import { AccessTokenIssuer } from './tokens/access-token.js';
+
+export interface ServerDependencies {
+  readonly keystore: Keystore;
+  readonly clients: ClientRegistry;
+  readonly store: Store;
+  /** Milliseconds since the epoch; injected so tests control time. */
+  readonly clock?: () => number;
+  /** Overrides the logger built from config (tests pass `false` or a stream). */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Builds the application; never listens, so tests drive it with `inject()`. */
+export async function buildServer(config: Config, deps: ServerDependencies): Promise<FastifyInstance> {
+  const clock = deps.clock ?? Date.now;
+  const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
+
+  const app = Fastify({
+    logger: deps.logger ?? loggerOptions(config.logLevel),
+    trustProxy: config.trustProxy,
+    bodyLimit: 64 * 1024,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  const accessTokens = new AccessTokenIssuer(
+    deps.keystore,
+    { issuer: config.issuer, audience: config.accessTokenAudience, ttlSeconds: config.accessTokenTtl },
+    clock,
+  );
+
+  await app.register(healthRoutes, { keystore: deps.keystore, store: deps.store, clock });
+  await app.register(discoveryRoutes, {
+    issuer: config.issuer,
+    pathPrefix,
+    jwksCacheTtl: config.jwksCacheTtl,
+    keystore: deps.keystore,
+    clients: deps.clients,
+    implementedGrants: [...GRANTS.keys()],
+    clock,
+  });
+  await app.register(tokenRoute, {
+    path: `${pathPrefix}/oauth2/token`,
+    realm: config.issuer,
+    clients: deps.clients,
+    grants: GRANTS,
+    services: { accessTokens, store: deps.store, clock },
+  });
+  return app;
+}

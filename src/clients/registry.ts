@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { parseScope } from '../oauth/scope.js';
+import { SECRET_HASH_PATTERN } from './secret.js';
+
+/** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
+
+export const GRANT_TYPES = ['authorization_code', 'implicit', 'password', 'client_credentials', 'refresh_token'] as const;
+export const RESPONSE_TYPES = ['code', 'token'] as const;
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+
+export type GrantTypeName = (typeof GRANT_TYPES)[number];
+export type ResponseTypeName = (typeof RESPONSE_TYPES)[number];
+export type ClientAuthMethod = (typeof AUTH_METHODS)[number];
+
+const redirectUri = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute URI' });
+    return;
+  }
+  // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
+  if (value.includes('#') || url.hash) ctx.addIssue({ code: 'custom', message: 'must not have a fragment' });
+});
+
+const ClientSchema = z
+  .object({
+    client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces'),
+    client_name: z.string().min(1).max(200).optional(),
+    client_secret_hash: z.string().regex(SECRET_HASH_PATTERN, 'must be the output of "npm run secret:hash"').optional(),
+    redirect_uris: z.array(redirectUri).default([]),
+    grant_types: z.array(z.enum(GRANT_TYPES)).min(1).default(['authorization_code']),
+    response_types: z.array(z.enum(RESPONSE_TYPES)).optional(),
+    scope: z
+      .string()
+      .default('')
+      .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)'),
+    token_endpoint_auth_method: z.enum(AUTH_METHODS).default('client_secret_basic'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    const isPublic = c.token_endpoint_auth_method === 'none';
+    if (isPublic && c.client_secret_hash) problem('client_secret_hash', 'a public client (token_endpoint_auth_method "none") has no secret');
+    if (!isPublic && !c.client_secret_hash) problem('client_secret_hash', `required with token_endpoint_auth_method "${c.token_endpoint_auth_method}"`);
+    // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
+    if (isPublic && c.grant_types.includes('client_credentials')) problem('grant_types', 'client_credentials needs a confidential client');
+    const redirects = c.grant_types.includes('authorization_code') || c.grant_types.includes('implicit');
+    if (redirects && c.redirect_uris.length === 0) problem('redirect_uris', 'required for authorization_code and implicit');
+  });
+
+export interface Client {
+  readonly clientId: string;
+  readonly clientName: string | undefined;
+  readonly secretHash: string | undefined;
+  readonly redirectUris: readonly string[];
+  readonly grantTypes: ReadonlySet<GrantTypeName>;
+  readonly responseTypes: ReadonlySet<ResponseTypeName>;
+  readonly scope: readonly string[];
+  readonly authMethod: ClientAuthMethod;
+}
+
+export type ClientMetadata = z.input<typeof ClientSchema>;
+
+function toClient(c: z.output<typeof ClientSchema>): Client {
+  const defaultResponseTypes: ResponseTypeName[] = c.grant_types.includes('authorization_code') ? ['code'] : [];
+  return Object.freeze({
+    clientId: c.client_id,
+    clientName: c.client_name,
+    secretHash: c.client_secret_hash,
+    redirectUris: Object.freeze([...c.redirect_uris]),
+    grantTypes: new Set(c.grant_types),
+    responseTypes: new Set(c.response_types ?? defaultResponseTypes),
+    scope: Object.freeze(c.scope === '' ? [] : (parseScope(c.scope) ?? [])),
+    authMethod: c.token_endpoint_auth_method,
+  });
+}
+
+export class ClientsFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClientsFileError';
+  }
+}
+
+const FileSchema = z.object({ clients: z.array(z.unknown()) }).strict();
+
+export class ClientRegistry {
+  private readonly byId: ReadonlyMap<string, Client>;
+
+  constructor(clients: readonly Client[]) {
+    this.byId = new Map(clients.map((c) => [c.clientId, c]));
+  }
+
+  get(clientId: string): Client | undefined {
+    return this.byId.get(clientId);
+  }
+
+  all(): Client[] {
+    return [...this.byId.values()];
+  }
+
+  /** Validates metadata; throws ClientsFileError naming the client and the field. */
+  static fromMetadata(entries: readonly unknown[], source = 'clients'): ClientRegistry {
+    const clients: Client[] = [];
+    entries.forEach((entry, index) => {
+      const id = (entry as { client_id?: unknown } | null)?.client_id;
+      const name = typeof id === 'string' ? `client "${id}"` : `client #${index + 1}`;
+      const parsed = ClientSchema.safeParse(entry);
+      if (!parsed.success) {
+        const lines = parsed.error.issues.map((i) => `${source}: ${name}: ${i.path.join('.') || 'entry'}: ${i.message}`);
+        throw new ClientsFileError(lines.join('\n'));
+      }
+      if (clients.some((c) => c.clientId === parsed.data.client_id)) {
+        throw new ClientsFileError(`${source}: ${name}: client_id: registered twice`);
+      }
+      clients.push(toClient(parsed.data));
+    });
+    return new ClientRegistry(clients);
+  }
+
+  static async load(file: string): Promise<ClientRegistry> {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(file, 'utf8'));
+    } catch (err) {
+      const reason = err instanceof SyntaxError ? `not valid JSON (${err.message})` : ((err as NodeJS.ErrnoException).code ?? String(err));
+      throw new ClientsFileError(`${file}: ${reason}`);
+    }
+    const shape = FileSchema.safeParse(json);
+    if (!shape.success) throw new ClientsFileError(`${file}: expected {"clients": [...]}`);
+    return ClientRegistry.fromMetadata(shape.data.clients, file);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * One error hierarchy for every protocol failure (RFC 6749 §4.1.2.1, §4.2.2.1, §5.2).
+ * Each subclass fixes its `error` code, so callers and tests narrow on `err.error`.
+ */
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'server_error'
+  | 'temporarily_unavailable';
+
+export abstract class OAuthError extends Error {
+  abstract readonly error: OAuthErrorCode;
+  /** HTTP status when the error is returned as JSON from a back-channel endpoint. */
+  readonly statusCode: number = 400;
+
+  constructor(readonly description: string) {
+    super(description);
+    this.name = new.target.name;
+  }
+
+  toJSON(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.error, error_description: this.description };
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  readonly error = 'invalid_request';
+}
+
+/**
+ * RFC 6749 §5.2: "The authorization server MAY return an HTTP 401 (Unauthorized)
+ * status code to indicate which HTTP authentication schemes are supported. If the
+ * client attempted to authenticate via the "Authorization" request header field,
+ * the authorization server MUST respond with an HTTP 401 (Unauthorized) status
+ * code and include the "WWW-Authenticate" response header field".
+ */
+export class InvalidClient extends OAuthError {
+  readonly error = 'invalid_client';
+  override readonly statusCode = 401;
+}
+
+export class InvalidGrant extends OAuthError {
+  readonly error = 'invalid_grant';
+}
+
+export class UnauthorizedClient extends OAuthError {
+  readonly error = 'unauthorized_client';
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  readonly error = 'unsupported_grant_type';
+}
+
+export class InvalidScope extends OAuthError {
+  readonly error = 'invalid_scope';
+}
+
+export class AccessDenied extends OAuthError {
+  readonly error = 'access_denied';
+}
+
+export class UnsupportedResponseType extends OAuthError {
+  readonly error = 'unsupported_response_type';
+}
+
+/** Never carries internals: the description is fixed, the cause is only logged. */
+export class ServerError extends OAuthError {
+  readonly error = 'server_error';
+  override readonly statusCode = 500;
+  constructor(description = 'the authorization server encountered an unexpected condition') {
+    super(description);
+  }
+}
+
+export class TemporarilyUnavailable extends OAuthError {
+  readonly error = 'temporarily_unavailable';
+  override readonly statusCode = 503;
+  constructor(description = 'the authorization server is temporarily unavailable, try again later') {
+    super(description);
+  }
+}
+
+/** Raised by a store when it cannot confirm an operation (timeout, connection lost). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,32 @@
+import type { Client, GrantTypeName } from '../clients/registry.js';
+import type { FormParams } from '../http/form.js';
+import type { Store } from '../store/types.js';
+import type { AccessTokenIssuer } from '../tokens/access-token.js';
+
+/** RFC 6749 §5.1 successful token response. */
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly token_type: 'bearer';
+  readonly expires_in: number;
+  readonly scope?: string;
+  readonly refresh_token?: string;
+}
+
+/** What a grant may use; passed in, never imported, so grants stay testable in isolation. */
+export interface GrantServices {
+  readonly accessTokens: AccessTokenIssuer;
+  readonly store: Store;
+  readonly clock: () => number;
+}
+
+export interface GrantRequest {
+  /** The authenticated client, already checked to have this grant type registered. */
+  readonly client: Client;
+  readonly params: FormParams;
+}
+
+/** One grant_type of the token endpoint: the route dispatches through a table of these. */
+export interface Grant {
+  readonly grantType: GrantTypeName;
+  handle(request: GrantRequest, services: GrantServices): Promise<TokenResponse>;
+}

@@ -1,0 +1,85 @@
+import { InvalidClient, InvalidRequest } from '../errors.js';
+import type { Client, ClientAuthMethod, ClientRegistry } from '../clients/registry.js';
+import { verifyClientSecret } from '../clients/secret.js';
+import type { FormParams } from './form.js';
+
+/** What the request presented to identify its client (RFC 6749 §2.3). */
+export interface PresentedClientCredentials {
+  readonly method: ClientAuthMethod;
+  readonly clientId: string;
+  readonly secret: string | undefined;
+}
+
+const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+
+/** RFC 6749 §2.3.1: id and secret are form-urlencoded before the Basic encoding (RFC 7617). */
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    throw new InvalidRequest('malformed HTTP Basic credentials');
+  }
+}
+
+function parseBasic(header: string): { clientId: string; secret: string } {
+  const match = BASIC.exec(header);
+  if (!match) throw new InvalidRequest('malformed HTTP Basic credentials');
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new InvalidRequest('malformed HTTP Basic credentials');
+  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+}
+
+/**
+ * Reads the credentials a request presents, rejecting ambiguous or unsafe forms.
+ * Returns undefined when the request names no client at all.
+ */
+export function presentedClientCredentials(
+  authorization: string | undefined,
+  body: FormParams,
+  query: FormParams,
+): PresentedClientCredentials | undefined {
+  // RFC 6749 §2.3.1: "The parameters can only be transmitted in the request-body and
+  // MUST NOT be included in the request URI."
+  if (query.has('client_secret')) throw new InvalidRequest('client_secret must not be sent in the query string');
+  const bodyId = body.get('client_id');
+  const bodySecret = body.get('client_secret');
+  if (authorization !== undefined && authorization !== '') {
+    if (!/^Basic /i.test(authorization)) throw new InvalidRequest('unsupported Authorization scheme: use HTTP Basic');
+    // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
+    if (bodySecret !== undefined) throw new InvalidRequest('client authenticated with both HTTP Basic and client_secret');
+    const basic = parseBasic(authorization);
+    if (bodyId !== undefined && bodyId !== basic.clientId) throw new InvalidRequest('client_id does not match the HTTP Basic credentials');
+    return { method: 'client_secret_basic', clientId: basic.clientId, secret: basic.secret };
+  }
+  if (bodyId === undefined) {
+    if (bodySecret !== undefined) throw new InvalidRequest('client_secret sent without client_id');
+    return undefined;
+  }
+  return bodySecret === undefined
+    ? { method: 'none', clientId: bodyId, secret: undefined }
+    : { method: 'client_secret_post', clientId: bodyId, secret: bodySecret };
+}
+
+/**
+ * Authenticates the client by the method it registered. Unknown clients cost the same
+ * secret comparison as known ones, so timing does not reveal which ids exist.
+ */
+export function authenticateClient(presented: PresentedClientCredentials | undefined, registry: ClientRegistry): Client {
+  if (!presented) throw new InvalidClient('client authentication is required');
+  const client = registry.get(presented.clientId);
+  if (presented.secret !== undefined) {
+    const valid = verifyClientSecret(presented.secret, client?.secretHash);
+    if (!client || !valid) throw new InvalidClient('client authentication failed');
+  } else if (!client) {
+    throw new InvalidClient('client authentication failed');
+  }
+  if (client.authMethod !== presented.method) {
+    throw new InvalidClient(
+      client.authMethod === 'none'
+        ? 'this public client must not present a client secret'
+        : `client authentication failed: this client authenticates with ${client.authMethod}`,
+    );
+  }
+  return client;
+}

@@ -1,0 +1,56 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidClient, InvalidRequest, OAuthError, ServerError, StoreUnavailableError } from '../errors.js';
+
+/**
+ * RFC 6749 §5.1: "The authorization server MUST include the HTTP "Cache-Control"
+ * response header field [RFC2616] with a value of "no-store" in any response
+ * containing tokens, credentials, or other sensitive information, as well as the
+ * "Pragma" response header field [RFC2616] with a value of "no-cache"."
+ * Applied to every back-channel response, success or error.
+ */
+export function sendOAuthJson(reply: FastifyReply, statusCode: number, body: unknown): FastifyReply {
+  return reply
+    .code(statusCode)
+    .header('content-type', 'application/json;charset=UTF-8')
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .send(JSON.stringify(body));
+}
+
+/** Client errors Fastify raises before our handlers run, with a fixed, safe description. */
+const FRAMEWORK_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'request body is too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported content type: use application/x-www-form-urlencoded',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'request body does not match its Content-Length',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'request body is empty',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'request body is malformed',
+};
+
+/** Maps anything thrown while handling a request to an OAuth error, without leaking internals. */
+export function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
+  if (error instanceof OAuthError) {
+    if (error instanceof ServerError) request.log.error({ err: error }, 'server_error');
+    return error;
+  }
+  if (error instanceof StoreUnavailableError) {
+    request.log.error({ err: { type: error.name, message: error.message } }, 'store unavailable: nothing issued');
+    return new ServerError();
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new InvalidRequest(FRAMEWORK_ERRORS[fastifyError.code ?? ''] ?? 'the request is malformed');
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return new ServerError();
+}
+
+export function sendOAuthError(reply: FastifyReply, error: OAuthError, realm: string): FastifyReply {
+  if (error instanceof InvalidClient) {
+    // RFC 6749 §5.2: on 401 "include the "WWW-Authenticate" response header field
+    // matching the authentication scheme used by the client"; Basic is the only
+    // HTTP scheme we accept, so it is also the one we advertise.
+    reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
+  }
+  return sendOAuthJson(reply, error.statusCode, error.toJSON());
+}
+

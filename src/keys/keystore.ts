@@ -1,0 +1,82 @@
+import { importJWK, type JWK } from 'jose';
+import { KeyFolderError, readKeyFolder, type KeyRecord } from './key-file.js';
+import { isPublishedAt, signingKeyAt } from './lifecycle.js';
+
+export type SigningKey = Exclude<Awaited<ReturnType<typeof importJWK>>, Uint8Array>;
+
+/** A key as the server uses it: the record plus its imported private key and public JWK. */
+export interface LoadedKey extends KeyRecord {
+  readonly privateKey: SigningKey;
+  readonly publicJwk: Readonly<JWK>;
+}
+
+/** RFC 7517 public members per key type; private parameters never leave this module. */
+const PUBLIC_MEMBERS: Record<KeyRecord['jwk']['kty'], readonly string[]> = {
+  EC: ['crv', 'x', 'y'],
+  OKP: ['crv', 'x'],
+  RSA: ['n', 'e'],
+};
+
+function publicJwkOf(record: KeyRecord): JWK {
+  const source = record.jwk as Record<string, unknown>;
+  const jwk: Record<string, unknown> = { kty: record.jwk.kty };
+  for (const member of PUBLIC_MEMBERS[record.jwk.kty]) jwk[member] = source[member];
+  return Object.freeze({ ...jwk, kid: record.kid, alg: record.alg, use: 'sig' }) as JWK;
+}
+
+async function loadKeys(dir: string): Promise<LoadedKey[]> {
+  const records = await readKeyFolder(dir);
+  return Promise.all(
+    records.map(async (record) => {
+      try {
+        const privateKey = (await importJWK(record.jwk as JWK, record.alg)) as SigningKey;
+        return Object.freeze({ ...record, privateKey, publicJwk: publicJwkOf(record) });
+      } catch (err) {
+        throw new KeyFolderError(`key file ${record.kid}.json: unusable ${record.alg} key (${(err as Error).message})`);
+      }
+    }),
+  );
+}
+
+/**
+ * The signing keys of KEYS_DIR. `reload()` swaps in a new set only once the whole
+ * folder loaded; on failure the previous set stays and the error is returned to log.
+ */
+export class Keystore {
+  private constructor(
+    readonly dir: string,
+    private keys: readonly LoadedKey[],
+  ) {}
+
+  /** Loads the folder; refuses (throws) when no key signs at `now`. */
+  static async open(dir: string, now: number): Promise<Keystore> {
+    const keys = await loadKeys(dir);
+    if (!signingKeyAt(keys, now)) {
+      throw new KeyFolderError(
+        keys.length === 0
+          ? `no signing key in ${dir}: create one with "npm run keys:rotate"`
+          : `no key in ${dir} signs now (${keys.length} key file(s), none inside its signing window): run "npm run keys:rotate"`,
+      );
+    }
+    return new Keystore(dir, keys);
+  }
+
+  async reload(): Promise<{ ok: true; count: number } | { ok: false; error: Error }> {
+    try {
+      const keys = await loadKeys(this.dir);
+      this.keys = keys;
+      return { ok: true, count: keys.length };
+    } catch (err) {
+      return { ok: false, error: err as Error };
+    }
+  }
+
+  signingKeyAt(now: number): LoadedKey | undefined {
+    return signingKeyAt(this.keys, now);
+  }
+
+  /** RFC 7517 JWK Set of every key published at `now`: the signer, its successor, its predecessors. */
+  jwksAt(now: number): { keys: JWK[] } {
+    return { keys: this.keys.filter((k) => isPublishedAt(k, now)).map((k) => k.publicJwk) };
+  }
+}

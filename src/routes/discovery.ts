@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import type { ClientRegistry } from '../clients/registry.js';
+import type { Keystore } from '../keys/keystore.js';
+
+export interface DiscoveryOptions {
+  readonly issuer: string;
+  readonly pathPrefix: string;
+  readonly jwksCacheTtl: number;
+  readonly keystore: Keystore;
+  readonly clients: ClientRegistry;
+  /** grant_type values this server implements (the grant table's keys). */
+  readonly implementedGrants: readonly string[];
+  readonly clock: () => number;
+}
+
+/** RFC 8414 metadata listing only what is enabled: implemented and registered by some client. */
+export function authorizationServerMetadata(options: DiscoveryOptions): Record<string, unknown> {
+  const { issuer, clients } = options;
+  const registered = clients.all();
+  const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
+  const authMethods = ['client_secret_basic', 'client_secret_post', 'none'].filter((m) => registered.some((c) => c.authMethod === m));
+  const scopes = [...new Set(registered.flatMap((c) => c.scope))].sort();
+  return {
+    issuer,
+    token_endpoint: `${issuer}/oauth2/token`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    grant_types_supported: grantTypes,
+    response_types_supported: [],
+    token_endpoint_auth_methods_supported: authMethods,
+    scopes_supported: scopes,
+    code_challenge_methods_supported: ['S256'],
+  };
+}
+
+export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOptions): Promise<void> {
+  const { keystore, clock, pathPrefix } = options;
+  const metadata = JSON.stringify(authorizationServerMetadata(options));
+
+  app.get(`${pathPrefix}/.well-known/jwks.json`, async (_request, reply) => {
+    const jwks = keystore.jwksAt(Math.floor(clock() / 1000));
+    return reply
+      .header('content-type', 'application/json;charset=UTF-8')
+      .header('cache-control', `public, max-age=${options.jwksCacheTtl}`)
+      .send(JSON.stringify(jwks));
+  });
+
+  // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
+  app.get(`/.well-known/oauth-authorization-server${pathPrefix}`, async (_request, reply) =>
+    reply
+      .header('content-type', 'application/json;charset=UTF-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(metadata),
+  );
+}

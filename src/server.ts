@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import { buildServer } from './app.js';
+import { ClientRegistry } from './clients/registry.js';
+import type { Config } from './config.js';
+import { Keystore } from './keys/keystore.js';
+import { MemoryStore } from './store/memory.js';
+import { RedisStore } from './store/redis.js';
+import type { Store } from './store/types.js';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly address: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Clients to use instead of CLIENTS_FILE (the dev entry's demo client). */
+  readonly clients?: ClientRegistry;
+}
+
+async function openStore(config: Config): Promise<Store> {
+  if (!config.redisUrl) return new MemoryStore();
+  return new RedisStore({
+    url: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+  });
+}
+
+/**
+ * Loads keys and clients (throwing on anything unusable), opens the store, listens,
+ * and wires key reloads to SIGHUP and to a periodic re-read of KEYS_DIR.
+ */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const keystore = await Keystore.open(config.keysDir, Math.floor(Date.now() / 1000));
+  const clients = options.clients ?? (config.clientsFile ? await ClientRegistry.load(config.clientsFile) : new ClientRegistry([]));
+  const store = await openStore(config);
+  const app = await buildServer(config, { keystore, clients, store });
+
+  if (store instanceof RedisStore) {
+    await store.connect().catch((err: Error) => app.log.error({ err: { message: err.message } }, 'redis unreachable at start; /readyz reports 503 until it answers'));
+  } else {
+    app.log.warn('REDIS_URL is not set: using the in-memory store. State is single-instance and lost on restart.');
+  }
+  if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "npm run client:add")');
+
+  const reloadKeys = async (reason: string) => {
+    const result = await keystore.reload();
+    if (result.ok) app.log.info({ keys: result.count, reason }, 'signing keys reloaded');
+    else app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
+  };
+  const onHangup = () => void reloadKeys('SIGHUP');
+  process.on('SIGHUP', onHangup);
+  const reloader =
+    config.keysReloadInterval > 0 ? setInterval(() => void reloadKeys('interval'), config.keysReloadInterval * 1000) : undefined;
+  reloader?.unref();
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ issuer: config.issuer, store: store.kind, keysDir: config.keysDir }, 'authorization server ready');
+
+  return {
+    app,
+    address,
+    async stop() {
+      process.off('SIGHUP', onHangup);
+      if (reloader) clearInterval(reloader);
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+/** Stops gracefully on SIGTERM and SIGINT: in-flight requests finish, then the store closes. */
+export function stopOnSignals(server: RunningServer, exit: (code: number) => void): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'shutting down');
+    server.stop().then(
+      () => exit(0),
+      () => exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

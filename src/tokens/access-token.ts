@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { ServerError } from '../errors.js';
+import type { Keystore } from '../keys/keystore.js';
+import { formatScope } from '../oauth/scope.js';
+
+/** RFC 9068 JWT access tokens. */
+
+export interface AccessTokenRequest {
+  readonly subject: string;
+  readonly clientId: string;
+  readonly scope: readonly string[];
+  /** Seconds since the epoch when the user authenticated (RFC 9068 §2.2.1), if a user did. */
+  readonly authTime?: number;
+}
+
+export interface IssuedAccessToken {
+  readonly token: string;
+  readonly expiresIn: number;
+  readonly jti: string;
+}
+
+export interface AccessTokenSettings {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly ttlSeconds: number;
+}
+
+export class AccessTokenIssuer {
+  constructor(
+    private readonly keystore: Keystore,
+    private readonly settings: AccessTokenSettings,
+    private readonly clock: () => number,
+  ) {}
+
+  async issue(request: AccessTokenRequest): Promise<IssuedAccessToken> {
+    const iat = Math.floor(this.clock() / 1000);
+    const key = this.keystore.signingKeyAt(iat);
+    // Fail closed: with no key inside its signing window there is nothing valid to sign with.
+    if (!key) throw new ServerError();
+    const jti = randomBytes(16).toString('base64url');
+    const claims: Record<string, unknown> = { client_id: request.clientId };
+    if (request.scope.length > 0) claims.scope = formatScope(request.scope);
+    if (request.authTime !== undefined) claims.auth_time = request.authTime;
+    const exp = iat + this.settings.ttlSeconds;
+    const token = await new SignJWT(claims)
+      // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+      .setIssuer(this.settings.issuer)
+      .setSubject(request.subject)
+      .setAudience(this.settings.audience)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .setJti(jti)
+      .sign(key.privateKey);
+    return { token, expiresIn: exp - iat, jti };
+  }
+}

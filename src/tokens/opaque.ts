@@ -1,0 +1,35 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Authorization codes and refresh tokens: `<grantId>.<secret>`. The secret carries
+ * 256 bits of entropy; the grant id (128 bits, not secret) names the authorization
+ * they belong to, so the store can keep every key of one grant under one Redis
+ * Cluster hash tag without a lookup. Only the SHA-256 digest of the whole value is
+ * ever stored, so a dump of the store yields nothing usable.
+ */
+
+export interface OpaqueTokenRef {
+  readonly grantId: string;
+  readonly digest: string;
+}
+
+const OPAQUE_TOKEN = /^([A-Za-z0-9_-]{22})\.[A-Za-z0-9_-]{43}$/;
+
+export function newGrantId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function mintOpaqueToken(grantId: string): { value: string; ref: OpaqueTokenRef } {
+  const value = `${grantId}.${randomBytes(32).toString('base64url')}`;
+  return { value, ref: { grantId, digest: digestOf(value) } };
+}
+
+/** The store reference of a presented value, or undefined when it cannot be one of ours. */
+export function refOf(value: string): OpaqueTokenRef | undefined {
+  const match = OPAQUE_TOKEN.exec(value);
+  return match ? { grantId: match[1] as string, digest: digestOf(value) } : undefined;
+}
+
+function digestOf(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64url');
+}
