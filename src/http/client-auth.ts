@@ -45,7 +45,7 @@ export function presentedClientCredentials(
   const bodyId = body.get('client_id');
   const bodySecret = body.get('client_secret');
   if (authorization !== undefined && authorization !== '') {
-    if (!/^Basic /i.test(authorization)) throw new InvalidRequest('unsupported Authorization scheme: use HTTP Basic');
+    if (!/^Basic(?: |$)/i.test(authorization)) throw new InvalidRequest('unsupported Authorization scheme: use HTTP Basic');
     // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
     if (bodySecret !== undefined) throw new InvalidRequest('client authenticated with both HTTP Basic and client_secret');
     const basic = parseBasic(authorization);

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+
+/** Runs the built code (`npm test` builds first), as operators and CI do. */
+export const DIST = join(import.meta.dirname, '..', '..', 'dist');
+
+export interface CommandResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function runNode(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CommandResult> {
+  const child = spawn(process.execPath, [join(DIST, script), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  /** Log lines printed so far (JSON, one per line). */
+  readonly output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts `dist/src/main.js` and waits until /healthz answers; killed when the test ends. */
+export async function startServerProcess(t: Test, env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(DIST, 'src', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const stop = async () => {
+    if (exited) return;
+    const gone = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await gone;
+    clearTimeout(timer);
+  };
+  t.teardown(stop);
+  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (exited) throw new Error(`server exited during start:\n${output}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, baseUrl, output: () => output, stop };
+}

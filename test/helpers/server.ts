@@ -1,0 +1,107 @@
+import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
+import { buildServer } from '../../src/app.js';
+import { ClientRegistry } from '../../src/clients/registry.js';
+import { hashClientSecret } from '../../src/clients/secret.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { Keystore } from '../../src/keys/keystore.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import type { Store } from '../../src/store/types.js';
+import { keysDirWithSigningKey } from './keys.js';
+
+export const ISSUER = 'https://as.example.com';
+
+/** Fixed secrets of the test clients (tests only; never reused elsewhere). */
+export const SECRETS = {
+  service: 'service-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+  poster: 'poster-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+} as const;
+
+export const TEST_CLIENTS = [
+  {
+    client_id: 'service',
+    client_name: 'Service client',
+    client_secret_hash: hashClientSecret(SECRETS.service),
+    grant_types: ['client_credentials'],
+    scope: 'read write admin',
+    token_endpoint_auth_method: 'client_secret_basic',
+  },
+  {
+    client_id: 'poster',
+    client_secret_hash: hashClientSecret(SECRETS.poster),
+    grant_types: ['client_credentials'],
+    scope: 'read',
+    token_endpoint_auth_method: 'client_secret_post',
+  },
+  {
+    client_id: 'webapp',
+    client_secret_hash: hashClientSecret('webapp-secret'),
+    redirect_uris: ['https://app.example.com/callback'],
+    grant_types: ['authorization_code'],
+    scope: 'read',
+    token_endpoint_auth_method: 'client_secret_basic',
+  },
+  {
+    client_id: 'spa',
+    redirect_uris: ['https://spa.example.com/cb'],
+    grant_types: ['authorization_code'],
+    scope: 'read',
+    token_endpoint_auth_method: 'none',
+  },
+];
+
+export interface TestServer {
+  readonly app: FastifyInstance;
+  readonly config: Config;
+  readonly keystore: Keystore;
+  readonly keysDir: string;
+  readonly store: Store;
+  /** The injected clock, in milliseconds; tests move it forward. */
+  readonly clock: { now: number };
+}
+
+export interface TestServerOptions {
+  readonly env?: Record<string, string>;
+  readonly clients?: unknown[];
+  readonly store?: Store;
+  readonly keysDir?: string;
+  readonly logger?: unknown;
+}
+
+export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
+  const clock = { now: Date.now() };
+  const keysDir = options.keysDir ?? (await keysDirWithSigningKey(t, { now: Math.floor(clock.now / 1000) - 60 }));
+  const config = loadConfig({ ISSUER, KEYS_DIR: keysDir, LOG_LEVEL: 'silent', ...options.env });
+  const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
+  const store = options.store ?? new MemoryStore(() => clock.now);
+  const app = await buildServer(config, {
+    keystore,
+    clients: ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
+    store,
+    clock: () => clock.now,
+    logger: (options.logger ?? false) as false,
+  });
+  t.teardown(async () => {
+    await app.close();
+    if (!options.store) await store.close();
+  });
+  return { app, config, keystore, keysDir, store, clock };
+}
+
+export function basic(clientId: string, secret: string): string {
+  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
+}
+
+export function form(params: Record<string, string>): string {
+  return new URLSearchParams(params).toString();
+}
+
+export const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' } as const;
+
+/** The headers RFC 6749 §5.1 requires on every token endpoint response. */
+export const NO_STORE_JSON = {
+  'content-type': 'application/json;charset=UTF-8',
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+} as const;

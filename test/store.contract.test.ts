@@ -1,0 +1,136 @@
+import t, { type Test } from 'tap';
+import { Redis } from 'ioredis';
+import { StoreUnavailableError } from '../src/errors.js';
+import { MemoryStore } from '../src/store/memory.js';
+import { RedisStore } from '../src/store/redis.js';
+import type { AuthorizationCodeRecord, Store } from '../src/store/types.js';
+import { mintOpaqueToken, newGrantId, refOf } from '../src/tokens/opaque.js';
+import { startPrivateRedis } from './helpers/redis.js';
+
+const RECORD: AuthorizationCodeRecord = {
+  clientId: 'webapp',
+  redirectUri: 'https://app.example.com/callback',
+  scope: ['read'],
+  sub: 'alice',
+  authTime: 1_700_000_000,
+  codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+};
+
+/** The contract every store meets; `advance` moves the store's notion of time past a TTL. */
+function storeContract(t: Test, name: string, open: (t: Test) => Promise<{ store: Store; advance: (seconds: number) => Promise<void> }>) {
+  t.test(`${name}: authorization codes`, async (t) => {
+    t.test('a saved code is consumed once, then reported as replayed with its record', async (t) => {
+      const { store } = await open(t);
+      const code = mintOpaqueToken(newGrantId());
+      await store.saveAuthorizationCode(code.ref, RECORD, 60);
+      t.same(await store.consumeAuthorizationCode(code.ref), { status: 'consumed', record: RECORD });
+      t.same(await store.consumeAuthorizationCode(code.ref), { status: 'replayed', record: RECORD });
+      t.same(await store.consumeAuthorizationCode(refOf(code.value)!), { status: 'replayed', record: RECORD }, 'found again from the presented value');
+    });
+
+    t.test('an unknown code is not_found', async (t) => {
+      const { store } = await open(t);
+      t.same(await store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), { status: 'not_found' });
+    });
+
+    t.test('a code expires after its TTL, used or not', async (t) => {
+      const { store, advance } = await open(t);
+      const unused = mintOpaqueToken(newGrantId());
+      const used = mintOpaqueToken(newGrantId());
+      await store.saveAuthorizationCode(unused.ref, RECORD, 1);
+      await store.saveAuthorizationCode(used.ref, RECORD, 1);
+      t.equal((await store.consumeAuthorizationCode(used.ref)).status, 'consumed');
+      await advance(1.2);
+      t.same(await store.consumeAuthorizationCode(unused.ref), { status: 'not_found' });
+      t.same(await store.consumeAuthorizationCode(used.ref), { status: 'not_found' }, 'the tombstone lives only as long as the code');
+    });
+
+    t.test('of 50 parallel consumers of one code exactly one wins', async (t) => {
+      const { store } = await open(t);
+      const code = mintOpaqueToken(newGrantId());
+      await store.saveAuthorizationCode(code.ref, RECORD, 60);
+      const outcomes = await Promise.all(Array.from({ length: 50 }, () => store.consumeAuthorizationCode(code.ref)));
+      t.equal(outcomes.filter((o) => o.status === 'consumed').length, 1);
+      t.equal(outcomes.filter((o) => o.status === 'replayed').length, 49);
+    });
+
+    t.test('ping answers', async (t) => {
+      const { store } = await open(t);
+      await t.resolves(store.ping());
+    });
+  });
+}
+
+storeContract(t, 'MemoryStore', async (t) => {
+  let now = Date.now();
+  const store = new MemoryStore(() => now);
+  t.teardown(() => store.close());
+  return { store, advance: async (seconds) => void (now += seconds * 1000) };
+});
+
+t.test('RedisStore against a private redis-server', async (t) => {
+  const redis = await startPrivateRedis(t);
+  const inspector = new Redis(redis.url);
+  t.teardown(() => inspector.quit());
+
+  storeContract(t, 'RedisStore', async (t) => {
+    const store = new RedisStore({ url: redis.url, keyPrefix: `test${Math.random().toString(36).slice(2)}:`, commandTimeoutMs: 1000 });
+    await store.connect();
+    t.teardown(() => store.close());
+    return { store, advance: (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000)) };
+  });
+
+  t.test('keys are digests under the grant hash tag, every one with a TTL', async (t) => {
+    const store = new RedisStore({ url: redis.url, keyPrefix: 'layout:', commandTimeoutMs: 1000 });
+    await store.connect();
+    t.teardown(() => store.close());
+    const grantId = newGrantId();
+    const code = mintOpaqueToken(grantId);
+    await store.saveAuthorizationCode(code.ref, RECORD, 60);
+    const keys = await inspector.keys('layout:*');
+    t.same(keys, [`layout:{${grantId}}:code:${code.ref.digest}`]);
+    t.notMatch(keys[0], code.value.split('.')[1] as string, 'the secret part of the code is not in the key');
+    const ttl = await inspector.pttl(keys[0] as string);
+    t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
+    const stored = JSON.stringify(await inspector.hgetall(keys[0] as string));
+    t.notMatch(stored, code.value, 'the code value is not stored');
+    await store.consumeAuthorizationCode(code.ref);
+    t.ok((await inspector.pttl(keys[0] as string)) > 55_000, 'the tombstone keeps the original TTL');
+  });
+});
+
+t.test('RedisStore fails fast when Redis is down, and nothing is recorded', async (t) => {
+  t.test('killed server: commands reject at once with StoreUnavailableError', async (t) => {
+    const redis = await startPrivateRedis(t);
+    const store = new RedisStore({ url: redis.url, keyPrefix: 'outage:', commandTimeoutMs: 500 });
+    await store.connect();
+    t.teardown(() => store.close());
+    await redis.kill();
+    const started = Date.now();
+    await t.rejects(store.saveAuthorizationCode(mintOpaqueToken(newGrantId()).ref, RECORD, 60), StoreUnavailableError);
+    await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+    await t.rejects(store.ping(), StoreUnavailableError);
+    t.ok(Date.now() - started < 1500, `failed in ${Date.now() - started} ms`);
+  });
+
+  t.test('hung server: each command gives up after REDIS_COMMAND_TIMEOUT_MS', async (t) => {
+    const redis = await startPrivateRedis(t);
+    const store = new RedisStore({ url: redis.url, keyPrefix: 'hung:', commandTimeoutMs: 200 });
+    await store.connect();
+    t.teardown(() => store.close());
+    redis.freeze();
+    t.teardown(() => redis.thaw());
+    const started = Date.now();
+    await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+    const elapsed = Date.now() - started;
+    t.ok(elapsed >= 150 && elapsed < 1000, `gave up after ${elapsed} ms`);
+  });
+
+  t.test('unreachable at start: connect rejects with StoreUnavailableError', async (t) => {
+    const redis = await startPrivateRedis(t);
+    await redis.kill();
+    const store = new RedisStore({ url: redis.url, keyPrefix: 'never:', commandTimeoutMs: 200 });
+    t.teardown(() => store.close());
+    await t.rejects(store.connect(), StoreUnavailableError);
+  });
+});
