@@ -1,0 +1,140 @@
+import t from 'tap';
+import type { Test } from 'tap';
+import { writeFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { decodeProtectedHeader } from 'jose';
+import { hashClientSecret } from '../../src/clients/secret.js';
+import { rotateKeys } from '../../src/keys/rotation.js';
+import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
+import { runNode, startServerProcess } from '../helpers/process.js';
+import { freePort, startPrivateRedis } from '../helpers/redis.js';
+
+const SECRET = 'process-test-secret-0123456789abcdefghijklmnop';
+const CLIENTS = { clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }] };
+
+async function clientsFile(t: Test): Promise<string> {
+  const file = join(await tempDir(t), 'clients.json');
+  await writeFile(file, JSON.stringify(CLIENTS));
+  return file;
+}
+
+async function token(baseUrl: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const jwksKids = async (baseUrl: string) =>
+  ((await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
+
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+t.test('the server process refuses to start on bad input, with a clear message', async (t) => {
+  const emptyKeys = await tempDir(t);
+  const noKeys = await runNode('src/main.js', [], { KEYS_DIR: emptyKeys, PORT: String(await freePort()) });
+  t.equal(noKeys.code, 1);
+  t.equal(noKeys.stderr, `no signing key in ${emptyKeys}: create one with "npm run keys:rotate"\n`);
+
+  const badConfig = await runNode('src/main.js', [], { PORT: '99999', ACCESS_TOKEN_TTL: 'hour' });
+  t.equal(badConfig.code, 1);
+  t.equal(badConfig.stderr, 'PORT must be at most 65535\nACCESS_TOKEN_TTL must be a whole number\n');
+
+  const keysDir = await keysDirWithSigningKey(t);
+  const file = join(await tempDir(t), 'clients.json');
+  await writeFile(file, JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: 'sha256:nope', grant_types: ['client_credentials'] }] }));
+  const badClients = await runNode('src/main.js', [], { KEYS_DIR: keysDir, CLIENTS_FILE: file, PORT: String(await freePort()) });
+  t.equal(badClients.code, 1);
+  t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "npm run secret:hash"\n`);
+});
+
+t.test('a production process on Redis issues tokens and reloads keys on SIGHUP', async (t) => {
+  const redis = await startPrivateRedis(t);
+  const keysDir = await keysDirWithSigningKey(t);
+  const server = await startServerProcess(t, {
+    PORT: String(await freePort()),
+    KEYS_DIR: keysDir,
+    CLIENTS_FILE: await clientsFile(t),
+    REDIS_URL: redis.url,
+    KEYS_RELOAD_INTERVAL: '0',
+  });
+  t.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
+  const first = await token(server.baseUrl);
+  t.equal(first.status, 200);
+  const firstKid = decodeProtectedHeader(first.body.access_token as string).kid;
+
+  t.test('SIGHUP picks up a rotated folder without dropping requests', async (t) => {
+    await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600 });
+    const inFlight = Array.from({ length: 20 }, () => token(server.baseUrl));
+    server.child.kill('SIGHUP');
+    const results = await Promise.all(inFlight);
+    t.same(results.map((r) => r.status), Array(20).fill(200), 'no request failed during the reload');
+    await eventually(async () => (await jwksKids(server.baseUrl)).length === 2, 'the new key in the JWKS');
+    const next = await token(server.baseUrl);
+    t.not(decodeProtectedHeader(next.body.access_token as string).kid, firstKid, 'new tokens carry the new kid');
+    t.match(server.output(), /"msg":"signing keys reloaded"/);
+  });
+
+  t.test('a folder that fails to load keeps the previous keys and logs why', async (t) => {
+    const before = await jwksKids(server.baseUrl);
+    await writeFile(join(keysDir, 'broken.json'), '{');
+    server.child.kill('SIGHUP');
+    await eventually(async () => server.output().includes('signing keys reload failed'), 'the failure log');
+    t.match(server.output(), /key file broken\.json: not valid JSON/);
+    t.same(await jwksKids(server.baseUrl), before);
+    t.equal((await token(server.baseUrl)).status, 200);
+    await rm(join(keysDir, 'broken.json'));
+  });
+
+  t.test('Redis going away turns /readyz to 503', async (t) => {
+    await redis.kill();
+    t.equal((await fetch(`${server.baseUrl}/readyz`)).status, 503);
+  });
+
+  t.test('SIGTERM stops the process cleanly', async (t) => {
+    const exit = once(server.child, 'exit');
+    server.child.kill('SIGTERM');
+    const [code] = await exit;
+    t.equal(code, 0);
+  });
+});
+
+t.test('KEYS_RELOAD_INTERVAL re-reads the folder without a signal', async (t) => {
+  const keysDir = await keysDirWithSigningKey(t);
+  const server = await startServerProcess(t, { PORT: String(await freePort()), KEYS_DIR: keysDir, CLIENTS_FILE: await clientsFile(t), KEYS_RELOAD_INTERVAL: '1' });
+  t.equal((await jwksKids(server.baseUrl)).length, 1);
+  await rotateKeys(keysDir, { delay: 300, accessTokenTtl: 3600 });
+  await eventually(async () => (await jwksKids(server.baseUrl)).length === 2, 'the periodic reload', 5000);
+  t.pass('the scheduled key is published within the interval');
+});
+
+t.test('logs are JSON with a request id and never carry credentials', async (t) => {
+  const keysDir = await keysDirWithSigningKey(t);
+  const server = await startServerProcess(t, { PORT: String(await freePort()), KEYS_DIR: keysDir, CLIENTS_FILE: await clientsFile(t), LOG_LEVEL: 'debug' });
+  const issued = await token(server.baseUrl);
+  await fetch(`${server.baseUrl}/oauth2/token?client_secret=${SECRET}&code=query-code-value`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'session=cookie-value' },
+    body: `grant_type=client_credentials&client_id=svc&client_secret=${SECRET}&password=hunter2`,
+  });
+  await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { authorization: 'Basic !!!garbage-credential' }, body: '' });
+  await server.stop();
+  const output = server.output();
+  const lines = output.trim().split('\n').filter((l) => l.startsWith('{'));
+  t.ok(lines.length > 5);
+  for (const line of lines) JSON.parse(line);
+  t.match(output, /"reqId":"[0-9a-f-]{36}"/);
+  t.match(output, /"url":"\/oauth2\/token\?client_secret=\[REDACTED\]&code=\[REDACTED\]"/);
+  for (const secret of [SECRET, Buffer.from(`svc:${SECRET}`).toString('base64'), 'query-code-value', 'cookie-value', 'hunter2', 'garbage-credential', issued.body.access_token as string]) {
+    t.notMatch(output, secret, `log does not contain ${secret.slice(0, 12)}…`);
+  }
+});
