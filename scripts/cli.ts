@@ -13,3 +13,9 @@ export function wholeSeconds(name: string, value: string | undefined, fallback: 
   if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number of seconds`);
   return Number(value);
 }
+
+/** With `--help`, prints the usage; the script then does nothing else. */
+export function printedUsage(help: boolean | undefined, usage: string): boolean {
+  if (help) process.stdout.write(`${usage}\n`);
+  return help === true;
+}

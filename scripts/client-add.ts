@@ -4,7 +4,7 @@ import { ClientRegistry } from '../src/clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
 import { loadOperatorDefaults } from '../src/config.js';
 import { readRegistryFile, writeRegistryFile } from './json-file.js';
-import { runCli } from './cli.js';
+import { printedUsage, runCli } from './cli.js';
 
 const USAGE = `usage: npm run client:add -- [--file CLIENTS_FILE] [--id ID] [--name NAME] [--grant TYPE]... [--scope "a b"]
          [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]`;
@@ -24,12 +24,8 @@ await runCli(async () => {
       help: { type: 'boolean' },
     },
     strict: true,
-    allowPositionals: false,
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedUsage(values.help, USAGE)) return;
   const file = values.file ?? loadOperatorDefaults().clientsFile;
   if (!file) throw new Error('name the clients file with --file or CLIENTS_FILE');
 

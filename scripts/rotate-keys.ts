@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadOperatorDefaults } from '../src/config.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../src/keys/key-file.js';
 import { pruneKeys, revokeKey, rotateKeys, type KeyChange } from '../src/keys/rotation.js';
-import { runCli, wholeSeconds } from './cli.js';
+import { printedUsage, runCli, wholeSeconds } from './cli.js';
 
 const USAGE = `usage: npm run keys:rotate -- [--dir DIR] [--alg ES256|EdDSA|RS256|PS256] [--delay SECONDS] [--access-token-ttl SECONDS]
        npm run keys:rotate -- --revoke KID [--dir DIR]
@@ -41,12 +41,8 @@ await runCli(async () => {
       help: { type: 'boolean' },
     },
     strict: true,
-    allowPositionals: false,
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedUsage(values.help, USAGE)) return;
   const defaults = loadOperatorDefaults();
   const dir = values.dir ?? defaults.keysDir;
   const alg = (values.alg ?? 'ES256') as SigningAlgorithm;
