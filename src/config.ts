@@ -51,6 +51,18 @@ const EnvSchema = z.object({
   ACCESS_TOKEN_TTL: integer('ACCESS_TOKEN_TTL', 1, 86_400).default(3600),
   ACCESS_TOKEN_AUDIENCE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  AUTHORIZATION_CODE_TTL: integer('AUTHORIZATION_CODE_TTL', 1, 600).default(60),
+  AUTHORIZE_CODE_RESPONSE_MODE: z
+    .enum(['query', 'fragment'], { message: 'AUTHORIZE_CODE_RESPONSE_MODE must be query or fragment' })
+    .default('query'),
+  REFRESH_TOKEN_TTL: integer('REFRESH_TOKEN_TTL', 60, 31_536_000).default(2_592_000),
+  REFRESH_TOKEN_IDLE_TTL: integer('REFRESH_TOKEN_IDLE_TTL', 60, 31_536_000).default(1_209_600),
+  REFRESH_REUSE_GRACE: integer('REFRESH_REUSE_GRACE', 0, 300).default(10),
+  SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
+  SESSION_TTL: integer('SESSION_TTL', 60, 2_592_000).default(3600),
+  LOGIN_MAX_FAILURES: integer('LOGIN_MAX_FAILURES', 1, 1000).default(5),
+  LOGIN_MAX_FAILURES_PER_IP: integer('LOGIN_MAX_FAILURES_PER_IP', 1, 100_000).default(20),
+  LOGIN_FAILURE_WINDOW: integer('LOGIN_FAILURE_WINDOW', 1, 86_400).default(900),
   TRUST_PROXY: z
     .enum(['true', 'false'], { message: 'TRUST_PROXY must be true or false' })
     .default('false')
@@ -75,6 +87,23 @@ export interface Config {
   readonly accessTokenAudience: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly trustProxy: boolean;
+  /** Lifetime of an authorization code in seconds (RFC 6749 §4.1.2: "maximum ... of 10 minutes"). */
+  readonly authorizationCodeTtl: number;
+  /** Where `response_type=code` puts its parameters when the request names no response_mode. */
+  readonly codeResponseMode: 'query' | 'fragment';
+  /** Absolute lifetime of a refresh token family, in seconds. */
+  readonly refreshTokenTtl: number;
+  /** A refresh token dies unused after this many seconds. */
+  readonly refreshTokenIdleTtl: number;
+  /** Seconds during which a retry of a just-rotated refresh token gets the same successor. */
+  readonly refreshReuseGrace: number;
+  /** Key of session cookies and signed forms; undefined means a random per-process key. */
+  readonly sessionSecret: string | undefined;
+  readonly sessionTtl: number;
+  /** Failed logins per username within the window before further attempts are refused. */
+  readonly loginMaxFailures: number;
+  readonly loginMaxFailuresPerIp: number;
+  readonly loginFailureWindow: number;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +148,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? issuer,
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
+    authorizationCodeTtl: e.AUTHORIZATION_CODE_TTL,
+    codeResponseMode: e.AUTHORIZE_CODE_RESPONSE_MODE,
+    refreshTokenTtl: e.REFRESH_TOKEN_TTL,
+    refreshTokenIdleTtl: e.REFRESH_TOKEN_IDLE_TTL,
+    refreshReuseGrace: e.REFRESH_REUSE_GRACE,
+    sessionSecret: e.SESSION_SECRET,
+    sessionTtl: e.SESSION_TTL,
+    loginMaxFailures: e.LOGIN_MAX_FAILURES,
+    loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+    loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
   });
 }
 

@@ -10,6 +10,7 @@ import { startPrivateRedis } from './helpers/redis.js';
 const RECORD: AuthorizationCodeRecord = {
   clientId: 'webapp',
   redirectUri: 'https://app.example.com/callback',
+  redirectUriSent: true,
   scope: ['read'],
   sub: 'alice',
   authTime: 1_700_000_000,
@@ -55,6 +56,66 @@ function storeContract(t: Test, name: string, open: (t: Test) => Promise<{ store
     });
 
     t.test('ping answers', async (t) => {
+      const { store } = await open(t);
+      await t.resolves(store.ping());
+    });
+  });
+
+  t.test(`${name}: grants and refresh families`, async (t) => {
+    const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
+    const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
+
+    t.test('a family starts once; a revoked grant stays revoked', async (t) => {
+      const { store } = await open(t);
+      const grantId = newGrantId();
+      t.equal(await store.createRefreshFamily(grantId, FAMILY, mintOpaqueToken(grantId).ref, LIFETIMES), true);
+      t.equal(await store.createRefreshFamily(grantId, FAMILY, mintOpaqueToken(grantId).ref, LIFETIMES), false, 'never twice');
+      t.equal(await store.isGrantRevoked(grantId), false);
+      await store.revokeGrant(grantId, 10);
+      t.equal(await store.isGrantRevoked(grantId), true);
+    });
+
+    t.test('revoking first (a replayed code) refuses the family that comes after', async (t) => {
+      const { store } = await open(t);
+      const grantId = newGrantId();
+      await store.revokeGrant(grantId, 60);
+      t.equal(await store.createRefreshFamily(grantId, FAMILY, mintOpaqueToken(grantId).ref, LIFETIMES), false);
+      t.equal(await store.isGrantRevoked(grantId), true);
+    });
+
+    t.test('the revocation mark lasts at least its TTL', async (t) => {
+      const { store, advance } = await open(t);
+      const grantId = newGrantId();
+      await store.revokeGrant(grantId, 1);
+      await advance(1.2);
+      t.equal(await store.isGrantRevoked(grantId), false, 'gone after its TTL');
+    });
+  });
+
+  t.test(`${name}: failure counters`, async (t) => {
+    t.test('count within a window that opens at the first failure', async (t) => {
+      const { store, advance } = await open(t);
+      t.same(await store.failures('user:alice'), { count: 0, retryAfterSeconds: 0 });
+      t.same(await store.recordFailure('user:alice', 2), { count: 1, retryAfterSeconds: 2 });
+      t.equal((await store.recordFailure('user:alice', 2)).count, 2);
+      t.same(await store.failures('user:alice'), { count: 2, retryAfterSeconds: 2 });
+      t.same(await store.failures('user:bob'), { count: 0, retryAfterSeconds: 0 }, 'per key');
+      await advance(2.2);
+      t.same(await store.failures('user:alice'), { count: 0, retryAfterSeconds: 0 }, 'the window closed');
+      t.same(await store.recordFailure('user:alice', 2), { count: 1, retryAfterSeconds: 2 });
+      await store.clearFailures('user:alice');
+      t.same(await store.failures('user:alice'), { count: 0, retryAfterSeconds: 0 });
+    });
+
+    t.test('parallel failures are all counted', async (t) => {
+      const { store } = await open(t);
+      await Promise.all(Array.from({ length: 30 }, () => store.recordFailure('ip:192.0.2.1', 60)));
+      t.equal((await store.failures('ip:192.0.2.1')).count, 30);
+    });
+  });
+
+  t.test(`${name}: ping`, async (t) => {
+    t.test('answers', async (t) => {
       const { store } = await open(t);
       await t.resolves(store.ping());
     });

@@ -31,3 +31,46 @@ if not data then return {0} end
 if redis.call('HSETNX', KEYS[1], 'used', ARGV[1]) == 1 then return {1, data} end
 return {2, data}
 `;
+
+/**
+ * Starts a refresh-token family and its first token. A family key that already exists
+ * is a revocation mark left by a replayed code: then nothing is created.
+ *   KEYS[1] family key   KEYS[2] token key
+ *   ARGV[1] JSON family  ARGV[2] token digest  ARGV[3] now (ms)
+ *   ARGV[4] family TTL (ms)  ARGV[5] token idle TTL (ms)
+ *   returns 1 when created, 0 when the grant was revoked first
+ */
+export const CREATE_REFRESH_FAMILY = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[1], 'current', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[2], 'issued_at', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], math.min(tonumber(ARGV[4]), tonumber(ARGV[5])))
+return 1
+`;
+
+/**
+ * Marks a grant revoked, creating the mark if the family does not exist yet, and keeps
+ * it at least ARGV[1] ms (never shortening a longer TTL).
+ *   KEYS[1] family key   ARGV[1] minimum TTL (ms)
+ */
+export const REVOKE_GRANT = `
+redis.call('HSET', KEYS[1], 'revoked', '1')
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
+`;
+
+/**
+ * Counts one failure in a fixed window that opens at the first failure.
+ *   KEYS[1] counter key   ARGV[1] window (ms)
+ *   returns {count, milliseconds until the window closes}
+ */
+export const RECORD_FAILURE = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;

@@ -1,64 +1,168 @@
 import type { OpaqueTokenRef } from '../tokens/opaque.js';
-import type { AuthorizationCodeRecord, ConsumeOutcome, Store } from './types.js';
+import type {
+  AuthorizationCodeRecord,
+  ConsumeOutcome,
+  FailureCount,
+  RefreshFamilyRecord,
+  RefreshLifetimes,
+  Store,
+} from './types.js';
 
-interface Entry<R> {
-  readonly record: R;
-  readonly expiresAt: number;
+interface Expiring {
+  expiresAt: number;
+}
+
+interface CodeEntry extends Expiring {
+  readonly record: AuthorizationCodeRecord;
   used: boolean;
+}
+
+interface FamilyEntry extends Expiring {
+  readonly record: RefreshFamilyRecord | undefined;
+  revoked: boolean;
+  current: string | undefined;
+}
+
+interface TokenEntry extends Expiring {
+  readonly issuedAt: number;
+}
+
+interface CounterEntry extends Expiring {
+  count: number;
+}
+
+/** A map whose entries vanish at their expiry, as Redis keys with a TTL do. */
+class ExpiringMap<V extends Expiring> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly clock: () => number) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= this.clock()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  sweep(): void {
+    const now = this.clock();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 /**
  * The embedded default: single-process, lost on restart. JavaScript runs one call at
- * a time, so check-and-mark is atomic here without locks. Expired entries are
+ * a time, so every check-and-update here is atomic without locks. Expired entries are
  * dropped on access and by a periodic sweep, so memory stays bounded.
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
-  private readonly codes = new Map<string, Entry<AuthorizationCodeRecord>>();
+  private readonly codes: ExpiringMap<CodeEntry>;
+  private readonly families: ExpiringMap<FamilyEntry>;
+  private readonly refreshTokens: ExpiringMap<TokenEntry>;
+  private readonly counters: ExpiringMap<CounterEntry>;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly clock: () => number = Date.now,
     sweepIntervalMs = 60_000,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
+    this.codes = new ExpiringMap(clock);
+    this.families = new ExpiringMap(clock);
+    this.refreshTokens = new ExpiringMap(clock);
+    this.counters = new ExpiringMap(clock);
+    this.sweeper = setInterval(() => this.maps().forEach((m) => m.sweep()), sweepIntervalMs);
     this.sweeper.unref();
   }
 
   async saveAuthorizationCode(code: OpaqueTokenRef, record: AuthorizationCodeRecord, ttlSeconds: number): Promise<void> {
-    this.codes.set(keyOf(code), { record, expiresAt: this.clock() + ttlSeconds * 1000, used: false });
+    this.codes.set(tokenKey(code), { record, expiresAt: this.expiry(ttlSeconds), used: false });
   }
 
   async consumeAuthorizationCode(code: OpaqueTokenRef): Promise<ConsumeOutcome<AuthorizationCodeRecord>> {
-    const entry = this.live(this.codes, keyOf(code));
+    const entry = this.codes.get(tokenKey(code));
     if (!entry) return { status: 'not_found' };
     if (entry.used) return { status: 'replayed', record: entry.record };
     entry.used = true;
     return { status: 'consumed', record: entry.record };
   }
 
+  async createRefreshFamily(grantId: string, record: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean> {
+    if (this.families.get(grantId)) return false;
+    const familyExpiry = this.expiry(lifetimes.absoluteSeconds);
+    this.families.set(grantId, { record, revoked: false, current: firstToken.digest, expiresAt: familyExpiry });
+    this.refreshTokens.set(tokenKey(firstToken), {
+      issuedAt: this.clock(),
+      expiresAt: Math.min(familyExpiry, this.expiry(lifetimes.idleSeconds)),
+    });
+    return true;
+  }
+
+  async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
+    const family = this.families.get(grantId);
+    const expiresAt = Math.max(family?.expiresAt ?? 0, this.expiry(ttlSeconds));
+    if (family) {
+      family.revoked = true;
+      family.expiresAt = expiresAt;
+    } else {
+      this.families.set(grantId, { record: undefined, revoked: true, current: undefined, expiresAt });
+    }
+  }
+
+  async isGrantRevoked(grantId: string): Promise<boolean> {
+    return this.families.get(grantId)?.revoked === true;
+  }
+
+  async recordFailure(key: string, windowSeconds: number): Promise<FailureCount> {
+    const entry = this.counters.get(key) ?? { count: 0, expiresAt: this.expiry(windowSeconds) };
+    entry.count += 1;
+    this.counters.set(key, entry);
+    return this.countOf(entry);
+  }
+
+  async failures(key: string): Promise<FailureCount> {
+    return this.countOf(this.counters.get(key));
+  }
+
+  async clearFailures(key: string): Promise<void> {
+    this.counters.delete(key);
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    this.codes.clear();
+    this.maps().forEach((m) => m.clear());
   }
 
-  private live<R>(map: Map<string, Entry<R>>, key: string): Entry<R> | undefined {
-    const entry = map.get(key);
-    if (entry && entry.expiresAt <= this.clock()) {
-      map.delete(key);
-      return undefined;
-    }
-    return entry;
+  private maps(): ExpiringMap<Expiring>[] {
+    return [this.codes, this.families, this.refreshTokens, this.counters];
   }
 
-  private sweep(): void {
-    const now = this.clock();
-    for (const [key, entry] of this.codes) if (entry.expiresAt <= now) this.codes.delete(key);
+  private expiry(seconds: number): number {
+    return this.clock() + seconds * 1000;
+  }
+
+  private countOf(entry: CounterEntry | undefined): FailureCount {
+    if (!entry) return { count: 0, retryAfterSeconds: 0 };
+    return { count: entry.count, retryAfterSeconds: Math.max(1, Math.ceil((entry.expiresAt - this.clock()) / 1000)) };
   }
 }
 
-function keyOf(ref: OpaqueTokenRef): string {
+function tokenKey(ref: OpaqueTokenRef): string {
   return `${ref.grantId}:${ref.digest}`;
 }

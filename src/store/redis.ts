@@ -1,8 +1,16 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../errors.js';
 import type { OpaqueTokenRef } from '../tokens/opaque.js';
-import { CONSUME_RECORD, CREATE_RECORD } from './lua.js';
-import type { AuthorizationCodeRecord, ConsumeOutcome, Store } from './types.js';
+import { CONSUME_RECORD, CREATE_RECORD, CREATE_REFRESH_FAMILY, RECORD_FAILURE, REVOKE_GRANT } from './lua.js';
+import type {
+  AuthorizationCodeRecord,
+  ConsumeOutcome,
+  FailureCount,
+  RefreshFamilyRecord,
+  RefreshLifetimes,
+  Store,
+} from './types.js';
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -16,13 +24,21 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   createRecord(key: string, json: string, ttlMs: number): Promise<number>;
   consumeRecord(key: string, nowMs: number): Promise<[0] | [1 | 2, string]>;
+  createRefreshFamily(familyKey: string, tokenKey: string, json: string, digest: string, nowMs: number, familyTtlMs: number, idleTtlMs: number): Promise<number>;
+  revokeGrant(familyKey: string, ttlMs: number): Promise<number>;
+  recordFailure(key: string, windowMs: number): Promise<[number, number]>;
 }
 
 type ScriptedRedis = Redis & ScriptCommands;
 
 /**
- * Keys: `<prefix>{<grantId>}:code:<sha256 of the code>`. The `{grantId}` hash tag puts
- * every key of one grant in one Cluster slot; every key carries a TTL.
+ * Keys, each with a TTL:
+ *   <prefix>{<grantId>}:code:<digest>   authorization code (hash: data, used)
+ *   <prefix>{<grantId>}:family          refresh family (hash: data, current, revoked)
+ *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, ...)
+ *   <prefix>fail:<digest of the key>    failure counter
+ * The `{grantId}` hash tag puts every key of one grant in one Cluster slot, so the
+ * multi-key scripts run on Redis Cluster.
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
@@ -45,6 +61,9 @@ export class RedisStore implements Store {
     });
     this.redis.defineCommand('createRecord', { numberOfKeys: 1, lua: CREATE_RECORD });
     this.redis.defineCommand('consumeRecord', { numberOfKeys: 1, lua: CONSUME_RECORD });
+    this.redis.defineCommand('createRefreshFamily', { numberOfKeys: 2, lua: CREATE_REFRESH_FAMILY });
+    this.redis.defineCommand('revokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
+    this.redis.defineCommand('recordFailure', { numberOfKeys: 1, lua: RECORD_FAILURE });
   }
 
   /** Opens the connection; rejects with StoreUnavailableError if Redis cannot be reached. */
@@ -66,6 +85,46 @@ export class RedisStore implements Store {
     return reply[0] === 1 ? { status: 'consumed', record } : { status: 'replayed', record };
   }
 
+  async createRefreshFamily(grantId: string, family: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean> {
+    const created = await this.call('create refresh family', () =>
+      this.redis.createRefreshFamily(
+        this.familyKey(grantId),
+        this.refreshKey(firstToken),
+        JSON.stringify(family),
+        firstToken.digest,
+        this.clock(),
+        lifetimes.absoluteSeconds * 1000,
+        lifetimes.idleSeconds * 1000,
+      ),
+    );
+    return created === 1;
+  }
+
+  async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
+    await this.call('revoke grant', () => this.redis.revokeGrant(this.familyKey(grantId), ttlSeconds * 1000));
+  }
+
+  async isGrantRevoked(grantId: string): Promise<boolean> {
+    return (await this.call('read grant', () => this.redis.hget(this.familyKey(grantId), 'revoked'))) === '1';
+  }
+
+  async recordFailure(key: string, windowSeconds: number): Promise<FailureCount> {
+    const [count, ttlMs] = await this.call('count failure', () => this.redis.recordFailure(this.failureKey(key), windowSeconds * 1000));
+    return { count, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+  }
+
+  async failures(key: string): Promise<FailureCount> {
+    const [[, count], [, ttlMs]] = (await this.call('read failures', () =>
+      this.redis.multi().get(this.failureKey(key)).pttl(this.failureKey(key)).exec(),
+    )) as [[null, string | null], [null, number]];
+    if (count === null) return { count: 0, retryAfterSeconds: 0 };
+    return { count: Number(count), retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+  }
+
+  async clearFailures(key: string): Promise<void> {
+    await this.call('clear failures', () => this.redis.del(this.failureKey(key)));
+  }
+
   async ping(): Promise<void> {
     await this.call('ping', () => this.redis.ping());
   }
@@ -80,6 +139,19 @@ export class RedisStore implements Store {
 
   private codeKey(ref: OpaqueTokenRef): string {
     return `${this.options.keyPrefix}{${ref.grantId}}:code:${ref.digest}`;
+  }
+
+  private familyKey(grantId: string): string {
+    return `${this.options.keyPrefix}{${grantId}}:family`;
+  }
+
+  private refreshKey(ref: OpaqueTokenRef): string {
+    return `${this.options.keyPrefix}{${ref.grantId}}:rt:${ref.digest}`;
+  }
+
+  /** Counter keys hold a digest, so usernames and addresses do not sit in Redis in clear. */
+  private failureKey(key: string): string {
+    return `${this.options.keyPrefix}fail:${createHash('sha256').update(key).digest('base64url')}`;
   }
 
   private async call<T>(operation: string, command: () => Promise<T>): Promise<T> {

@@ -9,8 +9,10 @@ import type { OpaqueTokenRef } from '../tokens/opaque.js';
 
 export interface AuthorizationCodeRecord {
   readonly clientId: string;
-  /** The redirect_uri exactly as sent to the authorization endpoint, if it was sent. */
-  readonly redirectUri: string | undefined;
+  /** The redirect URI the response went to. */
+  readonly redirectUri: string;
+  /** Whether the authorization request carried redirect_uri (then the token request must repeat it). */
+  readonly redirectUriSent: boolean;
   readonly scope: readonly string[];
   readonly sub: string;
   /** Seconds since the epoch when the user authenticated. */
@@ -37,12 +39,53 @@ export interface AuthorizationCodeStore {
   consumeAuthorizationCode(code: OpaqueTokenRef): Promise<ConsumeOutcome<AuthorizationCodeRecord>>;
 }
 
+/** The authorization behind a family of refresh tokens. */
+export interface RefreshFamilyRecord {
+  readonly clientId: string;
+  readonly sub: string;
+  readonly scope: readonly string[];
+  readonly authTime: number;
+}
+
+export interface RefreshLifetimes {
+  /** The family's absolute lifetime (REFRESH_TOKEN_TTL). */
+  readonly absoluteSeconds: number;
+  /** A token's lifetime without use (REFRESH_TOKEN_IDLE_TTL). */
+  readonly idleSeconds: number;
+}
+
+export interface GrantStore {
+  /**
+   * Starts the refresh-token family of a grant with its first token. Resolves false,
+   * recording nothing, when the grant was revoked first (its code was replayed while
+   * this redemption was in flight).
+   */
+  createRefreshFamily(grantId: string, family: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean>;
+  /** Revokes a grant for at least `ttlSeconds`: its refresh tokens stop working and no family can start. */
+  revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
+  isGrantRevoked(grantId: string): Promise<boolean>;
+}
+
+export interface FailureCount {
+  readonly count: number;
+  /** Seconds until the window closes and the count starts again from zero. */
+  readonly retryAfterSeconds: number;
+}
+
+/** Failure counts shared by every instance (login and password-grant throttling). */
+export interface FailureCounter {
+  /** Counts one failure; the window starts at the first failure and lasts `windowSeconds`. */
+  recordFailure(key: string, windowSeconds: number): Promise<FailureCount>;
+  failures(key: string): Promise<FailureCount>;
+  clearFailures(key: string): Promise<void>;
+}
+
 export interface StoreLifecycle {
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-export interface Store extends AuthorizationCodeStore, StoreLifecycle {
+export interface Store extends AuthorizationCodeStore, GrantStore, FailureCounter, StoreLifecycle {
   readonly kind: 'memory' | 'redis';
 }
