@@ -3,18 +3,25 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { ClientRegistry } from './clients/registry.js';
 import type { Config } from './config.js';
 import { GRANTS } from './grants/index.js';
+import { BrowserSession } from './http/browser-session.js';
 import { loggerOptions } from './http/logging.js';
+import type { Signer } from './http/signer.js';
 import type { Keystore } from './keys/keystore.js';
+import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { tokenRoute } from './routes/token.js';
 import type { Store } from './store/types.js';
 import { AccessTokenIssuer } from './tokens/access-token.js';
+import type { UserRegistry } from './users/registry.js';
 
 export interface ServerDependencies {
   readonly keystore: Keystore;
   readonly clients: ClientRegistry;
+  readonly users: UserRegistry;
   readonly store: Store;
+  /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
+  readonly signer: Signer;
   /** Milliseconds since the epoch; injected so tests control time. */
   readonly clock?: () => number;
   /** Overrides the logger built from config (tests pass `false` or a stream). */
@@ -59,12 +66,44 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     implementedGrants: [...GRANTS.keys()],
     clock,
   });
+  const oauth2 = `${pathPrefix}/oauth2`;
   await app.register(tokenRoute, {
-    path: `${pathPrefix}/oauth2/token`,
+    path: `${oauth2}/token`,
     realm: config.issuer,
     clients: deps.clients,
     grants: GRANTS,
-    services: { accessTokens, store: deps.store, clock },
+    services: {
+      accessTokens,
+      store: deps.store,
+      clock,
+      settings: {
+        refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
+        refreshTokenTtl: config.refreshTokenTtl,
+      },
+    },
+  });
+  await app.register(authorizeRoutes, {
+    issuer: config.issuer,
+    paths: { authorize: `${oauth2}/authorize`, login: `${oauth2}/authorize/login`, consent: `${oauth2}/authorize/consent` },
+    clients: deps.clients,
+    users: deps.users,
+    store: deps.store,
+    failures: deps.store,
+    accessTokens,
+    authorizationCodeTtl: config.authorizationCodeTtl,
+    signer: deps.signer,
+    session: new BrowserSession(
+      deps.signer,
+      { path: `${oauth2}/`, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
+      clock,
+    ),
+    clock,
+    codeResponseMode: config.codeResponseMode,
+    loginThrottle: {
+      maxPerUser: config.loginMaxFailures,
+      maxPerIp: config.loginMaxFailuresPerIp,
+      windowSeconds: config.loginFailureWindow,
+    },
   });
   return app;
 }

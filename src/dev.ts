@@ -1,15 +1,21 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { ClientRegistry } from './clients/registry.js';
 import { generateClientSecret, hashClientSecret } from './clients/secret.js';
 import { loadConfig } from './config.js';
 import { ensureSigningKey } from './keys/rotation.js';
 import { startServer, stopOnSignals } from './server.js';
+import { hashPassword } from './users/password.js';
+import { UserRegistry } from './users/registry.js';
 
 /**
  * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
- * signing key created in KEYS_DIR if it has none, and (without CLIENTS_FILE) a demo
- * client with a fresh secret, printed once with a ready curl line.
+ * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
+ * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
+ * demo user with a fresh password.
  */
+const DEMO_REDIRECT_URI = 'http://localhost:8080/callback';
+
 try {
   const config = loadConfig();
   await mkdir(config.keysDir, { recursive: true, mode: 0o700 });
@@ -24,7 +30,8 @@ try {
         client_id: 'demo-client',
         client_name: 'Demo client',
         client_secret_hash: hashClientSecret(secret),
-        grant_types: ['client_credentials'],
+        grant_types: ['client_credentials', 'authorization_code', 'refresh_token'],
+        redirect_uris: [DEMO_REDIRECT_URI],
         scope: 'read write',
         token_endpoint_auth_method: 'client_secret_basic',
       },
@@ -39,10 +46,21 @@ try {
         'Get an access token:',
         `  curl -s -u 'demo-client:${secret}' -d grant_type=client_credentials -d scope=read ${config.issuer}/oauth2/token`,
         '',
+        `Code flow: open ${config.issuer}/oauth2/authorize?response_type=code&client_id=demo-client&scope=read&state=xyz`,
+        `  (it redirects to ${DEMO_REDIRECT_URI}?code=...; nothing listens there: copy the code from the address bar)`,
+        `  curl -s -u 'demo-client:${secret}' -d grant_type=authorization_code -d code=CODE ${config.issuer}/oauth2/token`,
+        '',
       ].join('\n') + '\n',
     );
   }
-  const server = await startServer(config, { clients });
+
+  let users: UserRegistry | undefined;
+  if (!config.usersFile) {
+    const password = randomBytes(9).toString('base64url');
+    users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password) }]);
+    process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}\n\n`);
+  }
+  const server = await startServer(config, { clients, users });
   stopOnSignals(server, (code) => process.exit(code));
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);

@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.js';
 import { ClientRegistry } from './clients/registry.js';
 import type { Config } from './config.js';
+import { Signer } from './http/signer.js';
 import { Keystore } from './keys/keystore.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import type { Store } from './store/types.js';
+import { UserRegistry } from './users/registry.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -16,6 +18,8 @@ export interface RunningServer {
 export interface StartOptions {
   /** Clients to use instead of CLIENTS_FILE (the dev entry's demo client). */
   readonly clients?: ClientRegistry;
+  /** Users to use instead of USERS_FILE (the dev entry's demo user). */
+  readonly users?: UserRegistry;
 }
 
 async function openStore(config: Config): Promise<Store> {
@@ -34,8 +38,10 @@ async function openStore(config: Config): Promise<Store> {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const keystore = await Keystore.open(config.keysDir, Math.floor(Date.now() / 1000));
   const clients = options.clients ?? (config.clientsFile ? await ClientRegistry.load(config.clientsFile) : new ClientRegistry([]));
+  const users = options.users ?? (config.usersFile ? await UserRegistry.load(config.usersFile) : UserRegistry.fromEntries([]));
+  const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const store = await openStore(config);
-  const app = await buildServer(config, { keystore, clients, store });
+  const app = await buildServer(config, { keystore, clients, users, store, signer });
 
   if (store instanceof RedisStore) {
     await store.connect().catch((err: Error) => app.log.error({ err: { message: err.message } }, 'redis unreachable at start; /readyz reports 503 until it answers'));
@@ -43,6 +49,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app.log.warn('REDIS_URL is not set: using the in-memory store. State is single-instance and lost on restart.');
   }
   if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "npm run client:add")');
+  if (!config.sessionSecret) {
+    app.log.warn('SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances');
+  }
 
   const reloadKeys = async (reason: string) => {
     const result = await keystore.reload();

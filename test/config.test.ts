@@ -19,6 +19,16 @@ t.test('loadConfig', async (t) => {
       accessTokenAudience: 'http://localhost:3000',
       logLevel: 'info',
       trustProxy: false,
+      authorizationCodeTtl: 60,
+      codeResponseMode: 'query',
+      refreshTokenTtl: 2_592_000,
+      refreshTokenIdleTtl: 1_209_600,
+      refreshReuseGrace: 10,
+      sessionSecret: undefined,
+      sessionTtl: 3600,
+      loginMaxFailures: 5,
+      loginMaxFailuresPerIp: 20,
+      loginFailureWindow: 900,
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -51,6 +61,8 @@ t.test('loadConfig', async (t) => {
         ACCESS_TOKEN_TTL: '0',
         LOG_LEVEL: 'loud',
         REDIS_URL: 'http://cache',
+        AUTHORIZATION_CODE_TTL: '601',
+        SESSION_SECRET: 'short',
       });
     t.throws(attempt, ConfigError);
     try {
@@ -63,6 +75,8 @@ t.test('loadConfig', async (t) => {
         'REDIS_URL must start with redis:// or rediss://',
         'ACCESS_TOKEN_TTL must be at least 1',
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+        'AUTHORIZATION_CODE_TTL must be at most 600',
+        'SESSION_SECRET must be at least 32 characters',
       ]);
     }
     const problemsOf = (env: Record<string, string>) => {

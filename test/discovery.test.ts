@@ -32,13 +32,16 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
   t.equal(res.statusCode, 200);
   t.same(res.json(), {
     issuer: ISSUER,
+    authorization_endpoint: `${ISSUER}/oauth2/authorize`,
     token_endpoint: `${ISSUER}/oauth2/token`,
     jwks_uri: `${ISSUER}/.well-known/jwks.json`,
-    grant_types_supported: ['client_credentials'],
-    response_types_supported: [],
+    grant_types_supported: ['authorization_code', 'client_credentials'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     scopes_supported: ['admin', 'read', 'write'],
     code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
   });
 
   t.test('lists only what registered clients enable', async (t) => {
@@ -46,6 +49,8 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
     t.same(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic']);
     t.same(metadata.grant_types_supported, ['client_credentials']);
+    t.same(metadata.response_types_supported, []);
+    t.equal(metadata.authorization_endpoint, undefined, 'no authorization endpoint when no client can use it');
   });
 
   t.test('an issuer with a path serves endpoints below it', async (t) => {

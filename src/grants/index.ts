@@ -1,7 +1,8 @@
+import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { Grant } from './types.js';
 
 /** The grant table the token endpoint dispatches through: one module per grant_type. */
 export const GRANTS: ReadonlyMap<string, Grant> = new Map(
-  [clientCredentialsGrant].map((grant) => [grant.grantType, grant]),
+  [authorizationCodeGrant, clientCredentialsGrant].map((grant) => [grant.grantType, grant]),
 );

@@ -1,6 +1,6 @@
 import type { Client, GrantTypeName } from '../clients/registry.js';
 import type { FormParams } from '../http/form.js';
-import type { Store } from '../store/types.js';
+import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokenIssuer } from '../tokens/access-token.js';
 
 /** RFC 6749 §5.1 successful token response. */
@@ -17,6 +17,11 @@ export interface GrantServices {
   readonly accessTokens: AccessTokenIssuer;
   readonly store: Store;
   readonly clock: () => number;
+  readonly settings: {
+    readonly refreshLifetimes: RefreshLifetimes;
+    /** How long a revocation mark must outlive anything it revokes. */
+    readonly refreshTokenTtl: number;
+  };
 }
 
 export interface GrantRequest {

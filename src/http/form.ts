@@ -10,9 +10,13 @@ export class FormParams {
   private constructor(private readonly values: ReadonlyMap<string, string>) {}
 
   static parse(encoded: string): FormParams {
+    return FormParams.fromEntries(new URLSearchParams(encoded));
+  }
+
+  static fromEntries(entries: Iterable<readonly [string, string]>): FormParams {
     const values = new Map<string, string>();
     const seen = new Set<string>();
-    for (const [name, value] of new URLSearchParams(encoded)) {
+    for (const [name, value] of entries) {
       if (seen.has(name)) throw new InvalidRequest(`parameter "${name}" is repeated`);
       seen.add(name);
       if (value !== '') values.set(name, value);

@@ -20,15 +20,20 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'].filter((m) => registered.some((c) => c.authMethod === m));
   const scopes = [...new Set(registered.flatMap((c) => c.scope))].sort();
+  const responseTypes = ['code', 'token'].filter((r) => registered.some((c) => c.responseTypes.has(r as never)));
   return {
     issuer,
+    ...(responseTypes.length > 0 ? { authorization_endpoint: `${issuer}/oauth2/authorize` } : {}),
     token_endpoint: `${issuer}/oauth2/token`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     grant_types_supported: grantTypes,
-    response_types_supported: [],
+    response_types_supported: responseTypes,
+    response_modes_supported: ['query', 'fragment', 'form_post'],
     token_endpoint_auth_methods_supported: authMethods,
     scopes_supported: scopes,
     code_challenge_methods_supported: ['S256'],
+    // RFC 9207 §3.
+    authorization_response_iss_parameter_supported: true,
   };
 }
 

@@ -4,9 +4,11 @@ import { buildServer } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { Signer } from '../../src/http/signer.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
+import { UserRegistry } from '../../src/users/registry.js';
 import { keysDirWithSigningKey } from './keys.js';
 
 export const ISSUER = 'https://as.example.com';
@@ -63,6 +65,7 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clients?: unknown[];
+  readonly users?: UserRegistry;
   readonly store?: Store;
   readonly keysDir?: string;
   readonly logger?: unknown;
@@ -77,7 +80,9 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
   const app = await buildServer(config, {
     keystore,
     clients: ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
+    users: options.users ?? UserRegistry.fromEntries([]),
     store,
+    signer: new Signer('test-session-secret-0123456789abcdef'),
     clock: () => clock.now,
     logger: (options.logger ?? false) as false,
   });

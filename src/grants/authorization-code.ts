@@ -1,0 +1,78 @@
+import { InvalidGrant } from '../errors.js';
+import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
+import type { AuthorizationCodeRecord } from '../store/types.js';
+import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
+import { resolveRequestedScope } from './scope-request.js';
+import type { Grant, GrantServices } from './types.js';
+
+const INVALID_CODE = 'the authorization code is invalid, expired, or was issued to another client';
+
+/** RFC 6749 §4.1.3: redeem an authorization code, once. */
+export const authorizationCodeGrant: Grant = {
+  grantType: 'authorization_code',
+  async handle({ client, params }, services) {
+    const code = params.require('code');
+    const ref = refOf(code);
+    if (!ref) throw new InvalidGrant(INVALID_CODE);
+
+    const outcome = await services.store.consumeAuthorizationCode(ref);
+    if (outcome.status === 'not_found') throw new InvalidGrant(INVALID_CODE);
+    if (outcome.status === 'replayed') {
+      // §4.1.2: "If an authorization code is used more than once, the authorization
+      // server MUST deny the request and SHOULD revoke (when possible) all tokens
+      // previously issued based on that authorization code."
+      await services.store.revokeGrant(ref.grantId, services.settings.refreshTokenTtl);
+      throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
+    }
+    const record = outcome.record;
+    // §4.1.3: "ensure that the authorization code was issued to the authenticated
+    // confidential client, or if the client is public, ensure that the code was issued
+    // to "client_id" in the request".
+    if (record.clientId !== client.clientId) throw new InvalidGrant(INVALID_CODE);
+    checkRedirectUri(record, params.get('redirect_uri'));
+    checkCodeVerifier(record, params.get('code_verifier'));
+    const scope = resolveRequestedScope(params.get('scope'), record.scope);
+
+    const refreshToken = client.grantTypes.has('refresh_token') ? await startRefreshFamily(ref.grantId, record, services) : undefined;
+    const issued = await services.accessTokens.issue({ subject: record.sub, clientId: client.clientId, scope, authTime: record.authTime });
+    return {
+      access_token: issued.token,
+      token_type: 'bearer',
+      expires_in: issued.expiresIn,
+      ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    };
+  },
+};
+
+/**
+ * §4.1.3: "ensure that the "redirect_uri" parameter is present if the "redirect_uri"
+ * parameter was included in the initial authorization request [...], and if included
+ * ensure that their values are identical."
+ */
+function checkRedirectUri(record: AuthorizationCodeRecord, redirectUri: string | undefined): void {
+  if (record.redirectUriSent && redirectUri === undefined) throw new InvalidGrant('redirect_uri is required: the authorization request carried one');
+  if (redirectUri !== undefined && redirectUri !== record.redirectUri) throw new InvalidGrant('redirect_uri does not match the authorization request');
+}
+
+/** RFC 7636 §4.6; and a verifier for a code issued without a challenge is a downgrade attempt. */
+function checkCodeVerifier(record: AuthorizationCodeRecord, verifier: string | undefined): void {
+  if (record.codeChallenge === undefined) {
+    if (verifier !== undefined) throw new InvalidGrant('code_verifier sent, but the authorization request had no code_challenge');
+    return;
+  }
+  if (verifier === undefined) throw new InvalidGrant('code_verifier is required: the authorization request had a code_challenge');
+  if (!isWellFormedCodeVerifier(verifier) || !codeVerifierMatches(verifier, record.codeChallenge)) {
+    throw new InvalidGrant('code_verifier does not match the code_challenge');
+  }
+}
+
+/** The family keeps the grant's full scope, even when this token request narrowed it. */
+async function startRefreshFamily(grantId: string, record: AuthorizationCodeRecord, services: GrantServices): Promise<string> {
+  const token = mintOpaqueToken(grantId);
+  const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
+  const created = await services.store.createRefreshFamily(grantId, family, token.ref, services.settings.refreshLifetimes);
+  // A replay of this code revoked the grant while we were redeeming it: issue nothing.
+  if (!created) throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
+  return token.value;
+}

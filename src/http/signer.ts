@@ -1,0 +1,55 @@
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * HMAC-SHA256 signed, expiring values for the browser side: the session cookie, the
+ * authorization request carried through the login and consent forms, and CSRF tokens.
+ * Each purpose signs with its own key derived from SESSION_SECRET (HKDF), so a value
+ * minted for one purpose is never accepted for another. Values are signed, not
+ * encrypted: they must hold nothing secret.
+ */
+export type SignedPurpose = 'session' | 'interaction' | 'csrf';
+
+export class Signer {
+  private readonly keys: ReadonlyMap<SignedPurpose, Buffer>;
+
+  constructor(secret: string | Buffer) {
+    const purposes: SignedPurpose[] = ['session', 'interaction', 'csrf'];
+    this.keys = new Map(purposes.map((p) => [p, Buffer.from(hkdfSync('sha256', secret, 'oauth2-token-service', p, 32))]));
+  }
+
+  static withRandomSecret(): Signer {
+    return new Signer(randomBytes(32));
+  }
+
+  /** `<base64url JSON>.<base64url MAC>`; `expiresAt` in seconds since the epoch. */
+  sign(purpose: SignedPurpose, payload: unknown, expiresAt: number): string {
+    const body = Buffer.from(JSON.stringify({ v: payload, exp: expiresAt })).toString('base64url');
+    return `${body}.${this.mac(purpose, body).toString('base64url')}`;
+  }
+
+  /** The payload, or undefined when the value is malformed, forged, for another purpose, or expired. */
+  verify<T>(purpose: SignedPurpose, value: string | undefined, now: number): T | undefined {
+    if (!value) return undefined;
+    const dot = value.indexOf('.');
+    if (dot <= 0) return undefined;
+    const body = value.slice(0, dot);
+    const presented = Buffer.from(value.slice(dot + 1), 'base64url');
+    const expected = this.mac(purpose, body);
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
+    try {
+      const { v, exp } = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { v: T; exp: number };
+      return typeof exp === 'number' && now < exp ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A MAC of `value` alone, for tokens that need no payload (CSRF bound to a cookie). */
+  macOf(purpose: SignedPurpose, value: string): string {
+    return this.mac(purpose, value).toString('base64url');
+  }
+
+  private mac(purpose: SignedPurpose, data: string): Buffer {
+    return createHmac('sha256', this.keys.get(purpose) as Buffer).update(data).digest();
+  }
+}

@@ -1,0 +1,81 @@
+import { html, page, scriptHash, type Html } from './html.js';
+
+/** The pages of the authorization endpoint. Every value is escaped by the `html` template. */
+
+export interface FormContext {
+  /** Where the form posts. */
+  readonly action: string;
+  /** The signed authorization request the form carries. */
+  readonly interaction: string;
+  readonly csrfToken: string;
+  /** The client's display name. */
+  readonly clientName: string;
+}
+
+function hiddenFields(form: FormContext): Html {
+  return html`<input type="hidden" name="interaction" value="${form.interaction}">
+<input type="hidden" name="csrf_token" value="${form.csrfToken}">`;
+}
+
+export function loginPage(form: FormContext, message?: string, username = ''): Html {
+  return page(
+    'Sign in',
+    html`<h1>Sign in</h1>
+<p class="muted">to continue to <strong>${form.clientName}</strong></p>
+${message ? html`<p class="error" role="alert">${message}</p>` : html``}
+<form method="post" action="${form.action}">
+${hiddenFields(form)}
+<label for="username">Username</label>
+<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${username}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<div class="actions"><button class="primary" type="submit">Sign in</button></div>
+</form>`,
+  );
+}
+
+export function consentPage(form: FormContext, scopes: readonly string[], subject: string): Html {
+  const list = scopes.length
+    ? html`<ul>${scopes.map((s) => html`<li><code>${s}</code></li>`)}</ul>`
+    : html`<p class="muted">No specific permissions: it only learns that you signed in.</p>`;
+  return page(
+    'Allow access?',
+    html`<h1>Allow access?</h1>
+<p><strong>${form.clientName}</strong> asks for access to your account with these permissions:</p>
+${list}
+<p class="muted">Signed in as <strong>${subject}</strong>.</p>
+<form method="post" action="${form.action}">
+${hiddenFields(form)}
+<div class="actions">
+<button type="submit" name="decision" value="deny">Deny</button>
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+</div>
+</form>`,
+  );
+}
+
+export function errorPage(title: string, description: string): Html {
+  return page(
+    title,
+    html`<h1>${title}</h1>
+<p class="error" role="alert">${description}</p>
+<p class="muted">The application that sent you here made an invalid request. You were not redirected back to it, for your safety.</p>`,
+  );
+}
+
+const AUTO_SUBMIT = 'document.forms[0].submit()';
+export const FORM_POST_SCRIPT_HASH = scriptHash(AUTO_SUBMIT);
+
+/** OAuth 2.0 Form Post Response Mode §2: an auto-submitting form to the redirect URI. */
+export function formPostPage(redirectUri: string, params: ReadonlyArray<readonly [string, string]>): Html {
+  return page(
+    'Continue',
+    html`<h1>Continue</h1>
+<form method="post" action="${redirectUri}">
+${params.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<noscript><p>JavaScript is off: continue by pressing the button.</p></noscript>
+<div class="actions"><button class="primary" type="submit">Continue</button></div>
+</form>
+<script>${{ html: AUTO_SUBMIT }}</script>`,
+  );
+}

@@ -1,0 +1,53 @@
+import { hashClientSecret } from '../../src/clients/secret.js';
+import { hashPassword } from '../../src/users/password.js';
+import { UserRegistry } from '../../src/users/registry.js';
+
+export const WEB_SECRET = 'web-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+export const WEB_REDIRECT = 'https://app.example.com/callback';
+
+/** Clients of the authorization endpoint tests. */
+export const AUTHORIZE_CLIENTS = [
+  {
+    client_id: 'web',
+    client_name: 'Example <Web> App',
+    client_secret_hash: hashClientSecret(WEB_SECRET),
+    redirect_uris: [WEB_REDIRECT, 'https://app.example.com/other?tenant=a'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    scope: 'read write',
+  },
+  {
+    client_id: 'single',
+    client_secret_hash: hashClientSecret(WEB_SECRET),
+    redirect_uris: ['https://single.example.com/cb'],
+    grant_types: ['authorization_code'],
+    scope: 'read',
+  },
+  {
+    client_id: 'spa',
+    redirect_uris: ['https://spa.example.com/cb'],
+    grant_types: ['authorization_code', 'implicit'],
+    response_types: ['code', 'token'],
+    scope: 'read profile',
+    token_endpoint_auth_method: 'none',
+  },
+  {
+    client_id: 'service',
+    client_secret_hash: hashClientSecret(WEB_SECRET),
+    grant_types: ['client_credentials'],
+    scope: 'read',
+  },
+];
+
+export const ALICE = { username: 'alice', password: 'wonderland-2026' };
+
+let users: Promise<UserRegistry> | undefined;
+
+/** alice (sub "user-alice") and bob (sub = username); hashed once per test process. */
+export function testUsers(): Promise<UserRegistry> {
+  users ??= (async () =>
+    UserRegistry.fromEntries([
+      { username: ALICE.username, password_hash: await hashPassword(ALICE.password), sub: 'user-alice' },
+      { username: 'bob', password_hash: await hashPassword('bob-password-1') },
+    ]))();
+  return users;
+}

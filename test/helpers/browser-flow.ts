@@ -1,0 +1,93 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Drives the authorization endpoint through inject() like a browser: cookies, forms, redirects. */
+export class InjectBrowser {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly ip = '203.0.113.7',
+  ) {}
+
+  async get(url: string): Promise<LightMyRequestResponse> {
+    return this.remember(await this.app.inject({ method: 'GET', url, headers: this.headers(), remoteAddress: this.ip }));
+  }
+
+  async post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+    return this.remember(
+      await this.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(fields).toString(),
+        remoteAddress: this.ip,
+      }),
+    );
+  }
+
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  forget(name: string): void {
+    this.cookies.delete(name);
+  }
+
+  private headers(): Record<string, string> {
+    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+  }
+
+  private remember(res: LightMyRequestResponse): LightMyRequestResponse {
+    for (const c of res.cookies as { name: string; value: string }[]) this.cookies.set(c.name, c.value);
+    return res;
+  }
+}
+
+/** The hidden fields of the (first) form on a page. */
+export function formFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[match[1] as string] = decodeEntities(match[2] as string);
+  }
+  return fields;
+}
+
+export function formAction(html: string): string {
+  return decodeEntities(/<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? '');
+}
+
+function decodeEntities(value: string): string {
+  return value.replace(/&#(\d+);/g, (_, code) => String.fromCharCode(Number(code)));
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export function authorizeUrl(params: Record<string, string>): string {
+  return `/oauth2/authorize?${new URLSearchParams(params).toString()}`;
+}
+
+/** Signs in and approves (or denies); returns the final response (the redirect to the client). */
+export async function signInAndDecide(
+  browser: InjectBrowser,
+  params: Record<string, string>,
+  credentials: { username: string; password: string },
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<LightMyRequestResponse> {
+  const login = await browser.get(authorizeUrl(params));
+  if (login.statusCode !== 200) return login;
+  const afterLogin = await browser.post(formAction(login.body), { ...formFields(login.body), ...credentials });
+  if (afterLogin.statusCode !== 303) return afterLogin;
+  const consent = await browser.get(afterLogin.headers.location as string);
+  if (consent.statusCode !== 200) return consent;
+  return browser.post(formAction(consent.body), { ...formFields(consent.body), decision });
+}
+
+/** The parameters of a redirect Location, from its query or its fragment. */
+export function redirectParams(location: string, part: 'query' | 'fragment' = 'query'): Record<string, string> {
+  const url = new URL(location);
+  return Object.fromEntries(new URLSearchParams(part === 'query' ? url.search : url.hash.slice(1)));
+}
