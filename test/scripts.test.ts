@@ -3,6 +3,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClientRegistry } from '../src/clients/registry.js';
 import { hashClientSecret, verifyClientSecret } from '../src/clients/secret.js';
+import { verifyPassword } from '../src/users/password.js';
+import { UserRegistry } from '../src/users/registry.js';
 import { tempDir } from './helpers/keys.js';
 import { runNode } from './helpers/process.js';
 
@@ -45,4 +47,32 @@ t.test('client:add registers a client and prints its secret once', async (t) => 
   const corrupt = await runNode('scripts/client-add.js', ['--file', file]);
   t.equal(corrupt.code, 1);
   t.equal(corrupt.stderr, `error: ${file}: expected {"clients": [...]}\n`);
+});
+
+t.test('password:hash prints a scrypt hash on one line', async (t) => {
+  const run = await runNode('scripts/password-hash.js', ['s3cret pass']);
+  t.equal(run.code, 0);
+  t.match(run.stdout, /^scrypt\$32768\$8\$1\$\S+\n$/);
+  t.equal(await verifyPassword('s3cret pass', run.stdout.trim()), true);
+  const missing = await runNode('scripts/password-hash.js', []);
+  t.equal(missing.code, 1);
+  t.equal(missing.stderr, 'error: usage: npm run --silent password:hash -- <password>\n');
+});
+
+t.test('user:add appends a user, reading the password from standard input', async (t) => {
+  const file = join(await tempDir(t), 'users.json');
+  const run = await runNode('scripts/user-add.js', ['--username', 'alice', '--sub', 'u-1'], { USERS_FILE: file }, 'alice-password-1\n');
+  t.equal(run.code, 0, run.stderr);
+  t.equal(run.stdout, `added user alice to ${file}\n`);
+  t.equal((await stat(file)).mode & 0o777, 0o600);
+  t.notMatch(await readFile(file, 'utf8'), 'alice-password-1');
+  t.same(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), { username: 'alice', sub: 'u-1' });
+
+  const duplicate = await runNode('scripts/user-add.js', ['--file', file, '--username', 'alice'], {}, 'another-password\n');
+  t.equal(duplicate.code, 1);
+  t.equal(duplicate.stderr, `error: ${file}: user "alice": username: registered twice\n`);
+  const short = await runNode('scripts/user-add.js', ['--file', file, '--username', 'bob'], {}, 'short\n');
+  t.equal(short.code, 1);
+  t.equal(short.stderr, 'error: the password (read from standard input) must have at least 8 characters\n');
+  t.equal((await UserRegistry.load(file)).all().length, 1, 'refused users leave the file unchanged');
 });

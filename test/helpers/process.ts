@@ -12,15 +12,17 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-export async function runNode(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CommandResult> {
+/** Runs a built script; `input`, when given, is written to its standard input. */
+export async function runNode(script: string, args: string[] = [], env: Record<string, string> = {}, input?: string): Promise<CommandResult> {
   const child = spawn(process.execPath, [join(DIST, script), ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin?.end(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
 }

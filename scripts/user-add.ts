@@ -1,0 +1,51 @@
+import { parseArgs } from 'node:util';
+import { loadOperatorDefaults } from '../src/config.js';
+import { hashPassword } from '../src/users/password.js';
+import { UserRegistry } from '../src/users/registry.js';
+import { readRegistryFile, writeRegistryFile } from './json-file.js';
+import { printedUsage, runCli } from './cli.js';
+
+const USAGE = `usage: printf '%s\\n' "$PASSWORD" | npm run user:add -- --username NAME [--sub ID] [--file USERS_FILE]
+The password is read from standard input, so it stays out of the process list and shell history.`;
+
+const MIN_PASSWORD_LENGTH = 8;
+
+async function readFirstLine(): Promise<string> {
+  let input = '';
+  for await (const chunk of process.stdin) {
+    input += chunk;
+    if (input.includes('\n')) break;
+  }
+  return input.split(/\r?\n/, 1)[0] ?? '';
+}
+
+/** Registers a resource owner with a scrypt password hash. */
+await runCli(async () => {
+  const { values } = parseArgs({
+    options: {
+      file: { type: 'string' },
+      username: { type: 'string' },
+      sub: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (printedUsage(values.help, USAGE)) return;
+  const file = values.file ?? loadOperatorDefaults().usersFile;
+  if (!file) throw new Error('name the users file with --file or USERS_FILE');
+  if (!values.username) throw new Error('--username is required');
+
+  const password = await readFirstLine();
+  if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`the password (read from standard input) must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  const user = {
+    username: values.username,
+    password_hash: await hashPassword(password),
+    ...(values.sub ? { sub: values.sub } : {}),
+  };
+
+  const json = await readRegistryFile(file, 'users');
+  const users = [...(json.users as unknown[]), user];
+  UserRegistry.fromEntries(users, file); // the whole file must still load, as the server will load it
+  await writeRegistryFile(file, { ...json, users });
+  process.stdout.write(`added user ${values.username} to ${file}\n`);
+});
