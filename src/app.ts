@@ -11,6 +11,7 @@ import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { tokenRoute } from './routes/token.js';
+import { tokenStatusRoutes } from './routes/token-status.js';
 import type { Store } from './store/types.js';
 import { AccessTokenIssuer } from './tokens/access-token.js';
 import type { UserRegistry } from './users/registry.js';
@@ -75,12 +76,25 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     services: {
       accessTokens,
       store: deps.store,
+      users: deps.users,
       clock,
       settings: {
         refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
         refreshTokenTtl: config.refreshTokenTtl,
+        refreshReuseGrace: config.refreshReuseGrace,
+        passwordThrottle: {
+          maxPerUser: config.loginMaxFailures,
+          maxPerClientAddress: config.loginMaxFailuresPerIp,
+          windowSeconds: config.loginFailureWindow,
+        },
       },
     },
+  });
+  await app.register(tokenStatusRoutes, {
+    paths: { revoke: `${oauth2}/revoke`, introspect: `${oauth2}/introspect` },
+    realm: config.issuer,
+    clients: deps.clients,
+    services: { store: deps.store, keystore: deps.keystore, issuer: config.issuer, clock, refreshTokenTtl: config.refreshTokenTtl },
   });
   await app.register(authorizeRoutes, {
     issuer: config.issuer,

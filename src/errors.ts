@@ -50,6 +50,18 @@ export class InvalidGrant extends OAuthError {
   readonly error = 'invalid_grant';
 }
 
+/**
+ * Throttled after repeated failures: 429 with Retry-After. The code stays
+ * invalid_grant, the one RFC 6749 §5.2 gives for refused resource owner credentials.
+ */
+export class TooManyFailedAttempts extends OAuthError {
+  readonly error = 'invalid_grant';
+  override readonly statusCode = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many failed attempts: retry after ${retryAfterSeconds} seconds`);
+  }
+}
+
 export class UnauthorizedClient extends OAuthError {
   readonly error = 'unauthorized_client';
 }

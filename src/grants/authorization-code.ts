@@ -1,9 +1,10 @@
 import { InvalidGrant } from '../errors.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
 import type { AuthorizationCodeRecord } from '../store/types.js';
-import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
+import { refOf } from '../tokens/opaque.js';
+import { startRefreshFamily } from './refresh-family.js';
 import { resolveRequestedScope } from './scope-request.js';
-import type { Grant, GrantServices } from './types.js';
+import type { Grant } from './types.js';
 
 const INVALID_CODE = 'the authorization code is invalid, expired, or was issued to another client';
 
@@ -33,8 +34,15 @@ export const authorizationCodeGrant: Grant = {
     checkCodeVerifier(record, params.get('code_verifier'));
     const scope = resolveRequestedScope(params.get('scope'), record.scope);
 
-    const refreshToken = client.grantTypes.has('refresh_token') ? await startRefreshFamily(ref.grantId, record, services) : undefined;
-    const issued = await services.accessTokens.issue({ subject: record.sub, clientId: client.clientId, scope, authTime: record.authTime });
+    const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
+    const refreshToken = client.grantTypes.has('refresh_token') ? await startRefreshFamily(ref.grantId, family, services) : undefined;
+    const issued = await services.accessTokens.issue({
+      subject: record.sub,
+      clientId: client.clientId,
+      scope,
+      authTime: record.authTime,
+      grantId: ref.grantId,
+    });
     return {
       access_token: issued.token,
       token_type: 'bearer',
@@ -65,14 +73,4 @@ function checkCodeVerifier(record: AuthorizationCodeRecord, verifier: string | u
   if (!isWellFormedCodeVerifier(verifier) || !codeVerifierMatches(verifier, record.codeChallenge)) {
     throw new InvalidGrant('code_verifier does not match the code_challenge');
   }
-}
-
-/** The family keeps the grant's full scope, even when this token request narrowed it. */
-async function startRefreshFamily(grantId: string, record: AuthorizationCodeRecord, services: GrantServices): Promise<string> {
-  const token = mintOpaqueToken(grantId);
-  const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
-  const created = await services.store.createRefreshFamily(grantId, family, token.ref, services.settings.refreshLifetimes);
-  // A replay of this code revoked the grant while we were redeeming it: issue nothing.
-  if (!created) throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
-  return token.value;
 }

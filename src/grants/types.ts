@@ -2,6 +2,7 @@ import type { Client, GrantTypeName } from '../clients/registry.js';
 import type { FormParams } from '../http/form.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokenIssuer } from '../tokens/access-token.js';
+import type { UserRegistry } from '../users/registry.js';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
@@ -16,11 +17,16 @@ export interface TokenResponse {
 export interface GrantServices {
   readonly accessTokens: AccessTokenIssuer;
   readonly store: Store;
+  readonly users: UserRegistry;
   readonly clock: () => number;
   readonly settings: {
     readonly refreshLifetimes: RefreshLifetimes;
     /** How long a revocation mark must outlive anything it revokes. */
     readonly refreshTokenTtl: number;
+    /** REFRESH_REUSE_GRACE, in seconds (0: off). */
+    readonly refreshReuseGrace: number;
+    /** Failed password-grant attempts allowed per window, per username and per client + address. */
+    readonly passwordThrottle: { readonly maxPerUser: number; readonly maxPerClientAddress: number; readonly windowSeconds: number };
   };
 }
 
@@ -28,6 +34,8 @@ export interface GrantRequest {
   /** The authenticated client, already checked to have this grant type registered. */
   readonly client: Client;
   readonly params: FormParams;
+  /** The client's network address (per TRUST_PROXY), for throttling. */
+  readonly clientAddress: string;
 }
 
 /** One grant_type of the token endpoint: the route dispatches through a table of these. */

@@ -7,6 +7,7 @@ export type SigningKey = Exclude<Awaited<ReturnType<typeof importJWK>>, Uint8Arr
 /** A key as the server uses it: the record plus its imported private key and public JWK. */
 export interface LoadedKey extends KeyRecord {
   readonly privateKey: SigningKey;
+  readonly publicKey: SigningKey;
   readonly publicJwk: Readonly<JWK>;
 }
 
@@ -29,8 +30,10 @@ async function loadKeys(dir: string): Promise<LoadedKey[]> {
   return Promise.all(
     records.map(async (record) => {
       try {
+        const publicJwk = publicJwkOf(record);
         const privateKey = (await importJWK(record.jwk as JWK, record.alg)) as SigningKey;
-        return Object.freeze({ ...record, privateKey, publicJwk: publicJwkOf(record) });
+        const publicKey = (await importJWK(publicJwk, record.alg)) as SigningKey;
+        return Object.freeze({ ...record, privateKey, publicKey, publicJwk });
       } catch (err) {
         throw new KeyFolderError(`key file ${record.kid}.json: unusable ${record.alg} key (${(err as Error).message})`);
       }
@@ -73,6 +76,11 @@ export class Keystore {
 
   signingKeyAt(now: number): LoadedKey | undefined {
     return signingKeyAt(this.keys, now);
+  }
+
+  /** The published key with this kid, to verify our own tokens; undefined if none. */
+  publishedKey(kid: string | undefined, now: number): LoadedKey | undefined {
+    return this.keys.find((k) => k.kid === kid && isPublishedAt(k, now));
   }
 
   /** RFC 7517 JWK Set of every key published at `now`: the signer, its successor, its predecessors. */

@@ -30,6 +30,10 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     response_types_supported: responseTypes,
     response_modes_supported: ['query', 'fragment', 'form_post'],
     token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint: `${issuer}/oauth2/revoke`,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint: `${issuer}/oauth2/introspect`,
+    introspection_endpoint_auth_methods_supported: authMethods.filter((m) => m !== 'none'),
     scopes_supported: scopes,
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3.

@@ -55,6 +55,6 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
     if (!client.grantTypes.has(grant.grantType)) {
       throw new UnauthorizedClient(`this client is not registered for grant_type ${grant.grantType}`);
     }
-    return sendOAuthJson(reply, 200, await grant.handle({ client, params: body }, services));
+    return sendOAuthJson(reply, 200, await grant.handle({ client, params: body, clientAddress: request.ip }, services));
   });
 }

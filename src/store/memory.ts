@@ -5,6 +5,8 @@ import type {
   FailureCount,
   RefreshFamilyRecord,
   RefreshLifetimes,
+  RefreshTokenView,
+  RotationOutcome,
   Store,
 } from './types.js';
 
@@ -25,6 +27,12 @@ interface FamilyEntry extends Expiring {
 
 interface TokenEntry extends Expiring {
   readonly issuedAt: number;
+  successor?: string;
+  graceUsed?: boolean;
+}
+
+interface SealedEntry extends Expiring {
+  readonly sealed: string;
 }
 
 interface CounterEntry extends Expiring {
@@ -75,6 +83,8 @@ export class MemoryStore implements Store {
   private readonly families: ExpiringMap<FamilyEntry>;
   private readonly refreshTokens: ExpiringMap<TokenEntry>;
   private readonly counters: ExpiringMap<CounterEntry>;
+  private readonly graceResponses: ExpiringMap<SealedEntry>;
+  private readonly denylist: ExpiringMap<Expiring>;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -85,6 +95,8 @@ export class MemoryStore implements Store {
     this.families = new ExpiringMap(clock);
     this.refreshTokens = new ExpiringMap(clock);
     this.counters = new ExpiringMap(clock);
+    this.graceResponses = new ExpiringMap(clock);
+    this.denylist = new ExpiringMap(clock);
     this.sweeper = setInterval(() => this.maps().forEach((m) => m.sweep()), sweepIntervalMs);
     this.sweeper.unref();
   }
@@ -127,6 +139,54 @@ export class MemoryStore implements Store {
     return this.families.get(grantId)?.revoked === true;
   }
 
+  async readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined> {
+    const family = this.families.get(token.grantId);
+    const entry = this.refreshTokens.get(tokenKey(token));
+    if (!family?.record || !entry) return undefined;
+    const state = family.revoked ? 'revoked' : family.current === token.digest ? 'current' : 'rotated';
+    return { family: family.record, state, issuedAt: entry.issuedAt, expiresAt: entry.expiresAt };
+  }
+
+  async rotateRefreshToken(
+    presented: OpaqueTokenRef,
+    successor: OpaqueTokenRef,
+    sealedResponse: string,
+    options: { idleSeconds: number; graceSeconds: number },
+  ): Promise<RotationOutcome> {
+    const family = this.families.get(presented.grantId);
+    const entry = this.refreshTokens.get(tokenKey(presented));
+    if (!family?.record || family.revoked || !entry) return { status: 'invalid' };
+    const graceKey = tokenKey(presented);
+    if (family.current === presented.digest) {
+      this.refreshTokens.set(tokenKey(successor), {
+        issuedAt: this.clock(),
+        expiresAt: Math.min(family.expiresAt, this.expiry(options.idleSeconds)),
+      });
+      family.current = successor.digest;
+      entry.successor = successor.digest;
+      entry.expiresAt = family.expiresAt; // remembered while the family lives, to catch a late reuse
+      if (options.graceSeconds > 0) this.graceResponses.set(graceKey, { sealed: sealedResponse, expiresAt: this.expiry(options.graceSeconds) });
+      return { status: 'rotated' };
+    }
+    if (entry.successor === undefined) return { status: 'invalid' };
+    const grace = this.graceResponses.get(graceKey);
+    if (grace && entry.successor === family.current && !entry.graceUsed) {
+      entry.graceUsed = true;
+      return { status: 'grace', sealedResponse: grace.sealed };
+    }
+    family.revoked = true;
+    this.graceResponses.delete(graceKey);
+    return { status: 'reused' };
+  }
+
+  async denylistAccessToken(jti: string, ttlSeconds: number): Promise<void> {
+    this.denylist.set(jti, { expiresAt: this.expiry(Math.max(1, ttlSeconds)) });
+  }
+
+  async isAccessTokenDenylisted(jti: string): Promise<boolean> {
+    return this.denylist.get(jti) !== undefined;
+  }
+
   async recordFailure(key: string, windowSeconds: number): Promise<FailureCount> {
     const entry = this.counters.get(key) ?? { count: 0, expiresAt: this.expiry(windowSeconds) };
     entry.count += 1;
@@ -150,7 +210,7 @@ export class MemoryStore implements Store {
   }
 
   private maps(): ExpiringMap<Expiring>[] {
-    return [this.codes, this.families, this.refreshTokens, this.counters];
+    return [this.codes, this.families, this.refreshTokens, this.counters, this.graceResponses, this.denylist];
   }
 
   private expiry(seconds: number): number {

@@ -2,13 +2,23 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../errors.js';
 import type { OpaqueTokenRef } from '../tokens/opaque.js';
-import { CONSUME_RECORD, CREATE_RECORD, CREATE_REFRESH_FAMILY, RECORD_FAILURE, REVOKE_GRANT } from './lua.js';
+import {
+  CONSUME_RECORD,
+  CREATE_RECORD,
+  CREATE_REFRESH_FAMILY,
+  READ_REFRESH_TOKEN,
+  RECORD_FAILURE,
+  REVOKE_GRANT,
+  ROTATE_REFRESH_TOKEN,
+} from './lua.js';
 import type {
   AuthorizationCodeRecord,
   ConsumeOutcome,
   FailureCount,
   RefreshFamilyRecord,
   RefreshLifetimes,
+  RefreshTokenView,
+  RotationOutcome,
   Store,
 } from './types.js';
 
@@ -27,6 +37,19 @@ interface ScriptCommands {
   createRefreshFamily(familyKey: string, tokenKey: string, json: string, digest: string, nowMs: number, familyTtlMs: number, idleTtlMs: number): Promise<number>;
   revokeGrant(familyKey: string, ttlMs: number): Promise<number>;
   recordFailure(key: string, windowMs: number): Promise<[number, number]>;
+  readRefreshToken(familyKey: string, tokenKey: string, digest: string): Promise<[] | [string, RefreshTokenView['state'], string, number]>;
+  rotateRefreshToken(
+    familyKey: string,
+    presentedKey: string,
+    successorKey: string,
+    graceKey: string,
+    nowMs: number,
+    presentedDigest: string,
+    successorDigest: string,
+    idleMs: number,
+    graceMs: number,
+    sealed: string,
+  ): Promise<[0 | 1 | 3] | [2, string]>;
 }
 
 type ScriptedRedis = Redis & ScriptCommands;
@@ -35,7 +58,9 @@ type ScriptedRedis = Redis & ScriptCommands;
  * Keys, each with a TTL:
  *   <prefix>{<grantId>}:code:<digest>   authorization code (hash: data, used)
  *   <prefix>{<grantId>}:family          refresh family (hash: data, current, revoked)
- *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, ...)
+ *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, rotated_at, successor, grace_used)
+ *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
+ *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>fail:<digest of the key>    failure counter
  * The `{grantId}` hash tag puts every key of one grant in one Cluster slot, so the
  * multi-key scripts run on Redis Cluster.
@@ -64,6 +89,8 @@ export class RedisStore implements Store {
     this.redis.defineCommand('createRefreshFamily', { numberOfKeys: 2, lua: CREATE_REFRESH_FAMILY });
     this.redis.defineCommand('revokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
     this.redis.defineCommand('recordFailure', { numberOfKeys: 1, lua: RECORD_FAILURE });
+    this.redis.defineCommand('readRefreshToken', { numberOfKeys: 2, lua: READ_REFRESH_TOKEN });
+    this.redis.defineCommand('rotateRefreshToken', { numberOfKeys: 4, lua: ROTATE_REFRESH_TOKEN });
   }
 
   /** Opens the connection; rejects with StoreUnavailableError if Redis cannot be reached. */
@@ -108,6 +135,55 @@ export class RedisStore implements Store {
     return (await this.call('read grant', () => this.redis.hget(this.familyKey(grantId), 'revoked'))) === '1';
   }
 
+  async readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined> {
+    const reply = await this.call('read refresh token', () =>
+      this.redis.readRefreshToken(this.familyKey(token.grantId), this.refreshKey(token), token.digest),
+    );
+    if (reply.length === 0) return undefined;
+    const [data, state, issuedAt, ttlMs] = reply;
+    return { family: JSON.parse(data) as RefreshFamilyRecord, state, issuedAt: Number(issuedAt), expiresAt: this.clock() + ttlMs };
+  }
+
+  async rotateRefreshToken(
+    presented: OpaqueTokenRef,
+    successor: OpaqueTokenRef,
+    sealedResponse: string,
+    options: { idleSeconds: number; graceSeconds: number },
+  ): Promise<RotationOutcome> {
+    const reply = await this.call('rotate refresh token', () =>
+      this.redis.rotateRefreshToken(
+        this.familyKey(presented.grantId),
+        this.refreshKey(presented),
+        this.refreshKey(successor),
+        `${this.options.keyPrefix}{${presented.grantId}}:grace:${presented.digest}`,
+        this.clock(),
+        presented.digest,
+        successor.digest,
+        options.idleSeconds * 1000,
+        options.graceSeconds * 1000,
+        sealedResponse,
+      ),
+    );
+    switch (reply[0]) {
+      case 1:
+        return { status: 'rotated' };
+      case 2:
+        return { status: 'grace', sealedResponse: reply[1] };
+      case 3:
+        return { status: 'reused' };
+      default:
+        return { status: 'invalid' };
+    }
+  }
+
+  async denylistAccessToken(jti: string, ttlSeconds: number): Promise<void> {
+    await this.call('denylist access token', () => this.redis.set(this.jtiKey(jti), '1', 'EX', Math.max(1, ttlSeconds)));
+  }
+
+  async isAccessTokenDenylisted(jti: string): Promise<boolean> {
+    return (await this.call('read denylist', () => this.redis.exists(this.jtiKey(jti)))) === 1;
+  }
+
   async recordFailure(key: string, windowSeconds: number): Promise<FailureCount> {
     const [count, ttlMs] = await this.call('count failure', () => this.redis.recordFailure(this.failureKey(key), windowSeconds * 1000));
     return { count, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
@@ -147,6 +223,10 @@ export class RedisStore implements Store {
 
   private refreshKey(ref: OpaqueTokenRef): string {
     return `${this.options.keyPrefix}{${ref.grantId}}:rt:${ref.digest}`;
+  }
+
+  private jtiKey(jti: string): string {
+    return `${this.options.keyPrefix}jti:${jti}`;
   }
 
   /** Counter keys hold a digest, so usernames and addresses do not sit in Redis in clear. */

@@ -66,6 +66,48 @@ export interface GrantStore {
   isGrantRevoked(grantId: string): Promise<boolean>;
 }
 
+/** What the store knows of a presented refresh token. */
+export interface RefreshTokenView {
+  readonly family: RefreshFamilyRecord;
+  /** current: the one usable token of the family; rotated: replaced by a successor; revoked: the family is dead. */
+  readonly state: 'current' | 'rotated' | 'revoked';
+  /** Milliseconds since the epoch. */
+  readonly issuedAt: number;
+  /** When the token dies (idle or absolute lifetime, whichever comes first), in milliseconds. */
+  readonly expiresAt: number;
+}
+
+export type RotationOutcome =
+  /** The presented token was current: the successor is now current, the presented one rotated. */
+  | { readonly status: 'rotated' }
+  /** A first retry of the just-rotated token inside the grace window: the sealed successor response. */
+  | { readonly status: 'grace'; readonly sealedResponse: string }
+  /** A rotated token presented again: the whole family is now revoked (RFC 9700 §4.14.2). */
+  | { readonly status: 'reused' }
+  /** Unknown, expired, or of a revoked family. */
+  | { readonly status: 'invalid' };
+
+export interface RefreshTokenStore {
+  readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined>;
+  /**
+   * Rotates in one atomic step: the presented token stops working as its successor
+   * starts. `sealedResponse` (the successor response, encrypted under a key only the
+   * presented token yields) is kept for `graceSeconds` to answer one retry.
+   */
+  rotateRefreshToken(
+    presented: OpaqueTokenRef,
+    successor: OpaqueTokenRef,
+    sealedResponse: string,
+    options: { readonly idleSeconds: number; readonly graceSeconds: number },
+  ): Promise<RotationOutcome>;
+}
+
+/** Revoked access tokens (JWTs), by `jti`, until they would have expired anyway. */
+export interface AccessTokenDenylist {
+  denylistAccessToken(jti: string, ttlSeconds: number): Promise<void>;
+  isAccessTokenDenylisted(jti: string): Promise<boolean>;
+}
+
 export interface FailureCount {
   readonly count: number;
   /** Seconds until the window closes and the count starts again from zero. */
@@ -86,6 +128,6 @@ export interface StoreLifecycle {
   close(): Promise<void>;
 }
 
-export interface Store extends AuthorizationCodeStore, GrantStore, FailureCounter, StoreLifecycle {
+export interface Store extends AuthorizationCodeStore, GrantStore, RefreshTokenStore, AccessTokenDenylist, FailureCounter, StoreLifecycle {
   readonly kind: 'memory' | 'redis';
 }

@@ -12,6 +12,12 @@ export interface AccessTokenRequest {
   readonly scope: readonly string[];
   /** Seconds since the epoch when the user authenticated (RFC 9068 §2.2.1), if a user did. */
   readonly authTime?: number;
+  /**
+   * The grant (code, refresh family) the token comes from: revoking the grant makes
+   * introspection report the token inactive. Not secret: it is the public half of the
+   * grant's opaque tokens.
+   */
+  readonly grantId?: string;
 }
 
 export interface IssuedAccessToken {
@@ -42,6 +48,7 @@ export class AccessTokenIssuer {
     const claims: Record<string, unknown> = { client_id: request.clientId };
     if (request.scope.length > 0) claims.scope = formatScope(request.scope);
     if (request.authTime !== undefined) claims.auth_time = request.authTime;
+    if (request.grantId !== undefined) claims.grant_id = request.grantId;
     const exp = iat + this.settings.ttlSeconds;
     const token = await new SignJWT(claims)
       // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
