@@ -92,6 +92,58 @@ function storeContract(t: Test, name: string, open: (t: Test) => Promise<{ store
     });
   });
 
+  t.test(`${name}: refresh token lifetimes`, async (t) => {
+    const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
+
+    t.test('a token dies unused after the idle lifetime', async (t) => {
+      const { store, advance } = await open(t);
+      const grantId = newGrantId();
+      const first = mintOpaqueToken(grantId);
+      await store.createRefreshFamily(grantId, FAMILY, first.ref, { absoluteSeconds: 60, idleSeconds: 1 });
+      t.equal((await store.readRefreshToken(first.ref))?.state, 'current');
+      await advance(1.2);
+      t.equal(await store.readRefreshToken(first.ref), undefined);
+      t.same(await store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 1, graceSeconds: 0 }), { status: 'invalid' });
+    });
+
+    t.test('the family dies at its absolute lifetime, however often it rotates', async (t) => {
+      const { store, advance } = await open(t);
+      const grantId = newGrantId();
+      let current = mintOpaqueToken(grantId);
+      await store.createRefreshFamily(grantId, FAMILY, current.ref, { absoluteSeconds: 2, idleSeconds: 60 });
+      for (let i = 0; i < 2; i += 1) {
+        await advance(0.8);
+        const next = mintOpaqueToken(grantId);
+        t.same(await store.rotateRefreshToken(current.ref, next.ref, 'sealed', { idleSeconds: 60, graceSeconds: 0 }), { status: 'rotated' });
+        current = next;
+      }
+      await advance(0.6);
+      t.equal(await store.readRefreshToken(current.ref), undefined, 'gone with its family');
+    });
+
+    t.test('reading reports current, rotated and revoked', async (t) => {
+      const { store } = await open(t);
+      const grantId = newGrantId();
+      const first = mintOpaqueToken(grantId);
+      const second = mintOpaqueToken(grantId);
+      await store.createRefreshFamily(grantId, FAMILY, first.ref, { absoluteSeconds: 60, idleSeconds: 30 });
+      await store.rotateRefreshToken(first.ref, second.ref, 'sealed', { idleSeconds: 30, graceSeconds: 0 });
+      t.match(await store.readRefreshToken(first.ref), { family: FAMILY, state: 'rotated' });
+      t.match(await store.readRefreshToken(second.ref), { family: FAMILY, state: 'current' });
+      await store.revokeGrant(grantId, 60);
+      t.match(await store.readRefreshToken(second.ref), { state: 'revoked' });
+    });
+  });
+
+  t.test(`${name}: access token denylist`, async (t) => {
+    const { store, advance } = await open(t);
+    t.equal(await store.isAccessTokenDenylisted('jti-1'), false);
+    await store.denylistAccessToken('jti-1', 1);
+    t.equal(await store.isAccessTokenDenylisted('jti-1'), true);
+    await advance(1.2);
+    t.equal(await store.isAccessTokenDenylisted('jti-1'), false, 'kept only until the token would have expired');
+  });
+
   t.test(`${name}: failure counters`, async (t) => {
     t.test('count within a window that opens at the first failure', async (t) => {
       const { store, advance } = await open(t);
