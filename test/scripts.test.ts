@@ -31,7 +31,7 @@ t.test('client:add registers a client and prints its secret once', async (t) => 
   const client = (await ClientRegistry.load(file)).get(clientId as string);
   t.equal(client?.clientName, 'Reports');
   t.same(client?.scope, ['read', 'reports']);
-  t.ok(verifyClientSecret(secret as string, client?.secretHash));
+  t.ok(verifyClientSecret(secret as string, client?.secretDigest));
 
   const second = await runNode('scripts/client-add.js', ['--id', 'spa', '--auth-method', 'none', '--grant', 'authorization_code', '--redirect-uri', 'https://spa.example.com/cb'], { CLIENTS_FILE: file });
   t.equal(second.code, 0, second.stderr);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseScope } from '../oauth/scope.js';
-import { SECRET_HASH_PATTERN } from './secret.js';
+import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
 /** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
 
@@ -54,7 +54,8 @@ const ClientSchema = z
 export interface Client {
   readonly clientId: string;
   readonly clientName: string | undefined;
-  readonly secretHash: string | undefined;
+  /** SHA-256 digest of the client secret; undefined for public clients. */
+  readonly secretDigest: Buffer | undefined;
   readonly redirectUris: readonly string[];
   readonly grantTypes: ReadonlySet<GrantTypeName>;
   readonly responseTypes: ReadonlySet<ResponseTypeName>;
@@ -69,7 +70,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
   return Object.freeze({
     clientId: c.client_id,
     clientName: c.client_name,
-    secretHash: c.client_secret_hash,
+    secretDigest: c.client_secret_hash === undefined ? undefined : storedSecretDigest(c.client_secret_hash),
     redirectUris: Object.freeze([...c.redirect_uris]),
     grantTypes: new Set(c.grant_types),
     responseTypes: new Set(c.response_types ?? defaultResponseTypes),

@@ -17,14 +17,15 @@ export function hashClientSecret(secret: string): string {
   return PREFIX + createHash('sha256').update(secret, 'utf8').digest('base64url');
 }
 
+/** The digest inside a stored `sha256:` hash, decoded once when clients are loaded. */
+export function storedSecretDigest(storedHash: string): Buffer | undefined {
+  return SECRET_HASH_PATTERN.test(storedHash) ? Buffer.from(storedHash.slice(PREFIX.length), 'base64url') : undefined;
+}
+
 const DUMMY_DIGEST = createHash('sha256').update('no such client').digest();
 
-/** Constant-time check of `secret` against a stored hash (or a dummy one, so unknown clients cost the same). */
-export function verifyClientSecret(secret: string, storedHash: string | undefined): boolean {
+/** Constant-time check of `secret` against a stored digest (or a dummy one, so unknown clients cost the same). */
+export function verifyClientSecret(secret: string, storedDigest: Buffer | undefined): boolean {
   const presented = createHash('sha256').update(secret, 'utf8').digest();
-  const stored =
-    storedHash !== undefined && SECRET_HASH_PATTERN.test(storedHash)
-      ? Buffer.from(storedHash.slice(PREFIX.length), 'base64url')
-      : DUMMY_DIGEST;
-  return timingSafeEqual(presented, stored) && storedHash !== undefined;
+  return timingSafeEqual(presented, storedDigest ?? DUMMY_DIGEST) && storedDigest !== undefined;
 }

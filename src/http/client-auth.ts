@@ -69,7 +69,7 @@ export function authenticateClient(presented: PresentedClientCredentials | undef
   if (!presented) throw new InvalidClient('client authentication is required');
   const client = registry.get(presented.clientId);
   if (presented.secret !== undefined) {
-    const valid = verifyClientSecret(presented.secret, client?.secretHash);
+    const valid = verifyClientSecret(presented.secret, client?.secretDigest);
     if (!client || !valid) throw new InvalidClient('client authentication failed');
   } else if (!client) {
     throw new InvalidClient('client authentication failed');

@@ -1,12 +1,17 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { importJWK, type JWK } from 'jose';
 import { KeyFolderError, readKeyFolder, type KeyRecord } from './key-file.js';
 import { isPublishedAt, signingKeyAt } from './lifecycle.js';
+
+type JsonWebKeyInput = Extract<Parameters<typeof createPrivateKey>[0], { format: 'jwk' }>;
 
 export type SigningKey = Exclude<Awaited<ReturnType<typeof importJWK>>, Uint8Array>;
 
 /** A key as the server uses it: the record plus its imported private key and public JWK. */
 export interface LoadedKey extends KeyRecord {
-  readonly privateKey: SigningKey;
+  /** Signs access tokens (node:crypto). */
+  readonly privateKey: KeyObject;
+  /** Verifies our own tokens (jose), for introspection and revocation. */
   readonly publicKey: SigningKey;
   readonly publicJwk: Readonly<JWK>;
 }
@@ -31,7 +36,7 @@ async function loadKeys(dir: string): Promise<LoadedKey[]> {
     records.map(async (record) => {
       try {
         const publicJwk = publicJwkOf(record);
-        const privateKey = (await importJWK(record.jwk as JWK, record.alg)) as SigningKey;
+        const privateKey = createPrivateKey({ key: record.jwk as JsonWebKeyInput['key'], format: 'jwk' });
         const publicKey = (await importJWK(publicJwk, record.alg)) as SigningKey;
         return Object.freeze({ ...record, privateKey, publicKey, publicJwk });
       } catch (err) {

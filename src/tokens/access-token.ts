@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { ServerError } from '../errors.js';
 import type { Keystore } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';
+import { signCompactJws } from './jws.js';
+import { randomId } from './random-id.js';
 
 /** RFC 9068 JWT access tokens. */
 
@@ -44,22 +44,22 @@ export class AccessTokenIssuer {
     const key = this.keystore.signingKeyAt(iat);
     // Fail closed: with no key inside its signing window there is nothing valid to sign with.
     if (!key) throw new ServerError();
-    const jti = randomBytes(16).toString('base64url');
-    const claims: Record<string, unknown> = { client_id: request.clientId };
-    if (request.scope.length > 0) claims.scope = formatScope(request.scope);
-    if (request.authTime !== undefined) claims.auth_time = request.authTime;
-    if (request.grantId !== undefined) claims.grant_id = request.grantId;
+    const jti = randomId();
     const exp = iat + this.settings.ttlSeconds;
-    const token = await new SignJWT(claims)
-      // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-      .setIssuer(this.settings.issuer)
-      .setSubject(request.subject)
-      .setAudience(this.settings.audience)
-      .setIssuedAt(iat)
-      .setExpirationTime(exp)
-      .setJti(jti)
-      .sign(key.privateKey);
+    const claims: Record<string, unknown> = {
+      iss: this.settings.issuer,
+      sub: request.subject,
+      aud: this.settings.audience,
+      client_id: request.clientId,
+      ...(request.scope.length > 0 ? { scope: formatScope(request.scope) } : {}),
+      ...(request.authTime !== undefined ? { auth_time: request.authTime } : {}),
+      ...(request.grantId !== undefined ? { grant_id: request.grantId } : {}),
+      iat,
+      exp,
+      jti,
+    };
+    // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
+    const token = signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.alg, key.privateKey);
     return { token, expiresIn: exp - iat, jti };
   }
 }

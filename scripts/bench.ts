@@ -1,0 +1,215 @@
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
+import { rotateKeys } from '../src/keys/rotation.js';
+import { measureLoad, type LoadResult, type LoadSettings, type LoadTarget } from './bench-load.js';
+import { freePort, startServerProcess, type ServerProcess } from './bench-processes.js';
+import { measureSigningRate } from './bench-sign.js';
+import { measuringHostLoad, type HostLoad, type WithHostLoad } from './bench-host.js';
+
+/**
+ * Token endpoint throughput against what it could be: (a) bare Fastify parsing the same
+ * form, (b) the raw ES256 signing rate of one core (the server's own signing function),
+ * (c) our server. A request costs at least one of each, so 1/(1/a + 1/b) is what one
+ * core could serve if nothing else cost time.
+ * Usage: npm run bench -- [--connections 32] [--duration 10] [--quick]
+ */
+
+const USAGE = 'usage: npm run bench -- [--connections <n>] [--duration <seconds>] [--quick]';
+const WARMUP_SECONDS = 1;
+const MAX_SIGN_SECONDS = 5;
+/** Above this share of CPU time taken by others (steal or other processes) the numbers are noisy. */
+const NOISY_HOST_PERCENT = 5;
+const LOG_LEVEL = 'warn';
+const CLIENT_ID = 'bench-client';
+const FORM_BODY = 'grant_type=client_credentials&scope=read';
+const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' };
+/** The route scripts/bench-bare-server.ts serves. */
+const BARE_ROUTE = '/token';
+const BARE_SERVER_SCRIPT = fileURLToPath(new URL('./bench-bare-server.js', import.meta.url));
+const OUR_SERVER_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
+
+interface BenchSettings extends LoadSettings {
+  readonly signSeconds: number;
+}
+
+function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`--${flag} must be a positive whole number\n${USAGE}`);
+  return Number(value);
+}
+
+function parseSettings(argv: string[]): BenchSettings {
+  const { values } = parseArgs({
+    args: argv,
+    options: { connections: { type: 'string' }, duration: { type: 'string' }, quick: { type: 'boolean' } },
+    strict: true,
+  });
+  const durationSeconds = positiveInteger('duration', values.duration, values.quick ? 3 : 10);
+  return {
+    connections: positiveInteger('connections', values.connections, 32),
+    durationSeconds,
+    warmupSeconds: WARMUP_SECONDS,
+    signSeconds: Math.min(durationSeconds, MAX_SIGN_SECONDS),
+  };
+}
+
+/** A keys folder with one signing ES256 key and a clients file with one client_credentials client. */
+interface Fixtures {
+  readonly keysDir: string;
+  readonly clientsFile: string;
+  readonly basicAuth: string;
+}
+
+async function createFixtures(): Promise<Fixtures> {
+  const dir = await mkdtemp(join(tmpdir(), 'oauth-bench-'));
+  // The folder holds a private key: removed however the bench ends (Ctrl-C included).
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const keysDir = join(dir, 'keys');
+  const clientsFile = join(dir, 'clients.json');
+  const secret = generateClientSecret();
+  await mkdir(keysDir, { mode: 0o700 });
+  await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600 });
+  const client = {
+    client_id: CLIENT_ID,
+    client_secret_hash: hashClientSecret(secret),
+    grant_types: ['client_credentials'],
+    scope: 'read write',
+    token_endpoint_auth_method: 'client_secret_basic',
+  };
+  await writeFile(clientsFile, JSON.stringify({ clients: [client] }), { mode: 0o600 });
+  return { keysDir, clientsFile, basicAuth: `Basic ${Buffer.from(`${CLIENT_ID}:${secret}`).toString('base64')}` };
+}
+
+function postForm(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { ...FORM_HEADERS, ...headers }, body: FORM_BODY });
+}
+
+/** Runs `work` against a started server, which is stopped whatever happens. */
+async function withServer<T>(server: Promise<ServerProcess>, work: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const started = await server;
+  try {
+    return await work(started);
+  } finally {
+    await started.stop();
+  }
+}
+
+async function measureBare(settings: BenchSettings): Promise<LoadResult> {
+  const port = await freePort();
+  const server = startServerProcess({
+    name: 'bare server',
+    script: BARE_SERVER_SCRIPT,
+    port,
+    env: { PORT: String(port) },
+    isReady: async (baseUrl) => (await postForm(`${baseUrl}${BARE_ROUTE}`)).ok,
+  });
+  return withServer(server, (bare) => measureLoad({ url: `${bare.baseUrl}${BARE_ROUTE}`, headers: FORM_HEADERS, body: FORM_BODY }, settings));
+}
+
+/** One real token request before the load, so a misconfigured server fails loudly. */
+async function expectToken(target: LoadTarget): Promise<void> {
+  const response = await postForm(target.url, target.headers);
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('"access_token"')) {
+    throw new Error(`token request answered ${response.status}: ${text}`);
+  }
+}
+
+async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise<LoadResult> {
+  const port = await freePort();
+  const server = startServerProcess({
+    name: 'our server',
+    script: OUR_SERVER_SCRIPT,
+    port,
+    env: { PORT: String(port), HOST: '127.0.0.1', KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL },
+    isReady: async (baseUrl) => (await fetch(`${baseUrl}/healthz`)).ok,
+  });
+  return withServer(server, async (ours) => {
+    const target = { url: `${ours.baseUrl}/oauth2/token`, headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth }, body: FORM_BODY };
+    await expectToken(target);
+    return measureLoad(target, settings);
+  });
+}
+
+const whole = (n: number) => Math.round(n).toString();
+const ms = (n: number) => `${Number(n.toFixed(2))} ms`;
+const hostNote = (host: HostLoad | undefined) =>
+  host === undefined ? '' : ` [host: CPU steal ${host.stealPercent.toFixed(0)}%, other processes ${host.otherPercent.toFixed(0)}%]`;
+
+function describeLoad(result: LoadResult): string {
+  const codes = Object.entries(result.statusCodes).map(([code, count]) => `${code}×${count}`).join(' ');
+  return [
+    `${whole(result.requestsPerSecond)} req/s (${result.completed} requests)`,
+    `p50 ${ms(result.p50Ms)}  p99 ${ms(result.p99Ms)}`,
+    `non-2xx ${result.non2xx}  errors ${result.errors}  [${codes}]`,
+  ].join('\n      ');
+}
+
+interface Phases {
+  readonly bare: WithHostLoad<LoadResult>;
+  readonly signing: WithHostLoad<number>;
+  readonly ours: WithHostLoad<LoadResult>;
+}
+
+const boundOf = (bareRate: number, signRate: number) => 1 / (1 / bareRate + 1 / signRate);
+
+function report(settings: BenchSettings, { bare, signing, ours }: Phases): void {
+  const a = bare.value.requestsPerSecond;
+  const b = signing.value;
+  const rate = ours.value.requestsPerSecond;
+  const bound = boundOf(a, b);
+  const ratio = rate / bound;
+  const othersShare = Math.max(...[bare, signing, ours].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
+  const lines = [
+    '',
+    `(a) bare Fastify POST ${BARE_ROUTE} (same form parsing, constant JSON, logger off)${hostNote(bare.host)}`,
+    `      ${describeLoad(bare.value)}`,
+    `(b) ES256 signing, one core, tight loop over ${settings.signSeconds} s (the server's signCompactJws)${hostNote(signing.host)}`,
+    `      ${whole(b)} signs/s`,
+    `(c) our server POST /oauth2/token (client_credentials, Basic auth, LOG_LEVEL=${LOG_LEVEL}, in-memory store)${hostNote(ours.host)}`,
+    `      ${describeLoad(ours.value)}`,
+    '',
+    `ours  = ${whole(rate)} req/s`,
+    `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
+    `ratio = ours/bound = ${ratio.toFixed(2)}`,
+    ...(othersShare > NOISY_HOST_PERCENT ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`] : []),
+    '',
+    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function loadFailures(name: string, result: LoadResult): string[] {
+  const failures: string[] = [];
+  if (result.errors > 0) failures.push(`${name}: ${result.errors} connection errors`);
+  if (result.non2xx > 0) failures.push(`${name}: ${result.non2xx} non-2xx responses`);
+  return failures;
+}
+
+async function main(): Promise<void> {
+  const settings = parseSettings(process.argv.slice(2));
+  process.stdout.write(
+    `bench: ${settings.connections} connections, ${settings.durationSeconds} s per phase after ${settings.warmupSeconds} s warm-up, ` +
+      `node ${process.version}, ${availableParallelism()} CPUs\n`,
+  );
+  const fixtures = await createFixtures();
+  process.stdout.write('(a) bare Fastify...\n');
+  const bare = await measuringHostLoad(() => measureBare(settings));
+  process.stdout.write('(b) ES256 signing...\n');
+  const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
+  process.stdout.write(`(c) our server (LOG_LEVEL=${LOG_LEVEL})...\n`);
+  const ours = await measuringHostLoad(() => measureOurs(settings, fixtures));
+  report(settings, { bare, signing, ours });
+  const failures = [...loadFailures('bare server', bare.value), ...loadFailures('our server', ours.value)];
+  if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`error: ${err.message}\n`);
+  process.exitCode = 1;
+});
