@@ -1,6 +1,9 @@
 import t, { type Test } from 'tap';
 import { SignJWT, generateKeyPair } from 'jose';
 import { hashClientSecret } from '../src/clients/secret.js';
+import { RedisStore } from '../src/store/redis.js';
+import type { Store } from '../src/store/types.js';
+import { startPrivateRedis } from './helpers/redis.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT, WEB_SECRET } from './helpers/authorize-fixtures.js';
 import { InjectBrowser, pkcePair, redirectParams, signInAndDecide } from './helpers/browser-flow.js';
 import { buildTestServer, ISSUER, NO_STORE_JSON } from './helpers/server.js';
@@ -13,8 +16,12 @@ const CLIENTS = [
   { client_id: 'mobile', grant_types: ['password', 'refresh_token'], scope: 'read', token_endpoint_auth_method: 'none' },
 ];
 
+type OpenStore = (t: Test) => Promise<Store | undefined>;
+let openStore: OpenStore = async () => undefined;
+
 async function setup(t: Test) {
-  const server = await buildTestServer(t, { clients: CLIENTS, users: await testUsers() });
+  const store = await openStore(t);
+  const server = await buildTestServer(t, { clients: CLIENTS, users: await testUsers(), ...(store ? { store } : {}) });
   const app = new TokenClient(server.app, 'app', WEB_SECRET);
   const rs = new TokenClient(server.app, 'rs', WEB_SECRET);
   const tokens = async () => (await app.token({ grant_type: 'password', username: ALICE.username, password: ALICE.password })).json() as { access_token: string; refresh_token: string };
@@ -24,6 +31,7 @@ async function setup(t: Test) {
   return { ...server, app, rs, publicClient, anonymous, tokens };
 }
 
+function statusSuite(t: Test) {
 t.test('POST /oauth2/introspect (RFC 7662)', async (t) => {
   t.test('an active access token, with its claims', async (t) => {
     const { rs, tokens, app: client } = await setup(t);
@@ -123,7 +131,8 @@ t.test('POST /oauth2/revoke (RFC 7009)', async (t) => {
 });
 
 t.test('a replayed authorization code kills its refresh family and its access tokens', async (t) => {
-  const { app: fastify } = await buildTestServer(t, { clients: CLIENTS, users: await testUsers() });
+  const store = await openStore(t);
+  const { app: fastify } = await buildTestServer(t, { clients: CLIENTS, users: await testUsers(), ...(store ? { store } : {}) });
   const web = new TokenClient(fastify, 'web', WEB_SECRET);
   const rs = new TokenClient(fastify, 'rs', WEB_SECRET);
   const { verifier, challenge } = pkcePair();
@@ -135,4 +144,21 @@ t.test('a replayed authorization code kills its refresh family and its access to
   t.equal((await redeem()).statusCode, 400);
   t.same(await rs.introspect(issued.access_token), { active: false }, 'the access token is reported inactive');
   t.equal((await web.refresh(issued.refresh_token)).statusCode, 400, 'the refresh token is dead');
+});
+}
+
+t.test('memory store', async (t) => {
+  statusSuite(t);
+});
+
+t.test('real Redis', async (t) => {
+  const redis = await startPrivateRedis(t);
+  let n = 0;
+  openStore = async (t) => {
+    const store = new RedisStore({ url: redis.url, keyPrefix: `status${(n += 1)}:`, commandTimeoutMs: 1000 });
+    await store.connect();
+    t.teardown(() => store.close());
+    return store;
+  };
+  statusSuite(t);
 });
