@@ -1,0 +1,93 @@
+import t from 'tap';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { decodeProtectedHeader } from 'jose';
+import { hashClientSecret } from '../../src/clients/secret.js';
+import { readKeyFolder } from '../../src/keys/key-file.js';
+import { createVerifier } from '../../src/verifier/index.js';
+import { tempDir } from '../helpers/keys.js';
+import { runNode, startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { freePort } from '../helpers/redis.js';
+
+const SECRET = 'rotation-test-secret-0123456789abcdefghijklmnop';
+const TOKEN_TTL = 4;
+const DELAY = 3;
+
+const sleepUntil = async (epochSeconds: number) => {
+  const wait = epochSeconds * 1000 - Date.now() + 150;
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+};
+
+async function token(server: ServerProcess): Promise<string> {
+  const res = await fetch(`${server.baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  if (res.status !== 200) throw new Error(`token request answered ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+const kidOf = (jwt: string) => decodeProtectedHeader(jwt).kid as string;
+
+t.test('key rotation on a running server, end to end', async (t) => {
+  const dir = await tempDir(t);
+  const keysDir = join(dir, 'keys');
+  const clientsFile = join(dir, 'clients.json');
+  await writeFile(clientsFile, JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }] }));
+  const rotate = async (...args: string[]) => {
+    const run = await runNode('scripts/rotate-keys.js', ['--dir', keysDir, '--access-token-ttl', String(TOKEN_TTL), ...args]);
+    if (run.code !== 0) throw new Error(`keys:rotate failed: ${run.stderr}`);
+    return run.stdout;
+  };
+  await rotate();
+  const [first] = await readKeyFolder(keysDir);
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const server = await startServerProcess(t, { PORT: String(port), ISSUER: issuer, KEYS_DIR: keysDir, CLIENTS_FILE: clientsFile, ACCESS_TOKEN_TTL: String(TOKEN_TTL), KEYS_RELOAD_INTERVAL: '0' });
+  const jwksKids = async () => ((await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
+  const reload = async (expected: string[]) => {
+    server.child.kill('SIGHUP');
+    const deadline = Date.now() + 5000;
+    while (JSON.stringify(await jwksKids()) !== JSON.stringify([...expected].sort())) {
+      if (Date.now() > deadline) throw new Error(`JWKS is ${JSON.stringify(await jwksKids())}, expected ${JSON.stringify(expected)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  // A resource server that caches the JWKS for long and may refetch at once on an unknown kid.
+  const cachingVerifier = createVerifier({ issuer, audience: issuer, jwksCacheSeconds: 3600, jwksCooldownSeconds: 0 });
+  const beforeRotation = await token(server);
+  await cachingVerifier.verify(beforeRotation);
+
+  // 1. After a rotation with a delay, the JWKS publishes the new key while tokens are still signed with the old one.
+  await rotate('--delay', String(DELAY));
+  const second = (await readKeyFolder(keysDir)).find((k) => k.kid !== first?.kid);
+  await reload([first?.kid as string, second?.kid as string]);
+  const duringDelay = await token(server);
+  t.equal(kidOf(duringDelay), first?.kid, '1. still signed with the old key during the delay');
+
+  // 2. A verifier that cached the old JWKS keeps accepting tokens signed before the rotation.
+  t.match(await cachingVerifier.verify(beforeRotation), { sub: 'svc' }, '2. a token from before the rotation');
+  t.match(await cachingVerifier.verify(duringDelay), { sub: 'svc' });
+
+  // 3. Once the delay has passed, new tokens carry the new kid and the same verifier accepts them.
+  await sleepUntil(second?.signs_from as number);
+  const afterDelay = await token(server);
+  t.equal(kidOf(afterDelay), second?.kid, '3. the new key signs once the delay has passed (no reload needed)');
+  t.match(await cachingVerifier.verify(afterDelay), { sub: 'svc' }, '3. accepted after a refetch on the unknown kid');
+
+  // 4. Once the old key's tokens have all expired, a run of the script removes it from the folder and the JWKS.
+  const retired = (await readKeyFolder(keysDir)).find((k) => k.kid === first?.kid);
+  await sleepUntil(retired?.publish_until as number);
+  t.match(await rotate('--prune'), new RegExp(`deleted  ${first?.kid} ES256`), '4. the script deletes the expired key');
+  await reload([second?.kid as string]);
+  t.pass('4. the JWKS no longer lists the old key');
+
+  // 5. --revoke removes a key at once, and its tokens are refused once verifiers refresh.
+  t.match(await rotate('--revoke', second?.kid as string), new RegExp(`revoked  ${second?.kid} ES256`));
+  const replacement = (await readKeyFolder(keysDir))[0];
+  await reload([replacement?.kid as string]);
+  t.equal(kidOf(await token(server)), replacement?.kid, '5. a replacement key signs at once');
+  const refreshedVerifier = createVerifier({ issuer, audience: issuer });
+  await t.rejects(refreshedVerifier.verify(afterDelay), { code: 'invalid_token', description: 'the access token is signed with an unknown key' }, '5. tokens of the revoked key are refused');
+});
