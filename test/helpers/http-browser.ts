@@ -1,0 +1,36 @@
+import { formAction, formFields } from './browser-flow.js';
+
+/** A cookie-keeping browser over real HTTP (fetch), following no redirects by itself. */
+export class HttpBrowser {
+  private readonly cookies = new Map<string, string>();
+
+  async request(url: string, fields?: Record<string, string>): Promise<Response> {
+    const res = await fetch(url, {
+      method: fields ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        ...(this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
+        ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      ...(fields ? { body: new URLSearchParams(fields).toString() } : {}),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = (pair ?? '').indexOf('=');
+      this.cookies.set((pair ?? '').slice(0, eq), (pair ?? '').slice(eq + 1));
+    }
+    return res;
+  }
+}
+
+/** Signs in and approves at `base`; returns the Location the consent POST sends the browser to. */
+export async function approveOverHttp(base: string, authorizeQuery: Record<string, string>, credentials: { username: string; password: string }): Promise<string> {
+  const browser = new HttpBrowser();
+  const login = await (await browser.request(`${base}/oauth2/authorize?${new URLSearchParams(authorizeQuery)}`)).text();
+  const afterLogin = await browser.request(`${base}${formAction(login)}`, { ...formFields(login), ...credentials });
+  if (afterLogin.status !== 303) throw new Error(`login answered ${afterLogin.status}`);
+  const consent = await (await browser.request(`${base}${afterLogin.headers.get('location')}`)).text();
+  const decided = await browser.request(`${base}${formAction(consent)}`, { ...formFields(consent), decision: 'allow' });
+  if (decided.status !== 303) throw new Error(`consent answered ${decided.status}`);
+  return decided.headers.get('location') as string;
+}
