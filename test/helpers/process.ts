@@ -35,9 +35,16 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `dist/src/main.js` and waits until /healthz answers; killed when the test ends. */
-export async function startServerProcess(t: Test, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(DIST, 'src', 'main.js')], {
+/**
+ * Starts a built server (by default `dist/src/main.js`) and waits until `readyPath`
+ * answers 2xx (or, with `anyStatus`, answers at all); killed when the test ends.
+ */
+export async function startServerProcess(
+  t: Test,
+  env: Record<string, string>,
+  options: { script?: string; readyPath?: string; anyStatus?: boolean } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(DIST, options.script ?? 'src/main.js')], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,7 +67,8 @@ export async function startServerProcess(t: Test, env: Record<string, string>): 
   for (;;) {
     if (exited) throw new Error(`server exited during start:\n${output}`);
     try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
+      const res = await fetch(`${baseUrl}${options.readyPath ?? '/healthz'}`);
+      if (res.ok || options.anyStatus) break;
     } catch {
       // not listening yet
     }
