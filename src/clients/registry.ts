@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { readRegistryEntries } from '../registry-file.js';
 import { parseScope } from '../oauth/scope.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
@@ -86,8 +86,6 @@ export class ClientsFileError extends Error {
   }
 }
 
-const FileSchema = z.object({ clients: z.array(z.unknown()) }).strict();
-
 export class ClientRegistry {
   private readonly byId: ReadonlyMap<string, Client>;
 
@@ -123,15 +121,6 @@ export class ClientRegistry {
   }
 
   static async load(file: string): Promise<ClientRegistry> {
-    let json: unknown;
-    try {
-      json = JSON.parse(await readFile(file, 'utf8'));
-    } catch (err) {
-      const reason = err instanceof SyntaxError ? `not valid JSON (${err.message})` : ((err as NodeJS.ErrnoException).code ?? String(err));
-      throw new ClientsFileError(`${file}: ${reason}`);
-    }
-    const shape = FileSchema.safeParse(json);
-    if (!shape.success) throw new ClientsFileError(`${file}: expected {"clients": [...]}`);
-    return ClientRegistry.fromMetadata(shape.data.clients, file);
+    return ClientRegistry.fromMetadata(await readRegistryEntries(file, 'clients', (message) => new ClientsFileError(message)), file);
   }
 }

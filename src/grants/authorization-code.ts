@@ -4,7 +4,7 @@ import type { AuthorizationCodeRecord } from '../store/types.js';
 import { refOf } from '../tokens/opaque.js';
 import { startRefreshFamily } from './refresh-family.js';
 import { resolveRequestedScope } from './scope-request.js';
-import type { Grant } from './types.js';
+import { tokenResponse, type Grant } from './types.js';
 
 const INVALID_CODE = 'the authorization code is invalid, expired, or was issued to another client';
 
@@ -43,13 +43,7 @@ export const authorizationCodeGrant: Grant = {
       authTime: record.authTime,
       grantId: ref.grantId,
     });
-    return {
-      access_token: issued.token,
-      token_type: 'bearer',
-      expires_in: issued.expiresIn,
-      ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
-      ...(refreshToken ? { refresh_token: refreshToken } : {}),
-    };
+    return tokenResponse(issued, scope, refreshToken);
   },
 };
 

@@ -1,4 +1,4 @@
-import type { Grant } from './types.js';
+import { tokenResponse, type Grant } from './types.js';
 import { resolveRequestedScope } from './scope-request.js';
 
 /**
@@ -10,11 +10,6 @@ export const clientCredentialsGrant: Grant = {
   async handle({ client, params }, { accessTokens }) {
     const scope = resolveRequestedScope(params.get('scope'), client.scope);
     const issued = await accessTokens.issue({ subject: client.clientId, clientId: client.clientId, scope });
-    return {
-      access_token: issued.token,
-      token_type: 'bearer',
-      expires_in: issued.expiresIn,
-      ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
-    };
+    return tokenResponse(issued, scope);
   },
 };

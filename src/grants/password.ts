@@ -2,7 +2,7 @@ import { InvalidGrant, TooManyFailedAttempts } from '../errors.js';
 import { newGrantId } from '../tokens/opaque.js';
 import { startRefreshFamily } from './refresh-family.js';
 import { resolveRequestedScope } from './scope-request.js';
-import type { Grant } from './types.js';
+import { tokenResponse, type Grant } from './types.js';
 
 const INVALID_CREDENTIALS = 'invalid username or password';
 
@@ -40,12 +40,6 @@ export const passwordGrant: Grant = {
       ? await startRefreshFamily(grantId, { clientId: client.clientId, sub: user.sub, scope, authTime }, services)
       : undefined;
     const issued = await services.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId });
-    return {
-      access_token: issued.token,
-      token_type: 'bearer',
-      expires_in: issued.expiresIn,
-      ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
-      ...(refreshToken ? { refresh_token: refreshToken } : {}),
-    };
+    return tokenResponse(issued, scope, refreshToken);
   },
 };

@@ -2,7 +2,7 @@ import { InvalidGrant } from '../errors.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
 import { resolveRequestedScope } from './scope-request.js';
-import type { Grant, TokenResponse } from './types.js';
+import { tokenResponse, type Grant, type TokenResponse } from './types.js';
 
 const INVALID_REFRESH_TOKEN = 'the refresh token is invalid, expired, revoked, or was issued to another client';
 
@@ -33,13 +33,7 @@ export const refreshTokenGrant: Grant = {
       authTime: view.family.authTime,
       grantId: ref.grantId,
     });
-    const response: TokenResponse = {
-      access_token: issued.token,
-      token_type: 'bearer',
-      expires_in: issued.expiresIn,
-      ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
-      refresh_token: successor.value,
-    };
+    const response = tokenResponse(issued, scope, successor.value);
     const outcome = await services.store.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
       idleSeconds: services.settings.refreshLifetimes.idleSeconds,
       graceSeconds: services.settings.refreshReuseGrace,

@@ -13,6 +13,21 @@ export interface TokenResponse {
   readonly refresh_token?: string;
 }
 
+/** RFC 6749 §5.1: the successful response for an issued access token (and refresh token, if any). */
+export function tokenResponse(
+  issued: { readonly token: string; readonly expiresIn: number },
+  scope: readonly string[],
+  refreshToken?: string,
+): TokenResponse {
+  return {
+    access_token: issued.token,
+    token_type: 'bearer',
+    expires_in: issued.expiresIn,
+    ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
+    ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+  };
+}
+
 /** What a grant may use; passed in, never imported, so grants stay testable in isolation. */
 export interface GrantServices {
   readonly accessTokens: AccessTokenIssuer;

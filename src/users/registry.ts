@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { readRegistryEntries } from '../registry-file.js';
 import { PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
 
 /** Resource owners, as registered by the operator in USERS_FILE. */
@@ -32,8 +32,6 @@ export class UsersFileError extends Error {
     this.name = 'UsersFileError';
   }
 }
-
-const FileSchema = z.object({ users: z.array(z.unknown()) }).strict();
 
 export class UserRegistry {
   private readonly byName: ReadonlyMap<string, StoredUser>;
@@ -77,15 +75,6 @@ export class UserRegistry {
   }
 
   static async load(file: string): Promise<UserRegistry> {
-    let json: unknown;
-    try {
-      json = JSON.parse(await readFile(file, 'utf8'));
-    } catch (err) {
-      const reason = err instanceof SyntaxError ? `not valid JSON (${err.message})` : ((err as NodeJS.ErrnoException).code ?? String(err));
-      throw new UsersFileError(`${file}: ${reason}`);
-    }
-    const shape = FileSchema.safeParse(json);
-    if (!shape.success) throw new UsersFileError(`${file}: expected {"users": [...]}`);
-    return UserRegistry.fromEntries(shape.data.users, file);
+    return UserRegistry.fromEntries(await readRegistryEntries(file, 'users', (message) => new UsersFileError(message)), file);
   }
 }
