@@ -10,8 +10,10 @@ The password is read from standard input, so it stays out of the process list an
 
 const MIN_PASSWORD_LENGTH = 8;
 
+/** The first line of standard input, without its line ending. */
 async function readFirstLine(): Promise<string> {
   let input = '';
+  process.stdin.setEncoding('utf8');
   for await (const chunk of process.stdin) {
     input += chunk;
     if (input.includes('\n')) break;
@@ -36,11 +38,12 @@ await runCli(async () => {
   if (!values.username) throw new Error('--username is required');
 
   const password = await readFirstLine();
-  if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`the password (read from standard input) must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password === '') throw new Error('no password on standard input (pipe it in; see --help)');
+  if ([...password].length < MIN_PASSWORD_LENGTH) throw new Error(`the password (read from standard input) must have at least ${MIN_PASSWORD_LENGTH} characters`);
   const user = {
     username: values.username,
     password_hash: await hashPassword(password),
-    ...(values.sub ? { sub: values.sub } : {}),
+    ...(values.sub !== undefined ? { sub: values.sub } : {}),
   };
 
   const json = await readRegistryFile(file, 'users');

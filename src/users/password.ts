@@ -1,14 +1,11 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { promisify } from 'node:util';
 
 /**
- * User passwords are low-entropy, so they are stored with scrypt (node:crypto), the
+ * User passwords are low-entropy, so they are stored with scrypt (RFC 7914), the
  * parameters kept inside the string so they can be raised later:
  *   scrypt$<N>$<r>$<p>$<salt base64url>$<hash base64url>
  */
-
-const DEFAULTS = { N: 2 ** 15, r: 8, p: 1 } as const;
-const KEY_LENGTH = 32;
-export const PASSWORD_HASH_PATTERN = /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]{16,}\$[A-Za-z0-9_-]{43}$/;
 
 interface ScryptParameters {
   readonly N: number;
@@ -16,43 +13,66 @@ interface ScryptParameters {
   readonly p: number;
 }
 
-function scrypt(password: string, salt: Buffer, params: ScryptParameters): Promise<Buffer> {
-  const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
-  return new Promise((resolve, reject) =>
-    scryptCallback(password, salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+const DEFAULTS: ScryptParameters = { N: 2 ** 15, r: 8, p: 1 };
+const SALT_LENGTH = 16;
+const KEY_LENGTH = 32;
+/** scrypt needs 128·N·r bytes; a stored string must not make us allocate more than this. */
+const MAX_MEMORY = 2 ** 30;
+export const PASSWORD_HASH_PATTERN = /^scrypt\$\d{1,8}\$\d{1,2}\$\d{1,2}\$[A-Za-z0-9_-]{16,86}\$[A-Za-z0-9_-]{43}$/;
+
+/** Asynchronous (libuv thread pool), never scryptSync: a login must not stall the event loop. */
+const scryptAsync = promisify<string, Buffer, number, ScryptOptions, Buffer>(scryptCallback);
+
+function scrypt(password: string, salt: Buffer, { N, r, p }: ScryptParameters): Promise<Buffer> {
+  return scryptAsync(password, salt, KEY_LENGTH, { N, r, p, maxmem: 2 * 128 * N * r });
 }
 
 export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
+  const salt = randomBytes(SALT_LENGTH);
   const hash = await scrypt(password, salt, DEFAULTS);
   return `scrypt$${DEFAULTS.N}$${DEFAULTS.r}$${DEFAULTS.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
-/** Parameters within sane bounds, or undefined: a stored string must not make us burn memory or CPU. */
-function parse(stored: string): { params: ScryptParameters; salt: Buffer; hash: Buffer } | undefined {
-  if (!PASSWORD_HASH_PATTERN.test(stored)) return undefined;
-  const [, n, r, p, salt, hash] = stored.split('$') as [string, string, string, string, string, string];
-  const params = { N: Number(n), r: Number(r), p: Number(p) };
-  const powerOfTwo = params.N >= 2 && (params.N & (params.N - 1)) === 0;
-  if (!powerOfTwo || params.N > 2 ** 20 || params.r < 1 || params.r > 32 || params.p < 1 || params.p > 16) return undefined;
-  return { params, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };
+interface StoredPassword {
+  readonly params: ScryptParameters;
+  readonly salt: Buffer;
+  readonly hash: Buffer;
 }
 
-let dummy: Promise<string> | undefined;
+/**
+ * The stored form, or undefined when malformed or absurd (a stored string must not make
+ * us burn memory or CPU). RFC 7914 §2: N "must be larger than 1, a power of 2".
+ */
+function parse(stored: string): StoredPassword | undefined {
+  if (!PASSWORD_HASH_PATTERN.test(stored)) return undefined;
+  const [, n, cost, parallel, salt, hash] = stored.split('$') as [string, string, string, string, string, string];
+  const [N, r, p] = [Number(n), Number(cost), Number(parallel)];
+  const powerOfTwo = N >= 2 && (N & (N - 1)) === 0;
+  if (!powerOfTwo || N > 2 ** 20 || r < 1 || r > 32 || p < 1 || p > 16 || 128 * N * r > MAX_MEMORY) return undefined;
+  return { params: { N, r, p }, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };
+}
+
+/** Whether `stored` matches PASSWORD_HASH_PATTERN and its parameters are within the bounds above. */
+export function isUsablePasswordHash(stored: string): boolean {
+  return parse(stored) !== undefined;
+}
+
+let dummy: Promise<StoredPassword> | undefined;
+
+/** A hash of the default cost, made on first need, to verify against when there is no real one. */
+function dummyPassword(): Promise<StoredPassword> {
+  dummy ??= hashPassword('no such user').then((stored) => parse(stored) as StoredPassword);
+  return dummy;
+}
 
 /**
  * Constant-time check. With no stored hash (unknown user) or a malformed one, it still
- * runs one scrypt of the default cost, so timing does not tell unknown users apart.
+ * runs one scrypt of the default cost against a dummy hash and returns false, so the
+ * time taken does not tell an unknown user from a wrong password.
  */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
   const parsed = stored === undefined ? undefined : parse(stored);
-  if (!parsed) {
-    dummy ??= hashPassword('no such user');
-    const fallback = parse(await dummy);
-    if (fallback) await scrypt(password, fallback.salt, fallback.params);
-    return false;
-  }
-  const computed = await scrypt(password, parsed.salt, parsed.params);
-  return computed.length === parsed.hash.length && timingSafeEqual(computed, parsed.hash);
+  const against = parsed ?? (await dummyPassword());
+  const computed = await scrypt(password, against.salt, against.params);
+  return timingSafeEqual(computed, against.hash) && parsed !== undefined;
 }

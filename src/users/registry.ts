@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { readRegistryEntries } from '../registry-file.js';
-import { PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
+import { isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
 
-/** Resource owners, as registered by the operator in USERS_FILE. */
+/** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE. */
 
 const UserSchema = z
   .object({
@@ -10,8 +10,11 @@ const UserSchema = z
       .string()
       .min(1)
       .max(128)
-      .refine((u) => !/[\x00-\x1f\x7f]/.test(u) && u.trim() === u, 'must have no control characters and no surrounding spaces'),
-    password_hash: z.string().regex(PASSWORD_HASH_PATTERN, 'must be the output of "npm run password:hash"'),
+      .refine((u) => !/\p{Cc}/u.test(u) && u.trim() === u, 'must have no control characters and no surrounding spaces'),
+    password_hash: z
+      .string()
+      .regex(PASSWORD_HASH_PATTERN, { message: 'must be the output of "npm run password:hash"', abort: true })
+      .refine(isUsablePasswordHash, 'scrypt parameters out of bounds (N a power of 2 up to 2^20, r 1-32, p 1-16, 128*N*r at most 1 GiB)'),
     sub: z.string().regex(/^[\x21-\x7E]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces').optional(),
   })
   .strict();
@@ -22,7 +25,8 @@ export interface User {
   readonly sub: string;
 }
 
-interface StoredUser extends User {
+interface Registered {
+  readonly user: User;
   readonly passwordHash: string;
 }
 
@@ -34,44 +38,44 @@ export class UsersFileError extends Error {
 }
 
 export class UserRegistry {
-  private readonly byName: ReadonlyMap<string, StoredUser>;
+  private readonly byUsername: ReadonlyMap<string, Registered>;
 
-  private constructor(users: readonly StoredUser[]) {
-    this.byName = new Map(users.map((u) => [u.username, u]));
+  private constructor(registered: readonly Registered[]) {
+    this.byUsername = new Map(registered.map((r) => [r.user.username, r]));
   }
 
   get(username: string): User | undefined {
-    const user = this.byName.get(username);
-    return user ? { username: user.username, sub: user.sub } : undefined;
+    return this.byUsername.get(username)?.user;
   }
 
   all(): User[] {
-    return [...this.byName.values()].map((u) => ({ username: u.username, sub: u.sub }));
+    return [...this.byUsername.values()].map((r) => r.user);
   }
 
   /** Always runs exactly one password verification (a dummy one for unknown users). */
   async authenticate(username: string, password: string): Promise<User | undefined> {
-    const user = this.byName.get(username);
-    const valid = await verifyPassword(password, user?.passwordHash);
-    return user && valid ? { username: user.username, sub: user.sub } : undefined;
+    const registered = this.byUsername.get(username);
+    const valid = await verifyPassword(password, registered?.passwordHash);
+    return valid ? registered?.user : undefined;
   }
 
   /** Validates entries; throws UsersFileError naming the user and the field. */
   static fromEntries(entries: readonly unknown[], source = 'users'): UserRegistry {
-    const users: StoredUser[] = [];
+    const registered: Registered[] = [];
     entries.forEach((entry, index) => {
       const username = (entry as { username?: unknown } | null)?.username;
       const name = typeof username === 'string' ? `user "${username}"` : `user #${index + 1}`;
       const parsed = UserSchema.safeParse(entry);
       if (!parsed.success) {
-        throw new UsersFileError(parsed.error.issues.map((i) => `${source}: ${name}: ${i.path.join('.') || 'entry'}: ${i.message}`).join('\n'));
+        const lines = parsed.error.issues.map((i) => `${source}: ${name}: ${i.path.join('.') || 'entry'}: ${i.message}`);
+        throw new UsersFileError(lines.join('\n'));
       }
-      const user: StoredUser = { username: parsed.data.username, sub: parsed.data.sub ?? parsed.data.username, passwordHash: parsed.data.password_hash };
-      if (users.some((u) => u.username === user.username)) throw new UsersFileError(`${source}: ${name}: username: registered twice`);
-      if (users.some((u) => u.sub === user.sub)) throw new UsersFileError(`${source}: ${name}: sub: already used by another user`);
-      users.push(user);
+      const user = Object.freeze({ username: parsed.data.username, sub: parsed.data.sub ?? parsed.data.username });
+      if (registered.some((r) => r.user.username === user.username)) throw new UsersFileError(`${source}: ${name}: username: registered twice`);
+      if (registered.some((r) => r.user.sub === user.sub)) throw new UsersFileError(`${source}: ${name}: sub: already used by another user`);
+      registered.push({ user, passwordHash: parsed.data.password_hash });
     });
-    return new UserRegistry(users);
+    return new UserRegistry(registered);
   }
 
   static async load(file: string): Promise<UserRegistry> {
