@@ -217,7 +217,7 @@ t.test('Redis down: revocation and introspection answer 503 with Retry-After (RF
     t.equal(res.headers['retry-after'], String(STORE_RETRY_AFTER_SECONDS), what);
     t.same(res.json(), unavailable, what);
   }
-  t.equal(STORE_RETRY_AFTER_SECONDS, 5);
+  t.equal(STORE_RETRY_AFTER_SECONDS, 5, 'the Retry-After the README documents');
   const garbage = await rs.post('/oauth2/introspect', { token: 'not-a-token' });
   t.same([garbage.statusCode, garbage.json()], [200, { active: false }], 'a token that needs no store lookup is still answered');
 
