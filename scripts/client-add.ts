@@ -3,11 +3,14 @@ import { parseArgs } from 'node:util';
 import { ClientRegistry } from '../src/clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
 import { loadOperatorDefaults } from '../src/config.js';
+import { assertDistinctSubjects } from '../src/oauth/subjects.js';
+import { UserRegistry } from '../src/users/registry.js';
 import { readRegistryFile, writeRegistryFile } from './json-file.js';
 import { printedUsage, runCli } from './cli.js';
 
 const USAGE = `usage: npm run client:add -- [--file CLIENTS_FILE] [--id ID] [--name NAME] [--grant TYPE]... [--scope "a b"]
-         [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]`;
+         [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]
+         [--introspect-all-tokens] [--users-file USERS_FILE]`;
 
 /** Registers a client: generates an id and a 256-bit secret, appends it, prints the secret once. */
 await runCli(async () => {
@@ -21,12 +24,15 @@ await runCli(async () => {
       'redirect-uri': { type: 'string', multiple: true },
       'response-type': { type: 'string', multiple: true },
       'auth-method': { type: 'string' },
+      'introspect-all-tokens': { type: 'boolean' },
+      'users-file': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
   });
   if (printedUsage(values.help, USAGE)) return;
-  const file = values.file ?? loadOperatorDefaults().clientsFile;
+  const defaults = loadOperatorDefaults();
+  const file = values.file ?? defaults.clientsFile;
   if (!file) throw new Error('name the clients file with --file or CLIENTS_FILE');
 
   const authMethod = values['auth-method'] ?? 'client_secret_basic';
@@ -40,11 +46,17 @@ await runCli(async () => {
     ...(values['response-type'] ? { response_types: values['response-type'] } : {}),
     scope: values.scope ?? '',
     token_endpoint_auth_method: authMethod,
+    ...(values['introspect-all-tokens'] ? { introspect_all_tokens: true } : {}),
   };
 
   const json = await readRegistryFile(file, 'clients');
   const clients = [...(json.clients as unknown[]), client];
-  ClientRegistry.fromMetadata(clients, file); // the whole file must still load, as the server will load it
+  const registry = ClientRegistry.fromMetadata(clients, file); // the whole file must still load, as the server will load it
+  const usersFile = values['users-file'] ?? defaults.usersFile;
+  if (usersFile) {
+    const users = UserRegistry.fromEntries((await readRegistryFile(usersFile, 'users')).users as unknown[], usersFile);
+    assertDistinctSubjects(registry.all(), users.all(), { clients: file, users: usersFile });
+  }
   await writeRegistryFile(file, { ...json, clients });
 
   process.stdout.write(`added client ${client.client_id} to ${file}\n`);

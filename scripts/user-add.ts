@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
+import { ClientRegistry } from '../src/clients/registry.js';
 import { loadOperatorDefaults } from '../src/config.js';
+import { assertDistinctSubjects } from '../src/oauth/subjects.js';
 import { hashPassword } from '../src/users/password.js';
 import { UserRegistry } from '../src/users/registry.js';
 import { readRegistryFile, writeRegistryFile } from './json-file.js';
 import { printedUsage, runCli } from './cli.js';
 
-const USAGE = `usage: printf '%s\\n' "$PASSWORD" | npm run user:add -- --username NAME [--sub ID] [--file USERS_FILE]
+const USAGE = `usage: printf '%s\\n' "$PASSWORD" | npm run user:add -- --username NAME [--sub ID] [--file USERS_FILE] [--clients-file CLIENTS_FILE]
 The password is read from standard input, so it stays out of the process list and shell history.`;
 
 const MIN_PASSWORD_LENGTH = 8;
@@ -28,12 +30,14 @@ await runCli(async () => {
       file: { type: 'string' },
       username: { type: 'string' },
       sub: { type: 'string' },
+      'clients-file': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
   });
   if (printedUsage(values.help, USAGE)) return;
-  const file = values.file ?? loadOperatorDefaults().usersFile;
+  const defaults = loadOperatorDefaults();
+  const file = values.file ?? defaults.usersFile;
   if (!file) throw new Error('name the users file with --file or USERS_FILE');
   if (!values.username) throw new Error('--username is required');
 
@@ -48,7 +52,12 @@ await runCli(async () => {
 
   const json = await readRegistryFile(file, 'users');
   const users = [...(json.users as unknown[]), user];
-  UserRegistry.fromEntries(users, file); // the whole file must still load, as the server will load it
+  const registry = UserRegistry.fromEntries(users, file); // the whole file must still load, as the server will load it
+  const clientsFile = values['clients-file'] ?? defaults.clientsFile;
+  if (clientsFile) {
+    const clients = ClientRegistry.fromMetadata((await readRegistryFile(clientsFile, 'clients')).clients as unknown[], clientsFile);
+    assertDistinctSubjects(clients.all(), registry.all(), { clients: clientsFile, users: file });
+  }
   await writeRegistryFile(file, { ...json, users });
   process.stdout.write(`added user ${values.username} to ${file}\n`);
 });

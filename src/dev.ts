@@ -60,7 +60,8 @@ try {
     users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password) }]);
     process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}\n\n`);
   }
-  const server = await startServer(config, { clients, users });
+  const sources = { ...(clients ? { clients: 'the demo client' } : {}), ...(users ? { users: 'the demo user' } : {}) };
+  const server = await startServer(config, { clients, users, sources });
   stopOnSignals(server, (code) => process.exit(code));
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);

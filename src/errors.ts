@@ -94,7 +94,11 @@ export class ServerError extends OAuthError {
 export class TemporarilyUnavailable extends OAuthError {
   readonly error = 'temporarily_unavailable';
   override readonly statusCode = 503;
-  constructor(description = 'the authorization server is temporarily unavailable, try again later') {
+  constructor(
+    description = 'the authorization server is temporarily unavailable, try again later',
+    /** Sent as `Retry-After` when the error is answered as JSON. */
+    readonly retryAfterSeconds?: number,
+  ) {
     super(description);
   }
 }

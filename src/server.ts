@@ -4,6 +4,7 @@ import { ClientRegistry } from './clients/registry.js';
 import type { Config } from './config.js';
 import { Signer } from './http/signer.js';
 import { Keystore } from './keys/keystore.js';
+import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import type { Store } from './store/types.js';
@@ -20,6 +21,8 @@ export interface StartOptions {
   readonly clients?: ClientRegistry;
   /** Users to use instead of USERS_FILE (the dev entry's demo user). */
   readonly users?: UserRegistry;
+  /** How messages name the given `clients` and `users` (default: CLIENTS_FILE and USERS_FILE). */
+  readonly sources?: Partial<RegistrySources>;
 }
 
 async function openStore(config: Config): Promise<Store> {
@@ -32,13 +35,18 @@ async function openStore(config: Config): Promise<Store> {
 }
 
 /**
- * Loads keys and clients (throwing on anything unusable), opens the store, listens,
- * and wires key reloads to SIGHUP and to a periodic re-read of KEYS_DIR.
+ * Loads keys, clients and users (throwing on anything unusable, or on a client whose
+ * id is a user's subject), opens the store, listens, and wires key reloads to SIGHUP
+ * and to a periodic re-read of KEYS_DIR.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const keystore = await Keystore.open(config.keysDir, Math.floor(Date.now() / 1000));
   const clients = options.clients ?? (config.clientsFile ? await ClientRegistry.load(config.clientsFile) : new ClientRegistry([]));
   const users = options.users ?? (config.usersFile ? await UserRegistry.load(config.usersFile) : UserRegistry.fromEntries([]));
+  assertDistinctSubjects(clients.all(), users.all(), {
+    clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
+    users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
+  });
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const store = await openStore(config);
   const app = await buildServer(config, { keystore, clients, users, store, signer });

@@ -29,7 +29,10 @@ t.test('ClientRegistry', async (t) => {
     t.same(web?.scope, []);
     t.same([...(registry.get('svc')?.responseTypes ?? [])], []);
     t.same(registry.get('svc')?.scope, ['read', 'write']);
+    t.equal(web?.introspectAllTokens, false, 'a client introspects only its own tokens by default');
     t.equal(registry.get('nobody'), undefined);
+    const rs = ClientRegistry.fromMetadata([{ client_id: 'rs', client_secret_hash: HASH, grant_types: ['client_credentials'], introspect_all_tokens: true }]);
+    t.equal(rs.get('rs')?.introspectAllTokens, true);
   });
 
   t.test('a bad entry is refused naming the client and the field', async (t) => {
@@ -43,6 +46,8 @@ t.test('ClientRegistry', async (t) => {
       [{ client_id: 'g', client_secret_hash: HASH, grant_types: ['client_credentials'], scope: 'a  b' }, 'clients: client "g": scope: must be space-separated scope tokens (RFC 6749 §3.3)'],
       [{ client_id: 'h', client_secret_hash: HASH, grant_types: ['client_credentials'], secret: 'x' }, 'clients: client "h": entry: Unrecognized key: "secret"'],
       [{ client_name: 'no id' }, 'clients: client #1: client_id: Invalid input: expected string, received undefined'],
+      [{ client_id: 'i', redirect_uris: ['https://spa.example/cb'], token_endpoint_auth_method: 'none', introspect_all_tokens: true }, 'clients: client "i": introspect_all_tokens: a public client cannot introspect; only a confidential client may hold this right'],
+      [{ client_id: 'j', client_secret_hash: HASH, grant_types: ['client_credentials'], introspect_all_tokens: 'yes' }, 'clients: client "j": introspect_all_tokens: Invalid input: expected boolean, received string'],
     ];
     for (const [entry, message] of cases) t.throws(() => ClientRegistry.fromMetadata([entry]), new ClientsFileError(message));
     t.throws(

@@ -43,6 +43,14 @@ t.test('client:add registers a client and prints its secret once', async (t) => 
   t.equal(invalid.stderr, `error: ${file}: client "bad": grant_types: client_credentials needs a confidential client\n`);
   t.equal((await ClientRegistry.load(file)).all().length, 2, 'a refused client leaves the file unchanged');
 
+  const resourceServer = await runNode('scripts/client-add.js', ['--file', file, '--id', 'rs', '--grant', 'client_credentials', '--introspect-all-tokens']);
+  t.equal(resourceServer.code, 0, resourceServer.stderr);
+  t.equal((await ClientRegistry.load(file)).get('rs')?.introspectAllTokens, true, '--introspect-all-tokens marks a resource server');
+  t.equal((await ClientRegistry.load(file)).get('spa')?.introspectAllTokens, false);
+  const publicIntrospector = await runNode('scripts/client-add.js', ['--file', file, '--id', 'pub', '--auth-method', 'none', '--grant', 'authorization_code', '--redirect-uri', 'https://spa.example.com/cb', '--introspect-all-tokens']);
+  t.equal(publicIntrospector.code, 1);
+  t.equal(publicIntrospector.stderr, `error: ${file}: client "pub": introspect_all_tokens: a public client cannot introspect; only a confidential client may hold this right\n`);
+
   await writeFile(file, '{"nope": 1}');
   const corrupt = await runNode('scripts/client-add.js', ['--file', file]);
   t.equal(corrupt.code, 1);

@@ -104,7 +104,7 @@ t.test('user:add', async (t) => {
     t.equal(run.code, 0);
     t.equal(
       run.stdout,
-      `usage: printf '%s\\n' "$PASSWORD" | npm run user:add -- --username NAME [--sub ID] [--file USERS_FILE]
+      `usage: printf '%s\\n' "$PASSWORD" | npm run user:add -- --username NAME [--sub ID] [--file USERS_FILE] [--clients-file CLIENTS_FILE]
 The password is read from standard input, so it stays out of the process list and shell history.\n`,
     );
     t.equal(run.stderr, '');

@@ -1,6 +1,8 @@
 import t, { type Test } from 'tap';
+import { Writable } from 'node:stream';
 import { SignJWT, generateKeyPair } from 'jose';
 import { hashClientSecret } from '../src/clients/secret.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../src/routes/token-status.js';
 import { RedisStore } from '../src/store/redis.js';
 import type { Store } from '../src/store/types.js';
 import { startPrivateRedis } from './helpers/redis.js';
@@ -12,7 +14,8 @@ import { TokenClient } from './helpers/token-client.js';
 const CLIENTS = [
   ...AUTHORIZE_CLIENTS,
   { client_id: 'app', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['password', 'refresh_token', 'client_credentials'], scope: 'read write' },
-  { client_id: 'rs', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['client_credentials'], scope: '' },
+  { client_id: 'rs', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['client_credentials'], scope: '', introspect_all_tokens: true },
+  { client_id: 'peer', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['client_credentials'], scope: 'read' },
   { client_id: 'mobile', grant_types: ['password', 'refresh_token'], scope: 'read', token_endpoint_auth_method: 'none' },
 ];
 
@@ -24,11 +27,12 @@ async function setup(t: Test) {
   const server = await buildTestServer(t, { clients: CLIENTS, users: await testUsers(), ...(store ? { store } : {}) });
   const app = new TokenClient(server.app, 'app', WEB_SECRET);
   const rs = new TokenClient(server.app, 'rs', WEB_SECRET);
+  const peer = new TokenClient(server.app, 'peer', WEB_SECRET);
   const tokens = async () => (await app.token({ grant_type: 'password', username: ALICE.username, password: ALICE.password })).json() as { access_token: string; refresh_token: string };
   const publicClient = new TokenClient(server.app, 'mobile', null);
   const anonymous = (path: string, params: Record<string, string>) =>
     server.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(params).toString() });
-  return { ...server, app, rs, publicClient, anonymous, tokens };
+  return { ...server, app, rs, peer, publicClient, anonymous, tokens };
 }
 
 function statusSuite(t: Test) {
@@ -68,14 +72,32 @@ t.test('POST /oauth2/introspect (RFC 7662)', async (t) => {
     t.same(await rs.introspect(access_token), { active: false }, 'expired');
   });
 
-  t.test('a refresh token is introspectable only by its own client', async (t) => {
-    const { app, rs, tokens } = await setup(t);
+  t.test('a refresh token is active until rotated', async (t) => {
+    const { app, tokens } = await setup(t);
     const { refresh_token } = await tokens();
-    t.same(await rs.introspect(refresh_token), { active: false });
     t.match(await app.introspect(refresh_token), { active: true, client_id: 'app', sub: 'user-alice', scope: 'read write', iss: ISSUER });
     const rotated = (await app.refresh(refresh_token)).json();
     t.same(await app.introspect(refresh_token), { active: false }, 'a rotated token is inactive');
     t.match(await app.introspect(rotated.refresh_token), { active: true });
+  });
+
+  t.test("another client's tokens are inactive to a caller without introspect_all_tokens (RFC 7662 §2.2)", async (t) => {
+    const { app, rs, peer, tokens } = await setup(t);
+    const { access_token, refresh_token } = await tokens();
+    const peerToken = (await peer.token({ grant_type: 'client_credentials' })).json().access_token as string;
+    const unknown = await peer.post('/oauth2/introspect', { token: `${refresh_token.split('.')[0]}.${'A'.repeat(43)}` });
+    for (const [token, kind] of [[access_token, 'access token'], [refresh_token, 'refresh token']] as const) {
+      const foreign = await peer.post('/oauth2/introspect', { token });
+      t.equal(foreign.statusCode, 200, kind);
+      t.match(foreign.headers, NO_STORE_JSON);
+      t.equal(foreign.body, '{"active":false}', `${kind}: the same bytes as an unknown token`);
+      t.equal(foreign.body, unknown.body);
+      t.match(await app.introspect(token), { active: true, client_id: 'app', sub: 'user-alice' }, `${kind}: its own client sees it`);
+      t.match(await rs.introspect(token), { active: true, client_id: 'app', sub: 'user-alice', scope: 'read write' }, `${kind}: a resource server with introspect_all_tokens sees it`);
+    }
+    t.match(await peer.introspect(peerToken), { active: true, client_id: 'peer', sub: 'peer' }, 'a client sees its own token');
+    t.same(await app.introspect(peerToken), { active: false }, "and not another client's");
+    t.match(await rs.introspect(peerToken), { active: true, client_id: 'peer' });
   });
 
   t.test('callers must authenticate as a confidential client', async (t) => {
@@ -161,4 +183,51 @@ t.test('real Redis', async (t) => {
     return store;
   };
   statusSuite(t);
+});
+
+t.test('Redis down: revocation and introspection answer 503 with Retry-After (RFC 7009 §2.2.1)', async (t) => {
+  const redis = await startPrivateRedis(t);
+  const lines: string[] = [];
+  const logs = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const store = new RedisStore({ url: redis.url, keyPrefix: 'down:', commandTimeoutMs: 300 });
+  await store.connect();
+  t.teardown(() => store.close());
+  const server = await buildTestServer(t, { clients: CLIENTS, users: await testUsers(), store, logger: { level: 'info', stream: logs } });
+  const app = new TokenClient(server.app, 'app', WEB_SECRET);
+  const rs = new TokenClient(server.app, 'rs', WEB_SECRET);
+  const { access_token, refresh_token } = (await app.token({ grant_type: 'password', username: ALICE.username, password: ALICE.password })).json();
+  await redis.kill();
+
+  const unavailable = { error: 'temporarily_unavailable', error_description: `the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds` };
+  const calls = [
+    ['revoke a refresh token', () => app.revoke(refresh_token)],
+    ['revoke an access token', () => app.revoke(access_token)],
+    ['introspect a refresh token', () => rs.post('/oauth2/introspect', { token: refresh_token })],
+    ['introspect an access token', () => rs.post('/oauth2/introspect', { token: access_token })],
+  ] as const;
+  for (const [what, call] of calls) {
+    const res = await call();
+    t.equal(res.statusCode, 503, what);
+    t.match(res.headers, NO_STORE_JSON, what);
+    t.equal(res.headers['retry-after'], String(STORE_RETRY_AFTER_SECONDS), what);
+    t.same(res.json(), unavailable, what);
+  }
+  t.equal(STORE_RETRY_AFTER_SECONDS, 5, 'the Retry-After the README documents');
+  const garbage = await rs.post('/oauth2/introspect', { token: 'not-a-token' });
+  t.same([garbage.statusCode, garbage.json()], [200, { active: false }], 'a token that needs no store lookup is still answered');
+
+  const refresh = await app.refresh(refresh_token);
+  t.equal(refresh.statusCode, 500, 'the token endpoint keeps failing closed with server_error');
+  t.equal(refresh.json().error, 'server_error');
+
+  const unavailableLogs = lines.filter((line) => line.includes('store unavailable: answered 503'));
+  t.equal(unavailableLogs.length, 4, 'each 503 is logged once');
+  for (const line of lines) {
+    t.notOk(line.includes(refresh_token) || line.includes(access_token) || line.includes(WEB_SECRET), 'no token or secret in the logs');
+  }
 });

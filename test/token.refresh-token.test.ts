@@ -92,6 +92,16 @@ function refreshSuite(t: Test, name: string, openStore: (t: Test) => Promise<Sto
       t.equal((await app.refresh(first.refresh_token)).statusCode, 200, 'the failed attempts did not burn the token');
     });
 
+    t.test('a public client gets no grace window: an immediate retry is reuse and revokes the family (RFC 9700 §4.14.2)', async (t) => {
+      const { firstTokens, clientNamed } = await setup(t, openStore, { REFRESH_REUSE_GRACE: '10' });
+      const mobile = clientNamed('mobile', null);
+      const first = await firstTokens(mobile, 'read');
+      const successor = await mobile.refresh(first.refresh_token);
+      t.equal(successor.statusCode, 200);
+      expectInvalidGrant(t, await mobile.refresh(first.refresh_token), REUSED);
+      expectInvalidGrant(t, await mobile.refresh(successor.json().refresh_token), INVALID);
+    });
+
     t.test('a public client refreshes with its client_id', async (t) => {
       const { firstTokens, clientNamed } = await setup(t, openStore);
       const mobile = clientNamed('mobile', null);
@@ -169,6 +179,17 @@ t.test('parallel refreshes with one token against real Redis', async (t) => {
     t.same(ok[0]?.json(), ok[1]?.json(), 'the rotation and the grace answer carry the same tokens');
     t.same(results.filter((r) => r.statusCode === 400).map((r) => r.json().error_description).sort(), [INVALID, INVALID, REUSED]);
     expectInvalidGrant(t, await app.refresh(ok[0]?.json().refresh_token), INVALID);
+  });
+
+  t.test('a public client, two at once, grace configured: one rotation, one reuse, the family is revoked', async (t) => {
+    const { firstTokens, clientNamed } = await setup(t, openStore, { REFRESH_REUSE_GRACE: '10' });
+    const mobile = clientNamed('mobile', null);
+    const first = await firstTokens(mobile, 'read');
+    const results = await Promise.all([mobile.refresh(first.refresh_token), mobile.refresh(first.refresh_token)]);
+    const ok = results.filter((r) => r.statusCode === 200);
+    t.equal(ok.length, 1);
+    t.same(results.filter((r) => r.statusCode === 400).map((r) => r.json()), [{ error: 'invalid_grant', error_description: REUSED }]);
+    expectInvalidGrant(t, await mobile.refresh(ok[0]?.json().refresh_token), INVALID);
   });
 
   t.test('without a grace window, parallel use is reuse: exactly one rotation, then the family is revoked', async (t) => {

@@ -38,6 +38,7 @@ const ClientSchema = z
       .default('')
       .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)'),
     token_endpoint_auth_method: z.enum(AUTH_METHODS).default('client_secret_basic'),
+    introspect_all_tokens: z.boolean().default(false),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -47,6 +48,8 @@ const ClientSchema = z
     if (!isPublic && !c.client_secret_hash) problem('client_secret_hash', `required with token_endpoint_auth_method "${c.token_endpoint_auth_method}"`);
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
     if (isPublic && c.grant_types.includes('client_credentials')) problem('grant_types', 'client_credentials needs a confidential client');
+    // Introspection needs an authenticated caller (RFC 7662 §2.1), so the right is a confidential client's.
+    if (isPublic && c.introspect_all_tokens) problem('introspect_all_tokens', 'a public client cannot introspect; only a confidential client may hold this right');
     const redirects = c.grant_types.includes('authorization_code') || c.grant_types.includes('implicit');
     if (redirects && c.redirect_uris.length === 0) problem('redirect_uris', 'required for authorization_code and implicit');
   });
@@ -61,6 +64,8 @@ export interface Client {
   readonly responseTypes: ReadonlySet<ResponseTypeName>;
   readonly scope: readonly string[];
   readonly authMethod: ClientAuthMethod;
+  /** A resource server the operator allows to introspect every client's tokens, not only its own. */
+  readonly introspectAllTokens: boolean;
 }
 
 export type ClientMetadata = z.input<typeof ClientSchema>;
@@ -76,6 +81,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     responseTypes: new Set(c.response_types ?? defaultResponseTypes),
     scope: Object.freeze(c.scope === '' ? [] : (parseScope(c.scope) ?? [])),
     authMethod: c.token_endpoint_auth_method,
+    introspectAllTokens: c.introspect_all_tokens,
   });
 }
 

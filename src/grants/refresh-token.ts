@@ -1,3 +1,4 @@
+import type { Client } from '../clients/registry.js';
 import { InvalidGrant } from '../errors.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
@@ -7,10 +8,24 @@ import { tokenResponse, type Grant, type TokenResponse } from './types.js';
 const INVALID_REFRESH_TOKEN = 'the refresh token is invalid, expired, revoked, or was issued to another client';
 
 /**
+ * How long a retry of a just-rotated token gets the same successor. RFC 9700 §4.14.2:
+ * "Authorization servers MUST utilize one of these methods to detect refresh token
+ * replay by malicious actors for public clients" (sender-constraining or rotation). A
+ * public client's refresh token alone is enough to use it, so a grace answer would hand
+ * a thief the live successor, undetected: public clients get strict reuse detection. A
+ * confidential client must also authenticate, so its thief needs the secret as well.
+ * A family sender-constrained to the client (DPoP) is what could earn a public client
+ * the window again; that decision belongs here.
+ */
+export function refreshReuseGraceSeconds(client: Client, configuredSeconds: number): number {
+  return client.authMethod === 'none' ? 0 : configuredSeconds;
+}
+
+/**
  * RFC 6749 §6 with rotation: every use returns a new refresh token and invalidates the
  * presented one in the same atomic step; presenting a rotated token revokes the whole
- * family (RFC 9700 §4.14.2), except one retry of the just-rotated token inside
- * REFRESH_REUSE_GRACE, which gets the same successor response back.
+ * family (RFC 9700 §4.14.2), except, for confidential clients, one retry of the
+ * just-rotated token inside REFRESH_REUSE_GRACE, which gets the same successor response back.
  */
 export const refreshTokenGrant: Grant = {
   grantType: 'refresh_token',
@@ -36,7 +51,7 @@ export const refreshTokenGrant: Grant = {
     const response = tokenResponse(issued, scope, successor.value);
     const outcome = await services.store.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
       idleSeconds: services.settings.refreshLifetimes.idleSeconds,
-      graceSeconds: services.settings.refreshReuseGrace,
+      graceSeconds: refreshReuseGraceSeconds(client, services.settings.refreshReuseGrace),
     });
     switch (outcome.status) {
       case 'rotated':

@@ -38,7 +38,7 @@ export interface GrantServices {
     readonly refreshLifetimes: RefreshLifetimes;
     /** How long a revocation mark must outlive anything it revokes. */
     readonly refreshTokenTtl: number;
-    /** REFRESH_REUSE_GRACE, in seconds (0: off). */
+    /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */
     readonly refreshReuseGrace: number;
     /** Failed password-grant attempts allowed per window, per username and per client + address. */
     readonly passwordThrottle: { readonly maxPerUser: number; readonly maxPerClientAddress: number; readonly windowSeconds: number };

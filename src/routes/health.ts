@@ -8,20 +8,20 @@ export interface HealthOptions {
   readonly clock: () => number;
 }
 
-/** /healthz: the process answers. /readyz: it can issue tokens now (a signing key and a reachable store). */
+/** /healthz: the process answers. /readyz: it can issue tokens now (a signing key, and a store that acknowledges writes). */
 export async function healthRoutes(app: FastifyInstance, { keystore, store, clock }: HealthOptions): Promise<void> {
   app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
     const keys = keystore.signingKeyAt(Math.floor(clock() / 1000)) !== undefined;
-    const storeReachable = await store.ping().then(
+    const storeWritable = await store.ping().then(
       () => true,
       () => false,
     );
-    const ready = keys && storeReachable;
+    const ready = keys && storeWritable;
     return reply
       .code(ready ? 200 : 503)
       .header('cache-control', 'no-store')
-      .send({ status: ready ? 'ready' : 'unavailable', checks: { signing_key: keys, store: storeReachable } });
+      .send({ status: ready ? 'ready' : 'unavailable', checks: { signing_key: keys, store: storeWritable } });
   });
 }

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ClientRegistry } from '../clients/registry.js';
-import { InvalidClient } from '../errors.js';
+import { InvalidClient, StoreUnavailableError, TemporarilyUnavailable } from '../errors.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';
 import { introspectToken, revokeToken, type TokenStatusServices } from '../tokens/token-status.js';
@@ -13,6 +13,25 @@ export interface TokenStatusRouteOptions {
   readonly services: TokenStatusServices;
 }
 
+/** Long enough for the Redis client to reconnect (it retries at least every 2 s), short enough to retry soon. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * RFC 7009 §2.2.1: "If the server responds with HTTP status code 503, the client must
+ * assume the token still exists and may retry after a reasonable delay. The server may
+ * include a "Retry-After" header". Introspection answers the same way, so a resource
+ * server never mistakes an outage for an inactive token, nor for a bug (500).
+ */
+async function unlessStoreDown<T>(request: FastifyRequest, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!(err instanceof StoreUnavailableError)) throw err;
+    request.log.error({ err: { type: err.name, message: err.message } }, 'store unavailable: answered 503');
+    throw new TemporarilyUnavailable(`the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds`, STORE_RETRY_AFTER_SECONDS);
+  }
+}
+
 /** POST /oauth2/revoke (RFC 7009) and POST /oauth2/introspect (RFC 7662). */
 export async function tokenStatusRoutes(app: FastifyInstance, options: TokenStatusRouteOptions): Promise<void> {
   const { clients, services } = options;
@@ -23,7 +42,7 @@ export async function tokenStatusRoutes(app: FastifyInstance, options: TokenStat
     const { body, query } = formRequest(request.body, request.url);
     const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
     // token_type_hint is only a hint (§2.1), and our two kinds of token tell themselves apart.
-    await revokeToken(body.require('token'), client, services);
+    await unlessStoreDown(request, revokeToken(body.require('token'), client, services));
     // §2.2: "The authorization server responds with HTTP status code 200 if the token
     // has been revoked successfully or if the client submitted an invalid token."
     return reply.code(200).header('cache-control', 'no-store').header('pragma', 'no-cache').send();
@@ -35,6 +54,6 @@ export async function tokenStatusRoutes(app: FastifyInstance, options: TokenStat
     const { body, query } = formRequest(request.body, request.url);
     const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
     if (client.authMethod === 'none') throw new InvalidClient('introspection needs an authenticated (confidential) client');
-    return sendOAuthJson(reply, 200, await introspectToken(body.require('token'), client, services));
+    return sendOAuthJson(reply, 200, await unlessStoreDown(request, introspectToken(body.require('token'), client, services)));
   });
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../errors.js';
 import type { OpaqueTokenRef } from '../tokens/opaque.js';
@@ -54,6 +54,8 @@ interface ScriptCommands {
 
 type ScriptedRedis = Redis & ScriptCommands;
 
+const READINESS_PROBE_TTL_MS = 5000;
+
 /**
  * Keys, each with a TTL:
  *   <prefix>{<grantId>}:code:<digest>   authorization code (hash: data, used)
@@ -62,6 +64,7 @@ type ScriptedRedis = Redis & ScriptCommands;
  *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>fail:<digest of the key>    failure counter
+ *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
  * The `{grantId}` hash tag puts every key of one grant in one Cluster slot, so the
  * multi-key scripts run on Redis Cluster.
  */
@@ -69,9 +72,11 @@ export class RedisStore implements Store {
   readonly kind = 'redis';
   private readonly redis: ScriptedRedis;
   private readonly clock: () => number;
+  private readonly readinessKey: string;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
+    this.readinessKey = `${options.keyPrefix}{readyz}:${randomBytes(8).toString('hex')}`;
     this.redis = new Redis(options.url, {
       lazyConnect: true,
       // Fail fast instead of queueing while disconnected: no request waits on a dead Redis.
@@ -201,8 +206,14 @@ export class RedisStore implements Store {
     await this.call('clear failures', () => this.redis.del(this.failureKey(key)));
   }
 
+  /**
+   * A write, not a PING: a Redis that answers but refuses writes (OOM at maxmemory, a
+   * read-only replica, MISCONF after a failed save) cannot record codes or refresh
+   * tokens, so it is not ready. The probe key expires on its own.
+   */
   async ping(): Promise<void> {
-    await this.call('ping', () => this.redis.ping());
+    const reply = await this.call('readiness write', () => this.redis.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS));
+    if (reply !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged');
   }
 
   async close(): Promise<void> {

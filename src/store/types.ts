@@ -123,7 +123,7 @@ export interface FailureCounter {
 }
 
 export interface StoreLifecycle {
-  /** Resolves when the store answers; used by /readyz. */
+  /** Resolves when the store answers and acknowledges a write (Redis: a short-lived probe key); used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -18,15 +18,26 @@ export interface TokenStatusServices {
 const INACTIVE = { active: false } as const;
 
 /**
+ * RFC 7662 §2.2: "If the introspection call is properly authorized but the token is not
+ * active, does not exist on this server, or the protected resource is not allowed to
+ * introspect this particular token, then the authorization server MUST return an
+ * introspection response with the "active" field set to "false"." A client may know
+ * about the tokens issued to it; only a client registered with `introspect_all_tokens`
+ * (a resource server) may know about every client's.
+ */
+function mayIntrospect(caller: Client, tokenClientId: string): boolean {
+  return caller.introspectAllTokens || tokenClientId === caller.clientId;
+}
+
+/**
  * RFC 7662 §2.2: `{"active": false}` for anything expired, revoked, malformed, badly
- * signed or unknown, without saying which. A refresh token is introspectable only by
- * the client it was issued to.
+ * signed, unknown, or that the caller may not introspect, without saying which.
  */
 export async function introspectToken(token: string, caller: Client, services: TokenStatusServices): Promise<Record<string, unknown>> {
   const ref = refOf(token);
   if (ref) {
     const view = await services.store.readRefreshToken(ref);
-    if (!view || view.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;
+    if (!view || view.state !== 'current' || !mayIntrospect(caller, view.family.clientId)) return INACTIVE;
     return {
       active: true,
       client_id: view.family.clientId,
@@ -38,7 +49,7 @@ export async function introspectToken(token: string, caller: Client, services: T
     };
   }
   const claims = await verifyOwnAccessToken(token, services.keystore, services.issuer, services.clock());
-  if (!claims) return INACTIVE;
+  if (!claims || !mayIntrospect(caller, claims.client_id)) return INACTIVE;
   const [denylisted, grantRevoked] = await Promise.all([
     services.store.isAccessTokenDenylisted(claims.jti),
     claims.grant_id ? services.store.isGrantRevoked(claims.grant_id) : Promise.resolve(false),
