@@ -93,8 +93,9 @@ t.test('POST /oauth2/introspect (RFC 7662)', async (t) => {
       t.equal(foreign.body, '{"active":false}', `${kind}: the same bytes as an unknown token`);
       t.equal(foreign.body, unknown.body);
       t.match(await app.introspect(token), { active: true, client_id: 'app', sub: 'user-alice' }, `${kind}: its own client sees it`);
-      t.match(await rs.introspect(token), { active: true, client_id: 'app', sub: 'user-alice', scope: 'read write' }, `${kind}: a resource server with introspect_all_tokens sees it`);
     }
+    t.match(await rs.introspect(access_token), { active: true, client_id: 'app', sub: 'user-alice', scope: 'read write' }, 'a resource server with introspect_all_tokens sees any access token');
+    t.equal((await rs.post('/oauth2/introspect', { token: refresh_token })).body, '{"active":false}', "but never another client's refresh token (RFC 6749 §10.4)");
     t.match(await peer.introspect(peerToken), { active: true, client_id: 'peer', sub: 'peer' }, 'a client sees its own token');
     t.same(await app.introspect(peerToken), { active: false }, "and not another client's");
     t.match(await rs.introspect(peerToken), { active: true, client_id: 'peer' });

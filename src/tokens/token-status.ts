@@ -25,7 +25,7 @@ const INACTIVE = { active: false } as const;
  * about the tokens issued to it; only a client registered with `introspect_all_tokens`
  * (a resource server) may know about every client's.
  */
-function mayIntrospect(caller: Client, tokenClientId: string): boolean {
+function mayIntrospectAccessToken(caller: Client, tokenClientId: string): boolean {
   return caller.introspectAllTokens || tokenClientId === caller.clientId;
 }
 
@@ -37,7 +37,9 @@ export async function introspectToken(token: string, caller: Client, services: T
   const ref = refOf(token);
   if (ref) {
     const view = await services.store.readRefreshToken(ref);
-    if (!view || view.state !== 'current' || !mayIntrospect(caller, view.family.clientId)) return INACTIVE;
+    // RFC 6749 §10.4: refresh tokens are "shared only among the authorization server and the
+    // client to whom the refresh tokens were issued": no resource server may read one.
+    if (!view || view.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;
     return {
       active: true,
       client_id: view.family.clientId,
@@ -49,7 +51,7 @@ export async function introspectToken(token: string, caller: Client, services: T
     };
   }
   const claims = await verifyOwnAccessToken(token, services.keystore, services.issuer, services.clock());
-  if (!claims || !mayIntrospect(caller, claims.client_id)) return INACTIVE;
+  if (!claims || !mayIntrospectAccessToken(caller, claims.client_id)) return INACTIVE;
   const [denylisted, grantRevoked] = await Promise.all([
     services.store.isAccessTokenDenylisted(claims.jti),
     claims.grant_id ? services.store.isGrantRevoked(claims.grant_id) : Promise.resolve(false),
