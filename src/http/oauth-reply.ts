@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidClient, InvalidRequest, OAuthError, ServerError, StoreUnavailableError, TooManyFailedAttempts } from '../errors.js';
+import { InvalidClient, InvalidRequest, OAuthError, ServerError, SignInBusy, StoreUnavailableError, TooManyFailedAttempts } from '../errors.js';
 
 /**
  * RFC 6749 §5.1: "The authorization server MUST include the HTTP "Cache-Control"
@@ -51,7 +51,7 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError, realm: st
     // HTTP scheme we accept, so it is also the one we advertise.
     reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
   }
-  if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (error instanceof TooManyFailedAttempts || error instanceof SignInBusy) reply.header('retry-after', String(error.retryAfterSeconds));
   return sendOAuthJson(reply, error.statusCode, error.toJSON());
 }
 
