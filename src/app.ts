@@ -15,6 +15,9 @@ import { tokenStatusRoutes } from './routes/token-status.js';
 import type { Store } from './store/types.js';
 import { AccessTokenIssuer } from './tokens/access-token.js';
 import type { UserRegistry } from './users/registry.js';
+import { PasswordSignIn } from './users/sign-in.js';
+import { SignInThrottle } from './users/sign-in-throttle.js';
+import { VerificationSlots } from './users/verification-slots.js';
 
 export interface ServerDependencies {
   readonly keystore: Keystore;
@@ -57,6 +60,17 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     clock,
   );
 
+  // One sign-in service, so the login page and the password grant share limits and verification slots.
+  const signIn = new PasswordSignIn(
+    deps.users,
+    new SignInThrottle(deps.store, {
+      maxPerUsername: config.loginMaxFailures,
+      maxPerAddress: config.loginMaxFailuresPerIp,
+      windowSeconds: config.loginFailureWindow,
+    }),
+    new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
+  );
+
   await app.register(healthRoutes, { keystore: deps.keystore, store: deps.store, clock });
   await app.register(discoveryRoutes, {
     issuer: config.issuer,
@@ -77,16 +91,12 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       accessTokens,
       store: deps.store,
       users: deps.users,
+      signIn,
       clock,
       settings: {
         refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
         refreshTokenTtl: config.refreshTokenTtl,
         refreshReuseGrace: config.refreshReuseGrace,
-        passwordThrottle: {
-          maxPerUser: config.loginMaxFailures,
-          maxPerClientAddress: config.loginMaxFailuresPerIp,
-          windowSeconds: config.loginFailureWindow,
-        },
       },
     },
   });
@@ -102,7 +112,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     clients: deps.clients,
     users: deps.users,
     store: deps.store,
-    failures: deps.store,
+    signIn,
     accessTokens,
     authorizationCodeTtl: config.authorizationCodeTtl,
     signer: deps.signer,
@@ -113,11 +123,6 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     ),
     clock,
     codeResponseMode: config.codeResponseMode,
-    loginThrottle: {
-      maxPerUser: config.loginMaxFailures,
-      maxPerIp: config.loginMaxFailuresPerIp,
-      windowSeconds: config.loginFailureWindow,
-    },
   });
   return app;
 }

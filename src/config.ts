@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   LOGIN_MAX_FAILURES: integer('LOGIN_MAX_FAILURES', 1, 1000).default(5),
   LOGIN_MAX_FAILURES_PER_IP: integer('LOGIN_MAX_FAILURES_PER_IP', 1, 100_000).default(20),
   LOGIN_FAILURE_WINDOW: integer('LOGIN_FAILURE_WINDOW', 1, 86_400).default(900),
+  PASSWORD_VERIFY_CONCURRENCY: integer('PASSWORD_VERIFY_CONCURRENCY', 1, 256).default(4),
+  PASSWORD_VERIFY_QUEUE: integer('PASSWORD_VERIFY_QUEUE', 0, 10_000).default(8),
   TRUST_PROXY: z
     .enum(['true', 'false'], { message: 'TRUST_PROXY must be true or false' })
     .default('false')
@@ -104,6 +106,10 @@ export interface Config {
   readonly loginMaxFailures: number;
   readonly loginMaxFailuresPerIp: number;
   readonly loginFailureWindow: number;
+  /** Password verifications (scrypt) running at once; libuv's thread pool has 4 threads by default. */
+  readonly passwordVerifyConcurrency: number;
+  /** Verifications that may wait for a slot; past that, sign-ins are refused at once. */
+  readonly passwordVerifyQueue: number;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
+    passwordVerifyConcurrency: e.PASSWORD_VERIFY_CONCURRENCY,
+    passwordVerifyQueue: e.PASSWORD_VERIFY_QUEUE,
   });
 }
 

@@ -103,6 +103,20 @@ export class TemporarilyUnavailable extends OAuthError {
   }
 }
 
+/**
+ * Every password verification slot is taken (PASSWORD_VERIFY_CONCURRENCY and its queue):
+ * 503 with Retry-After. RFC 6749 §4.1.2.1 defines temporarily_unavailable as "unable to
+ * handle the request due to a temporary overloading", exactly this case; §5.2 lists no
+ * overload code for the token endpoint, and a client that does not know this one still
+ * reads HTTP 503 + Retry-After (RFC 9110 §15.6.4). invalid_grant would tell the client
+ * the password was wrong.
+ */
+export class SignInBusy extends TemporarilyUnavailable {
+  constructor(retryAfterSeconds: number) {
+    super(`too many sign-ins in progress: retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`, retryAfterSeconds);
+  }
+}
+
 /** Raised by a store when it cannot confirm an operation (timeout, connection lost). */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

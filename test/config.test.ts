@@ -29,6 +29,8 @@ t.test('loadConfig', async (t) => {
       loginMaxFailures: 5,
       loginMaxFailuresPerIp: 20,
       loginFailureWindow: 900,
+      passwordVerifyConcurrency: 4,
+      passwordVerifyQueue: 8,
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -89,5 +91,10 @@ t.test('loadConfig', async (t) => {
     };
     t.same(problemsOf({ ISSUER: 'not a url' }), ['ISSUER must be an absolute URL']);
     t.same(problemsOf({ ISSUER: 'ftp://example.com' }), ['ISSUER must use https (or http for local development)']);
+    t.same(problemsOf({ PASSWORD_VERIFY_CONCURRENCY: '0', PASSWORD_VERIFY_QUEUE: 'many' }), [
+      'PASSWORD_VERIFY_CONCURRENCY must be at least 1',
+      'PASSWORD_VERIFY_QUEUE must be a whole number',
+    ]);
+    t.match(loadConfig({ PASSWORD_VERIFY_CONCURRENCY: '2', PASSWORD_VERIFY_QUEUE: '0' }), { passwordVerifyConcurrency: 2, passwordVerifyQueue: 0 });
   });
 });

@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../src/errors.js';
 import { MemoryStore } from '../src/store/memory.js';
@@ -144,25 +145,41 @@ function storeContract(t: Test, name: string, open: (t: Test) => Promise<{ store
     t.equal(await store.isAccessTokenDenylisted('jti-1'), false, 'kept only until the token would have expired');
   });
 
-  t.test(`${name}: failure counters`, async (t) => {
-    t.test('count within a window that opens at the first failure', async (t) => {
+  t.test(`${name}: attempt counters`, async (t) => {
+    t.test('reserves up to the limit in a window that opens at the first attempt, then refuses', async (t) => {
       const { store, advance } = await open(t);
-      t.same(await store.failures('user:alice'), { count: 0, retryAfterSeconds: 0 });
-      t.same(await store.recordFailure('user:alice', 2), { count: 1, retryAfterSeconds: 2 });
-      t.equal((await store.recordFailure('user:alice', 2)).count, 2);
-      t.same(await store.failures('user:alice'), { count: 2, retryAfterSeconds: 2 });
-      t.same(await store.failures('user:bob'), { count: 0, retryAfterSeconds: 0 }, 'per key');
-      await advance(2.2);
-      t.same(await store.failures('user:alice'), { count: 0, retryAfterSeconds: 0 }, 'the window closed');
-      t.same(await store.recordFailure('user:alice', 2), { count: 1, retryAfterSeconds: 2 });
-      await store.clearFailures('user:alice');
-      t.same(await store.failures('user:alice'), { count: 0, retryAfterSeconds: 0 });
+      t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: true });
+      await advance(1.1);
+      t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: true });
+      t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: false, retryAfterSeconds: 2 }, 'the window opened at the first');
+      t.same(await store.reserveAttempt('username:bob', 2, 3), { reserved: true }, 'per key');
+      t.same(await store.reserveAttempt('username:alice', 5, 3), { reserved: true }, 'the limit is the caller’s');
+      await advance(2.1);
+      t.same(await store.reserveAttempt('username:alice', 1, 3), { reserved: true }, 'the window closed: counting starts again');
+      t.same(await store.reserveAttempt('username:alice', 1, 3), { reserved: false, retryAfterSeconds: 3 });
     });
 
-    t.test('parallel failures are all counted', async (t) => {
+    t.test('a released reservation is given back; clearing forgets every attempt', async (t) => {
       const { store } = await open(t);
-      await Promise.all(Array.from({ length: 30 }, () => store.recordFailure('ip:192.0.2.1', 60)));
-      t.equal((await store.failures('ip:192.0.2.1')).count, 30);
+      await store.reserveAttempt('address:192.0.2.1', 2, 60);
+      await store.reserveAttempt('address:192.0.2.1', 2, 60);
+      await store.releaseAttempt('address:192.0.2.1');
+      t.same(await store.reserveAttempt('address:192.0.2.1', 2, 60), { reserved: true });
+      t.same(await store.reserveAttempt('address:192.0.2.1', 2, 60), { reserved: false, retryAfterSeconds: 60 });
+      await store.clearAttempts('address:192.0.2.1');
+      t.same(await store.reserveAttempt('address:192.0.2.1', 1, 60), { reserved: true });
+      await store.releaseAttempt('address:192.0.2.1');
+      await store.releaseAttempt('address:192.0.2.1');
+      await store.releaseAttempt('address:192.0.2.9');
+      t.same(await store.reserveAttempt('address:192.0.2.1', 1, 60), { reserved: true }, 'releasing below zero gives nothing extra');
+      t.same(await store.reserveAttempt('address:192.0.2.1', 1, 60), { reserved: false, retryAfterSeconds: 60 });
+    });
+
+    t.test('of 60 concurrent reservations, exactly the limit are granted', async (t) => {
+      const { store } = await open(t);
+      const outcomes = await Promise.all(Array.from({ length: 60 }, () => store.reserveAttempt('username:carol', 5, 60)));
+      t.equal(outcomes.filter((o) => o.reserved).length, 5);
+      t.same(outcomes.find((o) => !o.reserved), { reserved: false, retryAfterSeconds: 60 });
     });
   });
 
@@ -191,6 +208,25 @@ t.test('RedisStore against a private redis-server', async (t) => {
     await store.connect();
     t.teardown(() => store.close());
     return { store, advance: (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000)) };
+  });
+
+  t.test('attempt counters: digest keys, each its own hash tag, never without a TTL', async (t) => {
+    const store = new RedisStore({ url: redis.url, keyPrefix: 'attempts:', commandTimeoutMs: 1000 });
+    await store.connect();
+    t.teardown(() => store.close());
+    const keyOf = (counter: string) => `attempts:attempts:{${createHash('sha256').update(counter).digest('base64url')}}`;
+    await store.reserveAttempt('username:alice', 5, 60);
+    await store.reserveAttempt('address:192.0.2.1', 5, 60);
+    const keys = await inspector.keys('attempts:*');
+    t.same(keys.sort(), [keyOf('username:alice'), keyOf('address:192.0.2.1')].sort(), 'a SHA-256 digest as the hash tag: no username or address in clear');
+    for (const key of keys) {
+      const ttl = await inspector.pttl(key);
+      t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
+    }
+    await store.releaseAttempt('username:alice');
+    await store.releaseAttempt('username:alice');
+    await store.releaseAttempt('username:nobody');
+    t.same(await inspector.keys('attempts:*'), [keyOf('address:192.0.2.1')], 'the last release deletes the counter; a release creates none');
   });
 
   t.test('keys are digests under the grant hash tag, every one with a TTL', async (t) => {

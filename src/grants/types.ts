@@ -3,6 +3,7 @@ import type { FormParams } from '../http/form.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokenIssuer } from '../tokens/access-token.js';
 import type { UserRegistry } from '../users/registry.js';
+import type { PasswordSignIn } from '../users/sign-in.js';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
@@ -33,6 +34,8 @@ export interface GrantServices {
   readonly accessTokens: AccessTokenIssuer;
   readonly store: Store;
   readonly users: UserRegistry;
+  /** Password sign-in with the limits shared with the login page. */
+  readonly signIn: PasswordSignIn;
   readonly clock: () => number;
   readonly settings: {
     readonly refreshLifetimes: RefreshLifetimes;
@@ -40,8 +43,6 @@ export interface GrantServices {
     readonly refreshTokenTtl: number;
     /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */
     readonly refreshReuseGrace: number;
-    /** Failed password-grant attempts allowed per window, per username and per client + address. */
-    readonly passwordThrottle: { readonly maxPerUser: number; readonly maxPerClientAddress: number; readonly windowSeconds: number };
   };
 }
 

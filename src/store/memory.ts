@@ -1,8 +1,9 @@
 import type { OpaqueTokenRef } from '../tokens/opaque.js';
+import { secondsLeft } from './window.js';
 import type {
+  AttemptReservation,
   AuthorizationCodeRecord,
   ConsumeOutcome,
-  FailureCount,
   RefreshFamilyRecord,
   RefreshLifetimes,
   RefreshTokenView,
@@ -187,18 +188,24 @@ export class MemoryStore implements Store {
     return this.denylist.get(jti) !== undefined;
   }
 
-  async recordFailure(key: string, windowSeconds: number): Promise<FailureCount> {
-    const entry = this.counters.get(key) ?? { count: 0, expiresAt: this.expiry(windowSeconds) };
+  async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
+    const entry = this.counters.get(key);
+    if (!entry) {
+      this.counters.set(key, { count: 1, expiresAt: this.expiry(windowSeconds) });
+      return { reserved: true };
+    }
+    if (entry.count >= limit) return { reserved: false, retryAfterSeconds: secondsLeft(entry.expiresAt - this.clock()) };
     entry.count += 1;
-    this.counters.set(key, entry);
-    return this.countOf(entry);
+    return { reserved: true };
   }
 
-  async failures(key: string): Promise<FailureCount> {
-    return this.countOf(this.counters.get(key));
+  async releaseAttempt(key: string): Promise<void> {
+    const entry = this.counters.get(key);
+    if (entry && entry.count > 1) entry.count -= 1;
+    else this.counters.delete(key);
   }
 
-  async clearFailures(key: string): Promise<void> {
+  async clearAttempts(key: string): Promise<void> {
     this.counters.delete(key);
   }
 
@@ -215,11 +222,6 @@ export class MemoryStore implements Store {
 
   private expiry(seconds: number): number {
     return this.clock() + seconds * 1000;
-  }
-
-  private countOf(entry: CounterEntry | undefined): FailureCount {
-    if (!entry) return { count: 0, retryAfterSeconds: 0 };
-    return { count: entry.count, retryAfterSeconds: Math.max(1, Math.ceil((entry.expiresAt - this.clock()) / 1000)) };
   }
 }
 

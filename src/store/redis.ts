@@ -7,20 +7,22 @@ import {
   CREATE_RECORD,
   CREATE_REFRESH_FAMILY,
   READ_REFRESH_TOKEN,
-  RECORD_FAILURE,
+  RELEASE_ATTEMPT,
+  RESERVE_ATTEMPT,
   REVOKE_GRANT,
   ROTATE_REFRESH_TOKEN,
 } from './lua.js';
 import type {
+  AttemptReservation,
   AuthorizationCodeRecord,
   ConsumeOutcome,
-  FailureCount,
   RefreshFamilyRecord,
   RefreshLifetimes,
   RefreshTokenView,
   RotationOutcome,
   Store,
 } from './types.js';
+import { secondsLeft } from './window.js';
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -36,7 +38,8 @@ interface ScriptCommands {
   consumeRecord(key: string, nowMs: number): Promise<[0] | [1 | 2, string]>;
   createRefreshFamily(familyKey: string, tokenKey: string, json: string, digest: string, nowMs: number, familyTtlMs: number, idleTtlMs: number): Promise<number>;
   revokeGrant(familyKey: string, ttlMs: number): Promise<number>;
-  recordFailure(key: string, windowMs: number): Promise<[number, number]>;
+  reserveAttempt(key: string, limit: number, windowMs: number): Promise<[0 | 1, number]>;
+  releaseAttempt(key: string): Promise<number>;
   readRefreshToken(familyKey: string, tokenKey: string, digest: string): Promise<[] | [string, RefreshTokenView['state'], string, number]>;
   rotateRefreshToken(
     familyKey: string,
@@ -63,7 +66,7 @@ const READINESS_PROBE_TTL_MS = 5000;
  *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, rotated_at, successor, grace_used)
  *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
  *   <prefix>jti:<jti>                   denylisted access token
- *   <prefix>fail:<digest of the key>    failure counter
+ *   <prefix>attempts:{<digest>}         sign-in attempt counter (its own hash tag)
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
  * The `{grantId}` hash tag puts every key of one grant in one Cluster slot, so the
  * multi-key scripts run on Redis Cluster.
@@ -93,7 +96,8 @@ export class RedisStore implements Store {
     this.redis.defineCommand('consumeRecord', { numberOfKeys: 1, lua: CONSUME_RECORD });
     this.redis.defineCommand('createRefreshFamily', { numberOfKeys: 2, lua: CREATE_REFRESH_FAMILY });
     this.redis.defineCommand('revokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
-    this.redis.defineCommand('recordFailure', { numberOfKeys: 1, lua: RECORD_FAILURE });
+    this.redis.defineCommand('reserveAttempt', { numberOfKeys: 1, lua: RESERVE_ATTEMPT });
+    this.redis.defineCommand('releaseAttempt', { numberOfKeys: 1, lua: RELEASE_ATTEMPT });
     this.redis.defineCommand('readRefreshToken', { numberOfKeys: 2, lua: READ_REFRESH_TOKEN });
     this.redis.defineCommand('rotateRefreshToken', { numberOfKeys: 4, lua: ROTATE_REFRESH_TOKEN });
   }
@@ -189,21 +193,17 @@ export class RedisStore implements Store {
     return (await this.call('read denylist', () => this.redis.exists(this.jtiKey(jti)))) === 1;
   }
 
-  async recordFailure(key: string, windowSeconds: number): Promise<FailureCount> {
-    const [count, ttlMs] = await this.call('count failure', () => this.redis.recordFailure(this.failureKey(key), windowSeconds * 1000));
-    return { count, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+  async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
+    const [reserved, ttlMs] = await this.call('reserve attempt', () => this.redis.reserveAttempt(this.attemptKey(key), limit, windowSeconds * 1000));
+    return reserved === 1 ? { reserved: true } : { reserved: false, retryAfterSeconds: secondsLeft(ttlMs) };
   }
 
-  async failures(key: string): Promise<FailureCount> {
-    const [[, count], [, ttlMs]] = (await this.call('read failures', () =>
-      this.redis.multi().get(this.failureKey(key)).pttl(this.failureKey(key)).exec(),
-    )) as [[null, string | null], [null, number]];
-    if (count === null) return { count: 0, retryAfterSeconds: 0 };
-    return { count: Number(count), retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+  async releaseAttempt(key: string): Promise<void> {
+    await this.call('release attempt', () => this.redis.releaseAttempt(this.attemptKey(key)));
   }
 
-  async clearFailures(key: string): Promise<void> {
-    await this.call('clear failures', () => this.redis.del(this.failureKey(key)));
+  async clearAttempts(key: string): Promise<void> {
+    await this.call('clear attempts', () => this.redis.del(this.attemptKey(key)));
   }
 
   /**
@@ -240,9 +240,12 @@ export class RedisStore implements Store {
     return `${this.options.keyPrefix}jti:${jti}`;
   }
 
-  /** Counter keys hold a digest, so usernames and addresses do not sit in Redis in clear. */
-  private failureKey(key: string): string {
-    return `${this.options.keyPrefix}fail:${createHash('sha256').update(key).digest('base64url')}`;
+  /**
+   * Counter keys hold a digest, so usernames and addresses do not sit in Redis in clear;
+   * each counter is its own hash tag, so counters spread over a Cluster's slots.
+   */
+  private attemptKey(key: string): string {
+    return `${this.options.keyPrefix}attempts:{${createHash('sha256').update(key).digest('base64url')}}`;
   }
 
   private async call<T>(operation: string, command: () => Promise<T>): Promise<T> {

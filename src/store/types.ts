@@ -108,18 +108,27 @@ export interface AccessTokenDenylist {
   isAccessTokenDenylisted(jti: string): Promise<boolean>;
 }
 
-export interface FailureCount {
-  readonly count: number;
-  /** Seconds until the window closes and the count starts again from zero. */
-  readonly retryAfterSeconds: number;
-}
+export type AttemptReservation =
+  | { readonly reserved: true }
+  /** `limit` attempts are already counted: refused until the window closes. */
+  | { readonly reserved: false; readonly retryAfterSeconds: number };
 
-/** Failure counts shared by every instance (login and password-grant throttling). */
-export interface FailureCounter {
-  /** Counts one failure; the window starts at the first failure and lasts `windowSeconds`. */
-  recordFailure(key: string, windowSeconds: number): Promise<FailureCount>;
-  failures(key: string): Promise<FailureCount>;
-  clearFailures(key: string): Promise<void>;
+/**
+ * Attempt counters shared by every instance (sign-in throttling). A limit is a
+ * reservation, not a check: the attempt is counted before the expensive step, so a
+ * concurrent burst cannot pass a read-then-record check all at once.
+ */
+export interface AttemptCounter {
+  /**
+   * In one atomic step: refuses when `limit` attempts are already counted under `key`,
+   * else counts this one. The window opens at the first counted attempt and lasts
+   * `windowSeconds`; it does not slide.
+   */
+  reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation>;
+  /** Gives one reservation back (an attempt that turned out not to be a failure). Never creates a counter. */
+  releaseAttempt(key: string): Promise<void>;
+  /** Forgets every attempt counted under `key`. */
+  clearAttempts(key: string): Promise<void>;
 }
 
 export interface StoreLifecycle {
@@ -128,6 +137,6 @@ export interface StoreLifecycle {
   close(): Promise<void>;
 }
 
-export interface Store extends AuthorizationCodeStore, GrantStore, RefreshTokenStore, AccessTokenDenylist, FailureCounter, StoreLifecycle {
+export interface Store extends AuthorizationCodeStore, GrantStore, RefreshTokenStore, AccessTokenDenylist, AttemptCounter, StoreLifecycle {
   readonly kind: 'memory' | 'redis';
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, connect } from 'node:net';
 import type { Test } from 'tap';
+import { RedisStore } from '../../src/store/redis.js';
 
 /** A private redis-server on a free port, killed when the test ends. Never skipped: if it cannot start, the test fails. */
 export interface PrivateRedis {
@@ -66,4 +67,12 @@ export async function startPrivateRedis(t: Test): Promise<PrivateRedis> {
     freeze: () => child.kill('SIGSTOP'),
     thaw: () => child.kill('SIGCONT'),
   };
+}
+
+/** A connected RedisStore on `redis` under a fresh key prefix, closed when the test ends. */
+export async function openRedisStore(t: Test, redis: PrivateRedis, commandTimeoutMs = 1000): Promise<RedisStore> {
+  const store = new RedisStore({ url: redis.url, keyPrefix: `t${Math.random().toString(36).slice(2)}:`, commandTimeoutMs });
+  await store.connect();
+  t.teardown(() => store.close());
+  return store;
 }

@@ -8,8 +8,8 @@ import type { BrowserSession } from '../../http/browser-session.js';
 import type { Signer } from '../../http/signer.js';
 import { consentPage, errorPage, loginPage, type FormContext } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
-import type { FailureCounter } from '../../store/types.js';
 import type { UserRegistry } from '../../users/registry.js';
+import type { PasswordSignIn } from '../../users/sign-in.js';
 
 /** What the authorization endpoint's routes share. */
 export interface AuthorizeContext extends AuthorizeServices {
@@ -17,12 +17,12 @@ export interface AuthorizeContext extends AuthorizeServices {
   readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string };
   readonly clients: ClientRegistry;
   readonly users: UserRegistry;
-  readonly failures: FailureCounter;
+  /** Password sign-in with the limits shared with the password grant. */
+  readonly signIn: PasswordSignIn;
   readonly signer: Signer;
   readonly session: BrowserSession;
   readonly clock: () => number;
   readonly codeResponseMode: 'query' | 'fragment';
-  readonly loginThrottle: { readonly maxPerUser: number; readonly maxPerIp: number; readonly windowSeconds: number };
 }
 
 /** How long a user has to get through the login and consent pages. */

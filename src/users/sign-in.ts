@@ -1,0 +1,54 @@
+import type { SignInThrottle } from './sign-in-throttle.js';
+import type { User } from './registry.js';
+import type { VerificationSlots } from './verification-slots.js';
+
+/** What checks a username and password (the user registry: one scrypt run per call). */
+export interface PasswordAuthenticator {
+  authenticate(username: string, password: string): Promise<User | undefined>;
+}
+
+/** How long a caller refused for capacity is asked to wait: a verification takes well under a second. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+export type SignInOutcome =
+  | { readonly outcome: 'signed_in'; readonly user: User }
+  /** Unknown username or wrong password: one failure counted. */
+  | { readonly outcome: 'wrong_credentials' }
+  /** The username or the address is at its limit: the password was not checked. */
+  | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
+  /** Every verification slot and queue place is taken: the password was not checked, nothing counted. */
+  | { readonly outcome: 'busy'; readonly retryAfterSeconds: number };
+
+/**
+ * A password sign-in, for the login page and the password grant alike: reserve the attempt
+ * (throttle), get a verification slot, check the password, then settle the reservation.
+ * Fails closed: a store error at any step rejects (StoreUnavailableError) and signs no one in.
+ */
+export class PasswordSignIn {
+  constructor(
+    private readonly users: PasswordAuthenticator,
+    private readonly throttle: SignInThrottle,
+    private readonly slots: VerificationSlots,
+  ) {}
+
+  async attempt(username: string, password: string, clientAddress: string): Promise<SignInOutcome> {
+    const decision = await this.throttle.reserve(username, clientAddress);
+    if (!decision.reserved) return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+    const { attempt } = decision;
+
+    let verified;
+    try {
+      verified = await this.slots.run(() => this.users.authenticate(username, password));
+    } catch (err) {
+      await attempt.unchecked().catch(() => undefined);
+      throw err;
+    }
+    if (!verified.admitted) {
+      await attempt.unchecked();
+      return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+    }
+    if (!verified.value) return { outcome: 'wrong_credentials' };
+    await attempt.succeeded();
+    return { outcome: 'signed_in', user: verified.value };
+  }
+}
