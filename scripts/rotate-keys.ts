@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadOperatorDefaults } from '../src/config.js';
+import { checkKeyFolder } from '../src/keys/folder-safety.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../src/keys/key-file.js';
 import { pruneKeys, revokeKey, rotateKeys, type KeyChange } from '../src/keys/rotation.js';
 import { printedUsage, runCli, wholeSeconds } from './cli.js';
@@ -78,6 +79,7 @@ await runCli(async () => {
   if (values.revoke !== undefined && values.prune) throw new Error('--revoke and --prune cannot be combined');
 
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const warning of await checkKeyFolder(dir)) process.stderr.write(`warning: ${warning}\n`);
   const changes =
     values.revoke !== undefined
       ? await revokeKey(dir, values.revoke, { alg, accessTokenTtl })

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { generateKeyRecord, readKeyFolder, writeKeyFile, type KeyRecord } from '../src/keys/key-file.js';
+import { generateKeyRecord, keyFileName, readKeyFolder, writeKeyFile, type KeyRecord } from '../src/keys/key-file.js';
 import { Keystore } from '../src/keys/keystore.js';
 import { rotateKeys } from '../src/keys/rotation.js';
 import { AccessTokenIssuer } from '../src/tokens/access-token.js';
@@ -147,6 +147,18 @@ t.test('npm run keys:rotate', async (t) => {
     t.equal((await Keystore.open(dir, now())).signingKeyAt(now())?.kid, spare?.kid);
   });
 
+  t.test('a key file others can read is a warning on stderr; the run goes on', async (t) => {
+    const dir = await tempDir(t);
+    await rotate(['--dir', dir]);
+    const [first] = await readKeyFolder(dir);
+    const file = join(dir, keyFileName(first?.kid as string));
+    await chmod(file, 0o644);
+    const run = await rotate(['--dir', dir, '--prune']);
+    t.equal(run.code, 0);
+    t.equal(run.stderr, `warning: key file ${file} is readable by others (mode 0644): fix it with "chmod o-r ${file}" (a Kubernetes secret volume: defaultMode: 0400)\n`);
+    t.match(run.stdout, /^kept {5}/);
+  });
+
   t.test('failures exit non-zero with one clear line', async (t) => {
     const dir = await tempDir(t);
     const cases: [string[], RegExp][] = [
@@ -164,5 +176,12 @@ t.test('npm run keys:rotate', async (t) => {
     const broken = await rotate(['--dir', dir]);
     t.equal(broken.code, 1);
     t.equal(broken.stderr, 'error: key file broken.json: not valid JSON\n');
+
+    const open = await tempDir(t);
+    await chmod(open, 0o777);
+    const unsafe = await rotate(['--dir', open]);
+    t.equal(unsafe.code, 1);
+    t.equal(unsafe.stderr, `error: keys folder ${open} is writable by group or others (mode 0777), so anyone there can plant a signing key: fix it with "chmod go-w ${open}"\n`);
+    t.same(await readdir(open), [], 'nothing is written into it');
   });
 });

@@ -1,5 +1,6 @@
 import { open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkKeyFolder } from './folder-safety.js';
 import { deleteKeyFile, generateKeyRecord, readKeyFolder, writeKeyFile, type KeyRecord, type SigningAlgorithm } from './key-file.js';
 import { planCleanup, planRevocation, planRotation, signingKeyAt, signsAt, type RotationPlan } from './lifecycle.js';
 
@@ -15,8 +16,13 @@ export type KeyChange =
 const LOCK_FILE = '.rotate.lock';
 const STALE_LOCK_SECONDS = 300;
 
-/** One rotation at a time per folder (cron on several hosts may share it). */
+/**
+ * One rotation at a time per folder (cron on several hosts may share it). A folder the
+ * server would refuse (group- or world-writable) is refused here too, before anything
+ * is written into it.
+ */
 async function withFolderLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  await checkKeyFolder(dir);
   const lock = join(dir, LOCK_FILE);
   const acquire = () => open(lock, 'wx', 0o600);
   let handle;
