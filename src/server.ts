@@ -61,10 +61,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app.log.warn('SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances');
   }
 
+  // A key file others can read: warned at start, then again only when the warnings change.
+  let keyWarnings = '';
+  const warnAboutKeys = (warnings: readonly string[]) => {
+    if (warnings.join('\n') !== keyWarnings) for (const warning of warnings) app.log.warn({ keysDir: config.keysDir }, warning);
+    keyWarnings = warnings.join('\n');
+  };
+  warnAboutKeys(keystore.warnings);
   const reloadKeys = async (reason: string) => {
     const result = await keystore.reload();
-    if (result.ok) app.log.info({ keys: result.count, reason }, 'signing keys reloaded');
-    else app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
+    if (result.ok) {
+      app.log.info({ keys: result.count, reason }, 'signing keys reloaded');
+      warnAboutKeys(result.warnings);
+    } else app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
   };
   const onHangup = () => void reloadKeys('SIGHUP');
   process.on('SIGHUP', onHangup);

@@ -21,9 +21,9 @@ t.test('Keystore', async (t) => {
 
   t.test('names the file that cannot be used', async (t) => {
     const dir = await keysDirWithSigningKey(t);
-    await writeFile(join(dir, 'bad.json'), JSON.stringify({ kid: 'bad', alg: 'HS256' }));
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ kid: 'bad', alg: 'HS256' }), { mode: 0o600 });
     await t.rejects(Keystore.open(dir, now()), { message: /^key file bad\.json: alg: / });
-    await writeFile(join(dir, 'bad.json'), '[');
+    await writeFile(join(dir, 'bad.json'), '[', { mode: 0o600 });
     await t.rejects(Keystore.open(dir, now()), { message: 'key file bad.json: not valid JSON' });
   });
 
@@ -50,7 +50,7 @@ t.test('Keystore', async (t) => {
     const dir = await keysDirWithSigningKey(t);
     const keystore = await Keystore.open(dir, now());
     const before = keystore.signingKeyAt(now())?.kid;
-    await writeFile(join(dir, 'broken.json'), 'nope');
+    await writeFile(join(dir, 'broken.json'), 'nope', { mode: 0o600 });
     const failed = await keystore.reload();
     t.equal(failed.ok, false);
     t.match(!failed.ok && failed.error.message, 'key file broken.json: not valid JSON');
@@ -58,7 +58,7 @@ t.test('Keystore', async (t) => {
 
     await rm(join(dir, 'broken.json'));
     await rotateKeys(dir, { delay: 0, accessTokenTtl: 60 });
-    t.same(await keystore.reload(), { ok: true, count: 2 });
+    t.same(await keystore.reload(), { ok: true, count: 2, warnings: [] });
     t.not(keystore.signingKeyAt(now())?.kid, before, 'the new key signs after a successful reload');
     t.equal((await readdir(dir)).length, 2);
   });

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { readKeyFolder } from '../src/keys/key-file.js';
+import { generateKeyRecord, keyFileName, readKeyFolder, writeKeyFile, type KeyRecord } from '../src/keys/key-file.js';
 import { Keystore } from '../src/keys/keystore.js';
 import { rotateKeys } from '../src/keys/rotation.js';
 import { AccessTokenIssuer } from '../src/tokens/access-token.js';
@@ -11,6 +11,15 @@ import { runNode } from './helpers/process.js';
 
 const rotate = (args: string[], env: Record<string, string> = {}) => runNode('scripts/rotate-keys.js', args, env);
 const now = () => Math.floor(Date.now() / 1000);
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/** Writes a key with the given kid and times (a kid need not be a thumbprint to be revocable). */
+async function writeKey(dir: string, fields: Partial<KeyRecord> & { kid: string }): Promise<KeyRecord> {
+  const generated = await generateKeyRecord('ES256', now(), now());
+  const record = { ...generated, ...fields, jwk: { ...generated.jwk, kid: fields.kid } };
+  await writeKeyFile(dir, record);
+  return record;
+}
 
 t.test('npm run keys:rotate', async (t) => {
   t.test('the first run creates a key that signs at once, in a 0600 file', async (t) => {
@@ -74,18 +83,41 @@ t.test('npm run keys:rotate', async (t) => {
     });
   }
 
-  t.test('--revoke removes a key at once and replaces a revoked signer', async (t) => {
+  t.test('--revoke takes any kid, even one that begins with "-", and a replacement signs at once', async (t) => {
+    for (const [kid, args] of [
+      ['-revoke-me', ['--revoke', '-revoke-me']],
+      ['--prune', ['--revoke=--prune']],
+    ] as const) {
+      const dir = await tempDir(t);
+      await writeKey(dir, { kid, signs_from: now() - 60 });
+      const run = await rotate(['--dir', dir, ...args]);
+      t.equal(run.code, 0, run.stderr);
+      const [replacement] = await readKeyFolder(dir);
+      t.not(replacement?.kid, kid);
+      t.equal(
+        run.stdout,
+        `created  ${replacement?.kid} ES256 published now, signs from ${iso(replacement?.signs_from as number)} (replaces revoked ${kid})\n` +
+          `revoked  ${kid} ES256 removed at once: its tokens fail once verifiers refresh their JWKS\n`,
+      );
+      t.ok((await Keystore.open(dir, now())).signingKeyAt(now()), 'a key signs right away');
+    }
+  });
+
+  t.test('--revoke of the scheduled key extends the current one and says so', async (t) => {
     const dir = await tempDir(t);
     await rotate(['--dir', dir]);
-    const [first] = await readKeyFolder(dir);
-    const run = await rotate(['--dir', dir, '--revoke', first?.kid as string]);
+    const [current] = await readKeyFolder(dir);
+    await rotate(['--dir', dir, '--delay', '300']);
+    const scheduled = (await readKeyFolder(dir)).find((k) => k.kid !== current?.kid) as KeyRecord;
+    const run = await rotate(['--dir', dir, '--revoke', scheduled.kid]);
     t.equal(run.code, 0, run.stderr);
-    t.match(run.stdout, new RegExp(`revoked  ${first?.kid} ES256 removed at once`));
-    t.match(run.stdout, /created  \S+ ES256 published now, signs from/);
-    const keys = await readKeyFolder(dir);
-    t.equal(keys.length, 1);
-    t.not(keys[0]?.kid, first?.kid);
-    t.ok((await Keystore.open(dir, now())).signingKeyAt(now()), 'a key signs right away');
+    t.equal(
+      run.stdout,
+      `extended ${current?.kid} ES256 signs until open-ended instead of ${iso(scheduled.signs_from)} (no other key would sign from then), published until open-ended\n` +
+        `revoked  ${scheduled.kid} ES256 removed at once: its tokens fail once verifiers refresh their JWKS\n`,
+    );
+    const keystore = await Keystore.open(dir, now());
+    t.equal(keystore.signingKeyAt(now() + 100_000)?.kid, current?.kid, 'the current key signs on, with no end');
   });
 
   t.test('--prune deletes keys whose tokens have all expired', async (t) => {
@@ -101,6 +133,32 @@ t.test('npm run keys:rotate', async (t) => {
     t.same((await readKeyFolder(dir)).map((k) => k.kid), [current?.kid]);
   });
 
+  t.test('--prune in a folder where no key signs any more puts in one that signs at once', async (t) => {
+    const dir = await tempDir(t);
+    const orphan = await writeKey(dir, { kid: 'orphan', created_at: now() - 9000, signs_from: now() - 9000, signs_until: now() - 8000, publish_until: now() - 4400 });
+    const run = await rotate(['--dir', dir, '--prune']);
+    t.equal(run.code, 0, run.stderr);
+    const [spare] = await readKeyFolder(dir);
+    t.equal(
+      run.stdout,
+      `created  ${spare?.kid} ES256 published now, signs from ${iso(spare?.signs_from as number)} (no other key signs now)\n` +
+        `deleted  orphan ES256 removed: every token it signed expired at ${iso(orphan.publish_until as number)}\n`,
+    );
+    t.equal((await Keystore.open(dir, now())).signingKeyAt(now())?.kid, spare?.kid);
+  });
+
+  t.test('a key file others can read is a warning on stderr; the run goes on', async (t) => {
+    const dir = await tempDir(t);
+    await rotate(['--dir', dir]);
+    const [first] = await readKeyFolder(dir);
+    const file = join(dir, keyFileName(first?.kid as string));
+    await chmod(file, 0o644);
+    const run = await rotate(['--dir', dir, '--prune']);
+    t.equal(run.code, 0);
+    t.equal(run.stderr, `warning: key file ${file} is readable by others (mode 0644): fix it with "chmod o-r ${file}" (a Kubernetes secret volume: defaultMode: 0400)\n`);
+    t.match(run.stdout, /^kept {5}/);
+  });
+
   t.test('failures exit non-zero with one clear line', async (t) => {
     const dir = await tempDir(t);
     const cases: [string[], RegExp][] = [
@@ -114,9 +172,16 @@ t.test('npm run keys:rotate', async (t) => {
       t.equal(run.code, 1, args.join(' '));
       t.match(run.stderr, message);
     }
-    await writeFile(join(dir, 'broken.json'), '{"kid":');
+    await writeFile(join(dir, 'broken.json'), '{"kid":', { mode: 0o600 });
     const broken = await rotate(['--dir', dir]);
     t.equal(broken.code, 1);
     t.equal(broken.stderr, 'error: key file broken.json: not valid JSON\n');
+
+    const open = await tempDir(t);
+    await chmod(open, 0o777);
+    const unsafe = await rotate(['--dir', open]);
+    t.equal(unsafe.code, 1);
+    t.equal(unsafe.stderr, `error: keys folder ${open} is writable by group or others (mode 0777), so anyone there can plant a signing key: fix it with "chmod go-w ${open}"\n`);
+    t.same(await readdir(open), [], 'nothing is written into it');
   });
 });

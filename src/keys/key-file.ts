@@ -70,14 +70,18 @@ export class KeyFolderError extends Error {
   }
 }
 
-/** Reads every key file; any unreadable or invalid file fails the whole read, naming the file. */
-export async function readKeyFolder(dir: string): Promise<KeyRecord[]> {
-  let names: string[];
+/** The names of the key files in `dir`, sorted. */
+export async function listKeyFiles(dir: string): Promise<string[]> {
   try {
-    names = (await readdir(dir)).filter(isKeyFileName).sort();
+    return (await readdir(dir)).filter(isKeyFileName).sort();
   } catch (err) {
     throw new KeyFolderError(`cannot read keys folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+}
+
+/** Reads every key file; any unreadable or invalid file fails the whole read, naming the file. */
+export async function readKeyFolder(dir: string): Promise<KeyRecord[]> {
+  const names = await listKeyFiles(dir);
   const records: KeyRecord[] = [];
   const seen = new Set<string>();
   for (const name of names) {

@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { importJWK, type JWK } from 'jose';
+import { checkKeyFolder } from './folder-safety.js';
 import { KeyFolderError, readKeyFolder, type KeyRecord } from './key-file.js';
 import { isPublishedAt, signingKeyAt } from './lifecycle.js';
 
@@ -30,9 +31,11 @@ function publicJwkOf(record: KeyRecord): JWK {
   return Object.freeze({ ...jwk, kid: record.kid, alg: record.alg, use: 'sig' }) as JWK;
 }
 
-async function loadKeys(dir: string): Promise<LoadedKey[]> {
+/** Loads the folder, refusing one that others could have planted a key in; returns the keys and the folder's warnings. */
+async function loadKeys(dir: string): Promise<{ keys: LoadedKey[]; warnings: string[] }> {
+  const warnings = await checkKeyFolder(dir);
   const records = await readKeyFolder(dir);
-  return Promise.all(
+  const keys = await Promise.all(
     records.map(async (record) => {
       try {
         const publicJwk = publicJwkOf(record);
@@ -44,21 +47,24 @@ async function loadKeys(dir: string): Promise<LoadedKey[]> {
       }
     }),
   );
+  return { keys, warnings };
 }
 
 /**
  * The signing keys of KEYS_DIR. `reload()` swaps in a new set only once the whole
- * folder loaded; on failure the previous set stays and the error is returned to log.
+ * folder loaded; on failure (an unsafe folder too) the previous set stays and the error
+ * is returned to log. Warnings are returned, not logged: this module knows no logger.
  */
 export class Keystore {
   private constructor(
     readonly dir: string,
     private keys: readonly LoadedKey[],
+    private folderWarnings: readonly string[],
   ) {}
 
-  /** Loads the folder; refuses (throws) when no key signs at `now`. */
+  /** Loads the folder; refuses (throws) when it is unsafe or no key signs at `now`. */
   static async open(dir: string, now: number): Promise<Keystore> {
-    const keys = await loadKeys(dir);
+    const { keys, warnings } = await loadKeys(dir);
     if (!signingKeyAt(keys, now)) {
       throw new KeyFolderError(
         keys.length === 0
@@ -66,14 +72,20 @@ export class Keystore {
           : `no key in ${dir} signs now (${keys.length} key file(s), none inside its signing window): run "npm run keys:rotate"`,
       );
     }
-    return new Keystore(dir, keys);
+    return new Keystore(dir, keys, warnings);
   }
 
-  async reload(): Promise<{ ok: true; count: number } | { ok: false; error: Error }> {
+  /** What is unwise but allowed about the folder as last loaded (a key file others can read). */
+  get warnings(): readonly string[] {
+    return this.folderWarnings;
+  }
+
+  async reload(): Promise<{ ok: true; count: number; warnings: readonly string[] } | { ok: false; error: Error }> {
     try {
-      const keys = await loadKeys(this.dir);
+      const { keys, warnings } = await loadKeys(this.dir);
       this.keys = keys;
-      return { ok: true, count: keys.length };
+      this.folderWarnings = warnings;
+      return { ok: true, count: keys.length, warnings };
     } catch (err) {
       return { ok: false, error: err as Error };
     }

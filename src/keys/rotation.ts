@@ -1,20 +1,28 @@
 import { open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkKeyFolder } from './folder-safety.js';
 import { deleteKeyFile, generateKeyRecord, readKeyFolder, writeKeyFile, type KeyRecord, type SigningAlgorithm } from './key-file.js';
-import { planCleanup, planRevocation, planRotation, signingKeyAt, type RotationPlan } from './lifecycle.js';
+import { planCleanup, planRevocation, planRotation, signingKeyAt, signsAt, type RotationPlan } from './lifecycle.js';
 
 /** The file side of the key lifecycle: plans from lifecycle.ts applied to KEYS_DIR under a lock. */
 
-export interface KeyChange {
-  readonly action: 'created' | 'retiring' | 'kept' | 'deleted' | 'revoked';
-  readonly key: KeyRecord;
-}
+export type KeyChange =
+  | { readonly action: 'retiring' | 'kept' | 'deleted' | 'revoked'; readonly key: KeyRecord }
+  /** `stopGap`: the key signs at once because no other key does; `replaces` names the revoked signer. */
+  | { readonly action: 'created'; readonly key: KeyRecord; readonly stopGap?: { readonly replaces?: string } }
+  /** The key signs longer than it did (until `from`), because no other key would sign from then. */
+  | { readonly action: 'extended'; readonly key: KeyRecord; readonly from: number };
 
 const LOCK_FILE = '.rotate.lock';
 const STALE_LOCK_SECONDS = 300;
 
-/** One rotation at a time per folder (cron on several hosts may share it). */
+/**
+ * One rotation at a time per folder (cron on several hosts may share it). A folder the
+ * server would refuse (group- or world-writable) is refused here too, before anything
+ * is written into it.
+ */
 async function withFolderLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  await checkKeyFolder(dir);
   const lock = join(dir, LOCK_FILE);
   const acquire = () => open(lock, 'wx', 0o600);
   let handle;
@@ -35,14 +43,24 @@ async function withFolderLock<T>(dir: string, work: () => Promise<T>): Promise<T
   }
 }
 
-async function applyPlan(dir: string, plan: RotationPlan, revokedKid?: string): Promise<KeyChange[]> {
-  for (const key of [...plan.create, ...plan.retire]) await writeKeyFile(dir, key);
+interface Revocation {
+  readonly kid: string;
+  /** Whether the revoked key was the one signing now (then a stop-gap replaces it). */
+  readonly wasSigning: boolean;
+}
+
+/** Writes first, deletes last: a server reloading in between sees a key that signs. */
+async function applyPlan(dir: string, plan: RotationPlan, revocation?: Revocation): Promise<KeyChange[]> {
+  const extended = plan.extend.map((e) => e.key);
+  for (const key of [...plan.create, ...plan.retire, ...extended]) await writeKeyFile(dir, key);
   for (const key of plan.remove) await deleteKeyFile(dir, key.kid);
+  const stopGap = revocation?.wasSigning ? { replaces: revocation.kid } : {};
   return [
     ...plan.keep.map((key) => ({ action: 'kept' as const, key })),
     ...plan.retire.map((key) => ({ action: 'retiring' as const, key })),
-    ...plan.create.map((key) => ({ action: 'created' as const, key })),
-    ...plan.remove.map((key) => ({ action: key.kid === revokedKid ? ('revoked' as const) : ('deleted' as const), key })),
+    ...plan.extend.map(({ key, from }) => ({ action: 'extended' as const, key, from })),
+    ...plan.create.map((key) => ({ action: 'created' as const, key, ...(key === plan.stopGap ? { stopGap } : {}) })),
+    ...plan.remove.map((key) => ({ action: key.kid === revocation?.kid ? ('revoked' as const) : ('deleted' as const), key })),
   ];
 }
 
@@ -63,21 +81,33 @@ export async function rotateKeys(dir: string, options: RotationOptions): Promise
   });
 }
 
-export async function pruneKeys(dir: string, now = Math.floor(Date.now() / 1000)): Promise<KeyChange[]> {
-  return withFolderLock(dir, async () => applyPlan(dir, planCleanup(await readKeyFolder(dir), now)));
+/** Options of the runs that may need a stop-gap key; by default it has the algorithm of the key it stands in for. */
+export interface RepairOptions {
+  readonly alg?: SigningAlgorithm;
+  readonly accessTokenTtl: number;
+  readonly now?: number;
 }
 
-export async function revokeKey(
-  dir: string,
-  kid: string,
-  options: { alg?: SigningAlgorithm; accessTokenTtl: number; now?: number },
-): Promise<KeyChange[]> {
+const newest = (keys: readonly KeyRecord[]) => keys.reduce<KeyRecord | undefined>((a, k) => (!a || k.created_at > a.created_at ? k : a), undefined);
+
+export async function pruneKeys(dir: string, options: RepairOptions): Promise<KeyChange[]> {
   return withFolderLock(dir, async () => {
     const now = options.now ?? Math.floor(Date.now() / 1000);
     const keys = await readKeyFolder(dir);
-    if (!keys.some((k) => k.kid === kid)) throw new Error(`no key with kid ${kid} in ${dir}`);
-    const replacement = await generateKeyRecord(options.alg ?? 'ES256', now, now);
-    return applyPlan(dir, planRevocation(keys, kid, replacement, { now, accessTokenTtl: options.accessTokenTtl }), kid);
+    const spare = await generateKeyRecord(options.alg ?? newest(keys)?.alg ?? 'ES256', now, now);
+    return applyPlan(dir, planCleanup(keys, spare, { now, accessTokenTtl: options.accessTokenTtl }));
+  });
+}
+
+export async function revokeKey(dir: string, kid: string, options: RepairOptions): Promise<KeyChange[]> {
+  return withFolderLock(dir, async () => {
+    const now = options.now ?? Math.floor(Date.now() / 1000);
+    const keys = await readKeyFolder(dir);
+    const revoked = keys.find((k) => k.kid === kid);
+    if (!revoked) throw new Error(`no key with kid ${kid} in ${dir}`);
+    const replacement = await generateKeyRecord(options.alg ?? revoked.alg, now, now);
+    const plan = planRevocation(keys, kid, replacement, { now, accessTokenTtl: options.accessTokenTtl });
+    return applyPlan(dir, plan, { kid, wasSigning: signsAt(revoked, now) });
   });
 }
 

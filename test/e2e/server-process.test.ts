@@ -86,7 +86,7 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
 
   t.test('a folder that fails to load keeps the previous keys and logs why', async (t) => {
     const before = await jwksKids(server.baseUrl);
-    await writeFile(join(keysDir, 'broken.json'), '{');
+    await writeFile(join(keysDir, 'broken.json'), '{', { mode: 0o600 });
     server.child.kill('SIGHUP');
     await eventually(async () => server.output().includes('signing keys reload failed'), 'the failure log');
     t.match(server.output(), /key file broken\.json: not valid JSON/);
