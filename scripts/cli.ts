@@ -19,3 +19,6 @@ export function printedUsage(help: boolean | undefined, usage: string): boolean 
   if (help) process.stdout.write(`${usage}\n`);
   return help === true;
 }
+
+/** How a command reports a problem with a file: one line, printed by runCli. */
+export const failure = (message: string): Error => new Error(message);

@@ -3,10 +3,10 @@ import { parseArgs } from 'node:util';
 import { ClientRegistry } from '../src/clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
 import { loadOperatorDefaults } from '../src/config.js';
+import { readRegistryEntries, writeRegistryEntries } from '../src/registry-file.js';
 import { assertDistinctSubjects } from '../src/oauth/subjects.js';
 import { UserRegistry } from '../src/users/registry.js';
-import { readRegistryFile, writeRegistryFile } from './json-file.js';
-import { printedUsage, runCli } from './cli.js';
+import { failure, printedUsage, runCli } from './cli.js';
 
 const USAGE = `usage: npm run client:add -- [--file CLIENTS_FILE] [--id ID] [--name NAME] [--grant TYPE]... [--scope "a b"]
          [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]
@@ -49,15 +49,14 @@ await runCli(async () => {
     ...(values['introspect-all-tokens'] ? { introspect_all_tokens: true } : {}),
   };
 
-  const json = await readRegistryFile(file, 'clients');
-  const clients = [...(json.clients as unknown[]), client];
+  const clients = [...(await readRegistryEntries(file, 'clients', failure, { missingMeansEmpty: true })), client];
   const registry = ClientRegistry.fromMetadata(clients, file); // the whole file must still load, as the server will load it
   const usersFile = values['users-file'] ?? defaults.usersFile;
   if (usersFile) {
-    const users = UserRegistry.fromEntries((await readRegistryFile(usersFile, 'users')).users as unknown[], usersFile);
+    const users = UserRegistry.fromEntries(await readRegistryEntries(usersFile, 'users', failure, { missingMeansEmpty: true }), usersFile);
     assertDistinctSubjects(registry.all(), users.all(), { clients: file, users: usersFile });
   }
-  await writeRegistryFile(file, { ...json, clients });
+  await writeRegistryEntries(file, 'clients', clients);
 
   process.stdout.write(`added client ${client.client_id} to ${file}\n`);
   if (secret) process.stdout.write(`client_secret: ${secret}\n(shown once: only its hash is stored)\n`);

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ClientRegistry } from '../src/clients/registry.js';
 import { loadOperatorDefaults } from '../src/config.js';
+import { readRegistryEntries, writeRegistryEntries } from '../src/registry-file.js';
 import { assertDistinctSubjects } from '../src/oauth/subjects.js';
 import { hashPassword } from '../src/users/password.js';
 import { UserRegistry } from '../src/users/registry.js';
-import { readRegistryFile, writeRegistryFile } from './json-file.js';
-import { printedUsage, runCli } from './cli.js';
+import { failure, printedUsage, runCli } from './cli.js';
 
 const USAGE = `usage: printf '%s\\n' "$PASSWORD" | npm run user:add -- --username NAME [--sub ID] [--file USERS_FILE] [--clients-file CLIENTS_FILE]
 The password is read from standard input, so it stays out of the process list and shell history.`;
@@ -50,14 +50,13 @@ await runCli(async () => {
     ...(values.sub !== undefined ? { sub: values.sub } : {}),
   };
 
-  const json = await readRegistryFile(file, 'users');
-  const users = [...(json.users as unknown[]), user];
+  const users = [...(await readRegistryEntries(file, 'users', failure, { missingMeansEmpty: true })), user];
   const registry = UserRegistry.fromEntries(users, file); // the whole file must still load, as the server will load it
   const clientsFile = values['clients-file'] ?? defaults.clientsFile;
   if (clientsFile) {
-    const clients = ClientRegistry.fromMetadata((await readRegistryFile(clientsFile, 'clients')).clients as unknown[], clientsFile);
+    const clients = ClientRegistry.fromMetadata(await readRegistryEntries(clientsFile, 'clients', failure, { missingMeansEmpty: true }), clientsFile);
     assertDistinctSubjects(clients.all(), registry.all(), { clients: clientsFile, users: file });
   }
-  await writeRegistryFile(file, { ...json, users });
+  await writeRegistryEntries(file, 'users', users);
   process.stdout.write(`added user ${values.username} to ${file}\n`);
 });

@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
-import { GRANTS } from './grants/index.js';
-import { BrowserSession } from './http/browser-session.js';
+import { grantTable } from './grants/index.js';
+import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { loggerOptions } from './http/logging.js';
-import type { Signer } from './http/signer.js';
 import type { Keystore } from './keys/keystore.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
+import { introspectionRoute } from './routes/introspection.js';
+import { revocationRoute } from './routes/revocation.js';
 import { tokenRoute } from './routes/token.js';
-import { tokenStatusRoutes } from './routes/token-status.js';
+import { BrowserSession } from './session/browser-session.js';
+import type { Signer } from './session/signer.js';
 import type { Store } from './store/types.js';
-import { AccessTokenIssuer } from './tokens/access-token.js';
+import { AccessTokens } from './tokens/access-token.js';
 import type { UserRegistry } from './users/registry.js';
 import { PasswordSignIn } from './users/sign-in.js';
 import { SignInThrottle } from './users/sign-in-throttle.js';
@@ -26,8 +29,8 @@ export interface ServerDependencies {
   readonly store: Store;
   /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
   readonly signer: Signer;
-  /** Milliseconds since the epoch; injected so tests control time. */
-  readonly clock?: () => number;
+  /** Injected so tests control time. */
+  readonly clock?: Clock;
   /** Overrides the logger built from config (tests pass `false` or a stream). */
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -36,13 +39,14 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the application; never listens, so tests drive it with `inject()`. */
 export async function buildServer(config: Config, deps: ServerDependencies): Promise<FastifyInstance> {
-  const clock = deps.clock ?? Date.now;
+  const { keystore, clients, store } = deps;
+  const clock = deps.clock ?? systemClock;
   const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
 
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
-    bodyLimit: 64 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -54,73 +58,68 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     reply.header('x-content-type-options', 'nosniff');
   });
 
-  const accessTokens = new AccessTokenIssuer(
-    deps.keystore,
+  const accessTokens = new AccessTokens(
+    keystore,
     { issuer: config.issuer, audience: config.accessTokenAudience, ttlSeconds: config.accessTokenTtl },
     clock,
   );
-
   // One sign-in service, so the login page and the password grant share limits and verification slots.
   const signIn = new PasswordSignIn(
     deps.users,
-    new SignInThrottle(deps.store, {
+    new SignInThrottle(store, {
       maxPerUsername: config.loginMaxFailures,
       maxPerAddress: config.loginMaxFailuresPerIp,
       windowSeconds: config.loginFailureWindow,
     }),
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
   );
+  const grants = grantTable({
+    store,
+    accessTokens,
+    signIn,
+    clock,
+    refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
+    refreshReuseGraceSeconds: config.refreshReuseGrace,
+  });
+  const tokenStatus = { accessTokens, refreshTokens: store, denylist: store, grants: store };
 
-  await app.register(healthRoutes, { keystore: deps.keystore, store: deps.store, clock });
+  await app.register(healthRoutes, { keystore, store, clock });
   await app.register(discoveryRoutes, {
     issuer: config.issuer,
     pathPrefix,
     jwksCacheTtl: config.jwksCacheTtl,
-    keystore: deps.keystore,
-    clients: deps.clients,
-    implementedGrants: [...GRANTS.keys()],
+    keystore,
+    clients,
+    implementedGrants: [...grants.keys()],
     clock,
   });
   const oauth2 = `${pathPrefix}/oauth2`;
-  await app.register(tokenRoute, {
-    path: `${oauth2}/token`,
-    realm: config.issuer,
-    clients: deps.clients,
-    grants: GRANTS,
-    services: {
-      accessTokens,
-      store: deps.store,
-      users: deps.users,
-      signIn,
-      clock,
-      settings: {
-        refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
-        refreshTokenTtl: config.refreshTokenTtl,
-        refreshReuseGrace: config.refreshReuseGrace,
-      },
-    },
+  const realm = config.issuer;
+  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, grants });
+  await app.register(revocationRoute, {
+    path: `${oauth2}/revoke`,
+    realm,
+    clients,
+    revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, clock },
   });
-  await app.register(tokenStatusRoutes, {
-    paths: { revoke: `${oauth2}/revoke`, introspect: `${oauth2}/introspect` },
-    realm: config.issuer,
-    clients: deps.clients,
-    services: { store: deps.store, keystore: deps.keystore, issuer: config.issuer, clock, refreshTokenTtl: config.refreshTokenTtl },
+  await app.register(introspectionRoute, {
+    path: `${oauth2}/introspect`,
+    realm,
+    clients,
+    introspection: { ...tokenStatus, issuer: config.issuer },
   });
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
     paths: { authorize: `${oauth2}/authorize`, login: `${oauth2}/authorize/login`, consent: `${oauth2}/authorize/consent` },
-    clients: deps.clients,
-    users: deps.users,
-    store: deps.store,
+    clients,
     signIn,
-    accessTokens,
-    authorizationCodeTtl: config.authorizationCodeTtl,
     signer: deps.signer,
     session: new BrowserSession(
       deps.signer,
       { path: `${oauth2}/`, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
       clock,
     ),
+    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl },
     clock,
     codeResponseMode: config.codeResponseMode,
   });

@@ -1,3 +1,5 @@
+import type { ResponseTarget } from './oauth/response-mode.js';
+
 /**
  * One error hierarchy for every protocol failure (RFC 6749 §4.1.2.1, §4.2.2.1, §5.2).
  * Each subclass fixes its `error` code, so callers and tests narrow on `err.error`.
@@ -15,14 +17,35 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'temporarily_unavailable';
 
+export interface OAuthErrorOptions {
+  /** What went wrong underneath; logged, never sent. */
+  readonly cause?: unknown;
+}
+
 export abstract class OAuthError extends Error {
   abstract readonly error: OAuthErrorCode;
   /** HTTP status when the error is returned as JSON from a back-channel endpoint. */
   readonly statusCode: number = 400;
+  /**
+   * Where the authorization endpoint may send this error back to the client. RFC 6749
+   * §4.1.2.1: with a missing or invalid client or redirect URI the server "MUST NOT
+   * automatically redirect the user-agent"; only once both are valid does an error get a
+   * target. Undefined: the user sees an error page.
+   */
+  redirectTo: ResponseTarget | undefined;
 
-  constructor(readonly description: string) {
-    super(description);
+  constructor(
+    readonly description: string,
+    options: OAuthErrorOptions = {},
+  ) {
+    super(description, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+  }
+
+  /** Marks the error as one the client receives at `target`. */
+  redirectingTo(target: ResponseTarget): this {
+    this.redirectTo = target;
+    return this;
   }
 
   toJSON(): { error: OAuthErrorCode; error_description: string } {
@@ -74,6 +97,15 @@ export class InvalidScope extends OAuthError {
   readonly error = 'invalid_scope';
 }
 
+/**
+ * A login or consent form that fails the anti-CSRF check (or whose signed request was
+ * altered): refused with 403 on a page, never redirected anywhere.
+ */
+export class FormRefused extends OAuthError {
+  readonly error = 'invalid_request';
+  override readonly statusCode = 403;
+}
+
 export class AccessDenied extends OAuthError {
   readonly error = 'access_denied';
 }
@@ -86,8 +118,8 @@ export class UnsupportedResponseType extends OAuthError {
 export class ServerError extends OAuthError {
   readonly error = 'server_error';
   override readonly statusCode = 500;
-  constructor(description = 'the authorization server encountered an unexpected condition') {
-    super(description);
+  constructor(description = 'the authorization server encountered an unexpected condition', options: OAuthErrorOptions = {}) {
+    super(description, options);
   }
 }
 
@@ -98,8 +130,9 @@ export class TemporarilyUnavailable extends OAuthError {
     description = 'the authorization server is temporarily unavailable, try again later',
     /** Sent as `Retry-After` when the error is answered as JSON. */
     readonly retryAfterSeconds?: number,
+    options: OAuthErrorOptions = {},
   ) {
-    super(description);
+    super(description, options);
   }
 }
 

@@ -1,15 +1,26 @@
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /**
- * Reads a registry file of the form `{"<member>": [...]}` (CLIENTS_FILE, USERS_FILE) and
- * returns its entries; every failure becomes one message that names the file.
+ * Registry files of the form `{"<member>": [...]}` (CLIENTS_FILE, USERS_FILE): read by
+ * the server, read and written by the operator commands.
  */
-export async function readRegistryEntries(file: string, member: string, fail: (message: string) => Error): Promise<unknown[]> {
+
+export interface ReadOptions {
+  /** A file that does not exist yet reads as an empty registry (the commands that add to one). */
+  readonly missingMeansEmpty?: boolean;
+}
+
+/** The entries of a registry file; every failure becomes one message that names the file. */
+export async function readRegistryEntries(file: string, member: string, fail: (message: string) => Error, options: ReadOptions = {}): Promise<unknown[]> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    const reason = err instanceof SyntaxError ? `not valid JSON (${err.message})` : ((err as NodeJS.ErrnoException).code ?? String(err));
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && options.missingMeansEmpty) return [];
+    const reason = err instanceof SyntaxError ? `not valid JSON (${err.message})` : (code ?? String(err));
     throw fail(`${file}: ${reason}`);
   }
   const entries = (json as Record<string, unknown> | null)?.[member];
@@ -17,4 +28,11 @@ export async function readRegistryEntries(file: string, member: string, fail: (m
     throw fail(`${file}: expected {"${member}": [...]}`);
   }
   return entries;
+}
+
+/** Replaces the file through a temporary file and rename (mode 0600), so a reader never sees half of it. */
+export async function writeRegistryEntries(file: string, member: string, entries: readonly unknown[]): Promise<void> {
+  const temporary = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
+  await writeFile(temporary, `${JSON.stringify({ [member]: entries }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  await rename(temporary, file);
 }

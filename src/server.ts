@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.js';
 import { ClientRegistry } from './clients/registry.js';
 import type { Config } from './config.js';
-import { Signer } from './http/signer.js';
+import { Signer } from './session/signer.js';
 import { Keystore } from './keys/keystore.js';
 import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import type { Store } from './store/types.js';
 import { UserRegistry } from './users/registry.js';
+import { nowSeconds } from './clock.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -40,7 +41,7 @@ async function openStore(config: Config): Promise<Store> {
  * and to a periodic re-read of KEYS_DIR.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const keystore = await Keystore.open(config.keysDir, Math.floor(Date.now() / 1000));
+  const keystore = await Keystore.open(config.keysDir, nowSeconds());
   const clients = options.clients ?? (config.clientsFile ? await ClientRegistry.load(config.clientsFile) : new ClientRegistry([]));
   const users = options.users ?? (config.usersFile ? await UserRegistry.load(config.usersFile) : UserRegistry.fromEntries([]));
   assertDistinctSubjects(clients.all(), users.all(), {

@@ -5,7 +5,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { generateKeyRecord, keyFileName, readKeyFolder, writeKeyFile, type KeyRecord } from '../src/keys/key-file.js';
 import { Keystore } from '../src/keys/keystore.js';
 import { rotateKeys } from '../src/keys/rotation.js';
-import { AccessTokenIssuer } from '../src/tokens/access-token.js';
+import { AccessTokens } from '../src/tokens/access-token.js';
 import { tempDir } from './helpers/keys.js';
 import { runNode } from './helpers/process.js';
 
@@ -74,7 +74,7 @@ t.test('npm run keys:rotate', async (t) => {
       const run = await rotate(['--dir', dir, '--alg', alg]);
       t.equal(run.code, 0, run.stderr);
       const keystore = await Keystore.open(dir, now());
-      const issuer = new AccessTokenIssuer(keystore, { issuer: 'https://as', audience: 'api', ttlSeconds: 60 }, Date.now);
+      const issuer = new AccessTokens(keystore, { issuer: 'https://as', audience: 'api', ttlSeconds: 60 }, Date.now);
       const { token } = await issuer.issue({ subject: 's', clientId: 'c', scope: ['read'] });
       const jwks = keystore.jwksAt(now());
       t.equal(jwks.keys[0]?.alg, alg);

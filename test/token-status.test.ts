@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { Writable } from 'node:stream';
 import { SignJWT, generateKeyPair } from 'jose';
 import { hashClientSecret } from '../src/clients/secret.js';
-import { STORE_RETRY_AFTER_SECONDS } from '../src/routes/token-status.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../src/http/oauth-reply.js';
 import { RedisStore } from '../src/store/redis.js';
 import type { Store } from '../src/store/types.js';
 import { startPrivateRedis } from './helpers/redis.js';

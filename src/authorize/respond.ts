@@ -1,31 +1,26 @@
-import { StoreUnavailableError, TemporarilyUnavailable } from '../errors.js';
+import type { AuthenticatedUser } from '../session/browser-session.js';
 import type { AuthorizationCodeStore } from '../store/types.js';
-import type { AccessTokenIssuer } from '../tokens/access-token.js';
+import type { AccessTokens } from '../tokens/access-token.js';
 import { mintOpaqueToken, newGrantId } from '../tokens/opaque.js';
 import type { AuthorizationRequest, Parameters } from './request.js';
 
 /** The successful authorization response once the user has approved (RFC 6749 §4.1.2, §4.2.2). */
 
-export interface AuthenticatedUser {
-  readonly sub: string;
-  /** Seconds since the epoch when the user signed in. */
-  readonly authTime: number;
-}
-
-export interface AuthorizeServices {
-  readonly store: AuthorizationCodeStore;
-  readonly accessTokens: AccessTokenIssuer;
+export interface AuthorizationResponseDependencies {
+  readonly codes: AuthorizationCodeStore;
+  readonly accessTokens: AccessTokens;
+  /** AUTHORIZATION_CODE_TTL, in seconds. */
   readonly authorizationCodeTtl: number;
 }
 
 export async function approvedResponseParameters(
   request: AuthorizationRequest,
   user: AuthenticatedUser,
-  services: AuthorizeServices,
+  deps: AuthorizationResponseDependencies,
 ): Promise<Parameters> {
   if (request.responseType === 'token') {
     // RFC 6749 §4.2.2: "The authorization server MUST NOT issue a refresh token."
-    const issued = await services.accessTokens.issue({
+    const issued = await deps.accessTokens.issue({
       subject: user.sub,
       clientId: request.client.clientId,
       scope: request.scope,
@@ -40,24 +35,20 @@ export async function approvedResponseParameters(
   }
 
   const code = mintOpaqueToken(newGrantId());
-  try {
-    await services.store.saveAuthorizationCode(
-      code.ref,
-      {
-        clientId: request.client.clientId,
-        redirectUri: request.redirectUri,
-        redirectUriSent: request.redirectUriSent,
-        scope: request.scope,
-        sub: user.sub,
-        authTime: user.authTime,
-        codeChallenge: request.codeChallenge,
-      },
-      services.authorizationCodeTtl,
-    );
-  } catch (err) {
-    // Fail closed: a code the store did not acknowledge is never handed out.
-    if (err instanceof StoreUnavailableError) throw new TemporarilyUnavailable();
-    throw err;
-  }
+  // Fail closed: a code the store did not acknowledge is never handed out (a store
+  // failure rejects, and the endpoint answers temporarily_unavailable).
+  await deps.codes.saveAuthorizationCode(
+    code.ref,
+    {
+      clientId: request.client.clientId,
+      redirectUri: request.redirectUri,
+      redirectUriSent: request.redirectUriSent,
+      scope: request.scope,
+      sub: user.sub,
+      authTime: user.authTime,
+      codeChallenge: request.codeChallenge,
+    },
+    deps.authorizationCodeTtl,
+  );
   return [['code', code.value]];
 }

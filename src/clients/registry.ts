@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { readRegistryEntries } from '../registry-file.js';
+import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
 /** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
 
 export const GRANT_TYPES = ['authorization_code', 'implicit', 'password', 'client_credentials', 'refresh_token'] as const;
-export const RESPONSE_TYPES = ['code', 'token'] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
 export type GrantTypeName = (typeof GRANT_TYPES)[number];
-export type ResponseTypeName = (typeof RESPONSE_TYPES)[number];
 export type ClientAuthMethod = (typeof AUTH_METHODS)[number];
 
 const redirectUri = z.string().superRefine((value, ctx) => {
@@ -61,7 +60,7 @@ export interface Client {
   readonly secretDigest: Buffer | undefined;
   readonly redirectUris: readonly string[];
   readonly grantTypes: ReadonlySet<GrantTypeName>;
-  readonly responseTypes: ReadonlySet<ResponseTypeName>;
+  readonly responseTypes: ReadonlySet<ResponseType>;
   readonly scope: readonly string[];
   readonly authMethod: ClientAuthMethod;
   /** A resource server the operator allows to introspect every client's tokens, not only its own. */
@@ -71,7 +70,7 @@ export interface Client {
 export type ClientMetadata = z.input<typeof ClientSchema>;
 
 function toClient(c: z.output<typeof ClientSchema>): Client {
-  const defaultResponseTypes: ResponseTypeName[] = c.grant_types.includes('authorization_code') ? ['code'] : [];
+  const defaultResponseTypes: ResponseType[] = c.grant_types.includes('authorization_code') ? ['code'] : [];
   return Object.freeze({
     clientId: c.client_id,
     clientName: c.client_name,

@@ -1,28 +1,39 @@
 import { InvalidGrant } from '../errors.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
-import type { AuthorizationCodeRecord } from '../store/types.js';
+import { resolveRequestedScope } from '../oauth/scope.js';
+import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation } from '../store/types.js';
+import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
-import { startRefreshFamily } from './refresh-family.js';
-import { resolveRequestedScope } from './scope-request.js';
+import type { RefreshFamilies } from './refresh-family.js';
 import { tokenResponse, type Grant } from './types.js';
+
+export interface AuthorizationCodeGrantDependencies {
+  readonly codes: AuthorizationCodeStore;
+  readonly grants: GrantRevocation;
+  readonly refreshFamilies: RefreshFamilies;
+  readonly accessTokens: AccessTokens;
+  /** How long the revocation mark of a replayed code's grant is kept: the longest a refresh family lives. */
+  readonly revocationMarkSeconds: number;
+}
 
 const INVALID_CODE = 'the authorization code is invalid, expired, or was issued to another client';
 
 /** RFC 6749 §4.1.3: redeem an authorization code, once. */
-export const authorizationCodeGrant: Grant = {
+export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies): Grant {
+  return {
   grantType: 'authorization_code',
-  async handle({ client, params }, services) {
+  async handle({ client, params }) {
     const code = params.require('code');
     const ref = refOf(code);
     if (!ref) throw new InvalidGrant(INVALID_CODE);
 
-    const outcome = await services.store.consumeAuthorizationCode(ref);
+    const outcome = await deps.codes.consumeAuthorizationCode(ref);
     if (outcome.status === 'not_found') throw new InvalidGrant(INVALID_CODE);
     if (outcome.status === 'replayed') {
       // §4.1.2: "If an authorization code is used more than once, the authorization
       // server MUST deny the request and SHOULD revoke (when possible) all tokens
       // previously issued based on that authorization code."
-      await services.store.revokeGrant(ref.grantId, services.settings.refreshTokenTtl);
+      await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
       throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
     }
     const record = outcome.record;
@@ -35,8 +46,8 @@ export const authorizationCodeGrant: Grant = {
     const scope = resolveRequestedScope(params.get('scope'), record.scope);
 
     const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
-    const refreshToken = client.grantTypes.has('refresh_token') ? await startRefreshFamily(ref.grantId, family, services) : undefined;
-    const issued = await services.accessTokens.issue({
+    const refreshToken = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.start(ref.grantId, family) : undefined;
+    const issued = await deps.accessTokens.issue({
       subject: record.sub,
       clientId: client.clientId,
       scope,
@@ -45,7 +56,8 @@ export const authorizationCodeGrant: Grant = {
     });
     return tokenResponse(issued, scope, refreshToken);
   },
-};
+  };
+}
 
 /**
  * §4.1.3: "ensure that the "redirect_uri" parameter is present if the "redirect_uri"

@@ -1,10 +1,36 @@
+import type { Clock } from '../clock.js';
+import type { RefreshLifetimes, Store } from '../store/types.js';
+import type { AccessTokens } from '../tokens/access-token.js';
+import type { PasswordSignIn } from '../users/sign-in.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { passwordGrant } from './password.js';
+import { RefreshFamilies } from './refresh-family.js';
 import { refreshTokenGrant } from './refresh-token.js';
 import type { Grant } from './types.js';
 
-/** The grant table the token endpoint dispatches through: one module per grant_type. */
-export const GRANTS: ReadonlyMap<string, Grant> = new Map(
-  [authorizationCodeGrant, clientCredentialsGrant, passwordGrant, refreshTokenGrant].map((grant) => [grant.grantType, grant]),
-);
+export interface GrantTableDependencies {
+  readonly store: Store;
+  readonly accessTokens: AccessTokens;
+  readonly signIn: PasswordSignIn;
+  readonly clock: Clock;
+  readonly refreshLifetimes: RefreshLifetimes;
+  /** REFRESH_REUSE_GRACE, in seconds. */
+  readonly refreshReuseGraceSeconds: number;
+}
+
+/**
+ * The grant table the token endpoint dispatches through: one module per grant_type,
+ * each handed only the services it uses.
+ */
+export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
+  const { store, accessTokens, refreshLifetimes } = deps;
+  const refreshFamilies = new RefreshFamilies(store, refreshLifetimes);
+  const grants: Grant[] = [
+    authorizationCodeGrant({ codes: store, grants: store, refreshFamilies, accessTokens, revocationMarkSeconds: refreshLifetimes.absoluteSeconds }),
+    clientCredentialsGrant({ accessTokens }),
+    passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, clock: deps.clock }),
+    refreshTokenGrant({ refreshTokens: store, accessTokens, idleSeconds: refreshLifetimes.idleSeconds, reuseGraceSeconds: deps.refreshReuseGraceSeconds }),
+  ];
+  return new Map(grants.map((grant) => [grant.grantType, grant]));
+}

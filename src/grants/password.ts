@@ -1,8 +1,19 @@
+import { nowSeconds, type Clock } from '../clock.js';
 import { InvalidGrant, SignInBusy, TooManyFailedAttempts } from '../errors.js';
+import { resolveRequestedScope } from '../oauth/scope.js';
+import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
-import { startRefreshFamily } from './refresh-family.js';
-import { resolveRequestedScope } from './scope-request.js';
+import type { PasswordSignIn } from '../users/sign-in.js';
+import type { RefreshFamilies } from './refresh-family.js';
 import { tokenResponse, type Grant } from './types.js';
+
+export interface PasswordGrantDependencies {
+  /** Password sign-in with the limits shared with the login page. */
+  readonly signIn: PasswordSignIn;
+  readonly refreshFamilies: RefreshFamilies;
+  readonly accessTokens: AccessTokens;
+  readonly clock: Clock;
+}
 
 const INVALID_CREDENTIALS = 'invalid username or password';
 
@@ -11,26 +22,28 @@ const INVALID_CREDENTIALS = 'invalid username or password';
  * NOT be used"; it is off unless a client registers it. The attempt goes through the
  * sign-in limits shared with the login page (reserved before the password is checked).
  */
-export const passwordGrant: Grant = {
+export function passwordGrant(deps: PasswordGrantDependencies): Grant {
+  return {
   grantType: 'password',
-  async handle({ client, params, clientAddress }, services) {
+  async handle({ client, params, clientAddress }) {
     const username = params.require('username');
     const password = params.require('password');
     const scope = resolveRequestedScope(params.get('scope'), client.scope);
 
     // Unknown users and wrong passwords cost the same scrypt run and get the same error.
-    const signIn = await services.signIn.attempt(username, password, clientAddress);
+    const signIn = await deps.signIn.attempt(username, password, clientAddress);
     if (signIn.outcome === 'throttled') throw new TooManyFailedAttempts(signIn.retryAfterSeconds);
     if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
     if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
     const { user } = signIn;
 
     const grantId = newGrantId();
-    const authTime = Math.floor(services.clock() / 1000);
+    const authTime = nowSeconds(deps.clock);
     const refreshToken = client.grantTypes.has('refresh_token')
-      ? await startRefreshFamily(grantId, { clientId: client.clientId, sub: user.sub, scope, authTime }, services)
+      ? await deps.refreshFamilies.start(grantId, { clientId: client.clientId, sub: user.sub, scope, authTime })
       : undefined;
-    const issued = await services.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId });
+    const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId });
     return tokenResponse(issued, scope, refreshToken);
   },
-};
+  };
+}

@@ -1,9 +1,20 @@
 import type { Client } from '../clients/registry.js';
 import { InvalidGrant } from '../errors.js';
+import { resolveRequestedScope } from '../oauth/scope.js';
+import type { RefreshTokenStore } from '../store/types.js';
+import type { AccessTokens } from '../tokens/access-token.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
-import { resolveRequestedScope } from './scope-request.js';
 import { tokenResponse, type Grant, type TokenResponse } from './types.js';
+
+export interface RefreshTokenGrantDependencies {
+  readonly refreshTokens: RefreshTokenStore;
+  readonly accessTokens: AccessTokens;
+  /** REFRESH_TOKEN_IDLE_TTL: a successor dies unused after this. */
+  readonly idleSeconds: number;
+  /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */
+  readonly reuseGraceSeconds: number;
+}
 
 const INVALID_REFRESH_TOKEN = 'the refresh token is invalid, expired, revoked, or was issued to another client';
 
@@ -27,21 +38,22 @@ export function refreshReuseGraceSeconds(client: Client, configuredSeconds: numb
  * family (RFC 9700 §4.14.2), except, for confidential clients, one retry of the
  * just-rotated token inside REFRESH_REUSE_GRACE, which gets the same successor response back.
  */
-export const refreshTokenGrant: Grant = {
+export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
+  return {
   grantType: 'refresh_token',
-  async handle({ client, params }, services) {
+  async handle({ client, params }) {
     const presented = params.require('refresh_token');
     const ref = refOf(presented);
     if (!ref) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
     // The family record is immutable, so reading it before the atomic rotation is safe.
-    const view = await services.store.readRefreshToken(ref);
+    const view = await deps.refreshTokens.readRefreshToken(ref);
     if (!view || view.state === 'revoked' || view.family.clientId !== client.clientId) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
     // §6: "The requested scope MUST NOT include any scope not originally granted by the
     // resource owner"; the new refresh token keeps the original grant's scope.
     const scope = resolveRequestedScope(params.get('scope'), view.family.scope);
 
     const successor = mintOpaqueToken(ref.grantId);
-    const issued = await services.accessTokens.issue({
+    const issued = await deps.accessTokens.issue({
       subject: view.family.sub,
       clientId: client.clientId,
       scope,
@@ -49,9 +61,9 @@ export const refreshTokenGrant: Grant = {
       grantId: ref.grantId,
     });
     const response = tokenResponse(issued, scope, successor.value);
-    const outcome = await services.store.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
-      idleSeconds: services.settings.refreshLifetimes.idleSeconds,
-      graceSeconds: refreshReuseGraceSeconds(client, services.settings.refreshReuseGrace),
+    const outcome = await deps.refreshTokens.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
+      idleSeconds: deps.idleSeconds,
+      graceSeconds: refreshReuseGraceSeconds(client, deps.reuseGraceSeconds),
     });
     switch (outcome.status) {
       case 'rotated':
@@ -67,4 +79,5 @@ export const refreshTokenGrant: Grant = {
         throw new InvalidGrant(INVALID_REFRESH_TOKEN);
     }
   },
-};
+  };
+}

@@ -1,9 +1,5 @@
 import type { Client, GrantTypeName } from '../clients/registry.js';
-import type { FormParams } from '../http/form.js';
-import type { RefreshLifetimes, Store } from '../store/types.js';
-import type { AccessTokenIssuer } from '../tokens/access-token.js';
-import type { UserRegistry } from '../users/registry.js';
-import type { PasswordSignIn } from '../users/sign-in.js';
+import type { FormParams } from '../oauth/form-params.js';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
@@ -29,23 +25,6 @@ export function tokenResponse(
   };
 }
 
-/** What a grant may use; passed in, never imported, so grants stay testable in isolation. */
-export interface GrantServices {
-  readonly accessTokens: AccessTokenIssuer;
-  readonly store: Store;
-  readonly users: UserRegistry;
-  /** Password sign-in with the limits shared with the login page. */
-  readonly signIn: PasswordSignIn;
-  readonly clock: () => number;
-  readonly settings: {
-    readonly refreshLifetimes: RefreshLifetimes;
-    /** How long a revocation mark must outlive anything it revokes. */
-    readonly refreshTokenTtl: number;
-    /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */
-    readonly refreshReuseGrace: number;
-  };
-}
-
 export interface GrantRequest {
   /** The authenticated client, already checked to have this grant type registered. */
   readonly client: Client;
@@ -54,8 +33,11 @@ export interface GrantRequest {
   readonly clientAddress: string;
 }
 
-/** One grant_type of the token endpoint: the route dispatches through a table of these. */
+/**
+ * One grant_type of the token endpoint: the route dispatches through a table of these.
+ * Each grant is built with exactly the services it uses (see `grantTable`).
+ */
 export interface Grant {
   readonly grantType: GrantTypeName;
-  handle(request: GrantRequest, services: GrantServices): Promise<TokenResponse>;
+  handle(request: GrantRequest): Promise<TokenResponse>;
 }

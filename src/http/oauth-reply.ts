@@ -26,15 +26,36 @@ const FRAMEWORK_ERRORS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'request body is malformed',
 };
 
+/** Long enough for the Redis client to reconnect (it retries at least every 2 s), short enough to retry soon. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * What a store outage becomes at an endpoint. The token endpoint fails closed with
+ * `server_error` (RFC 6749 §5.2 has no code for "try later"). Revocation and
+ * introspection answer 503: RFC 7009 §2.2.1 "If the server responds with HTTP status
+ * code 503, the client must assume the token still exists and may retry after a
+ * reasonable delay. The server may include a "Retry-After" header", so a resource server
+ * never mistakes an outage for an inactive token. The authorization endpoint sends
+ * `temporarily_unavailable` to the client (RFC 6749 §4.1.2.1).
+ */
+export type StoreOutageAnswer = 'server_error' | 'temporarily_unavailable';
+
+export function storeOutageError(answer: StoreOutageAnswer, cause: StoreUnavailableError): OAuthError {
+  return answer === 'server_error'
+    ? new ServerError(undefined, { cause })
+    : new TemporarilyUnavailable(`the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds`, STORE_RETRY_AFTER_SECONDS, { cause });
+}
+
 /** Maps anything thrown while handling a request to an OAuth error, without leaking internals. */
-export function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
+export function toOAuthError(error: unknown, request: FastifyRequest, storeOutage: StoreOutageAnswer = 'server_error'): OAuthError {
   if (error instanceof OAuthError) {
     if (error instanceof ServerError) request.log.error({ err: error }, 'server_error');
     return error;
   }
   if (error instanceof StoreUnavailableError) {
-    request.log.error({ err: { type: error.name, message: error.message } }, 'store unavailable: nothing issued');
-    return new ServerError();
+    const outcome = storeOutage === 'server_error' ? 'nothing issued' : 'answered 503';
+    request.log.error({ err: { type: error.name, message: error.message } }, `store unavailable: ${outcome}`);
+    return storeOutageError(storeOutage, error);
   }
   const fastifyError = error as Partial<FastifyError>;
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {

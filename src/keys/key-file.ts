@@ -3,6 +3,7 @@ import { chmod, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { z } from 'zod';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './algorithms.js';
 
 /**
  * One signing key per file in KEYS_DIR: `<kid>.json`, mode 0600, holding the private
@@ -10,8 +11,7 @@ import { z } from 'zod';
  * only reads, and the rotation script, which writes.
  */
 
-export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
-export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+export { SIGNING_ALGORITHMS, type SigningAlgorithm } from './algorithms.js';
 
 const PrivateJwkSchema = z
   .object({

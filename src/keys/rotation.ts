@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { checkKeyFolder } from './folder-safety.js';
 import { deleteKeyFile, generateKeyRecord, readKeyFolder, writeKeyFile, type KeyRecord, type SigningAlgorithm } from './key-file.js';
 import { planCleanup, planRevocation, planRotation, signingKeyAt, signsAt, type RotationPlan } from './lifecycle.js';
+import { nowSeconds } from '../clock.js';
 
 /** The file side of the key lifecycle: plans from lifecycle.ts applied to KEYS_DIR under a lock. */
 
@@ -74,7 +75,7 @@ export interface RotationOptions {
 
 export async function rotateKeys(dir: string, options: RotationOptions): Promise<KeyChange[]> {
   return withFolderLock(dir, async () => {
-    const now = options.now ?? Math.floor(Date.now() / 1000);
+    const now = options.now ?? nowSeconds();
     const keys = await readKeyFolder(dir);
     const fresh = await generateKeyRecord(options.alg ?? 'ES256', now, now);
     return applyPlan(dir, planRotation(keys, fresh, { now, delay: options.delay, accessTokenTtl: options.accessTokenTtl }));
@@ -92,7 +93,7 @@ const newest = (keys: readonly KeyRecord[]) => keys.reduce<KeyRecord | undefined
 
 export async function pruneKeys(dir: string, options: RepairOptions): Promise<KeyChange[]> {
   return withFolderLock(dir, async () => {
-    const now = options.now ?? Math.floor(Date.now() / 1000);
+    const now = options.now ?? nowSeconds();
     const keys = await readKeyFolder(dir);
     const spare = await generateKeyRecord(options.alg ?? newest(keys)?.alg ?? 'ES256', now, now);
     return applyPlan(dir, planCleanup(keys, spare, { now, accessTokenTtl: options.accessTokenTtl }));
@@ -101,7 +102,7 @@ export async function pruneKeys(dir: string, options: RepairOptions): Promise<Ke
 
 export async function revokeKey(dir: string, kid: string, options: RepairOptions): Promise<KeyChange[]> {
   return withFolderLock(dir, async () => {
-    const now = options.now ?? Math.floor(Date.now() / 1000);
+    const now = options.now ?? nowSeconds();
     const keys = await readKeyFolder(dir);
     const revoked = keys.find((k) => k.kid === kid);
     if (!revoked) throw new Error(`no key with kid ${kid} in ${dir}`);
@@ -113,7 +114,7 @@ export async function revokeKey(dir: string, kid: string, options: RepairOptions
 
 /** Creates a first key, signing at once, when none signs now; returns it, or undefined if one already does. */
 export async function ensureSigningKey(dir: string, options: { alg?: SigningAlgorithm; accessTokenTtl: number }): Promise<KeyRecord | undefined> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   if (signingKeyAt(await readKeyFolder(dir), now)) return undefined;
   const changes = await rotateKeys(dir, { ...options, delay: 0, now });
   return changes.find((c) => c.action === 'created')?.key;

@@ -4,13 +4,26 @@
  * lists; rendering the form_post page is the route's job.
  */
 
-export type ResponseType = 'code' | 'token';
-export type ResponseMode = 'query' | 'fragment' | 'form_post';
+/** The response types this server implements (RFC 6749 §3.1.1): the code flow and the implicit flow. */
+export const RESPONSE_TYPES = ['code', 'token'] as const;
+export const RESPONSE_MODES = ['query', 'fragment', 'form_post'] as const;
 
-const MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
+export type ResponseType = (typeof RESPONSE_TYPES)[number];
+export type ResponseMode = (typeof RESPONSE_MODES)[number];
+
+/** Where and how an authorization response (or error) reaches the client. */
+export interface ResponseTarget {
+  readonly redirectUri: string;
+  readonly responseMode: ResponseMode;
+  readonly state: string | undefined;
+}
+
+export function isResponseType(value: string): value is ResponseType {
+  return (RESPONSE_TYPES as readonly string[]).includes(value);
+}
 
 export function isResponseMode(value: string): value is ResponseMode {
-  return (MODES as readonly string[]).includes(value);
+  return (RESPONSE_MODES as readonly string[]).includes(value);
 }
 
 /** The default mode: query for code (RFC 6749 §4.1.2, or the operator's choice), fragment for token (§4.2.2). */

@@ -1,7 +1,8 @@
+import { InvalidScope } from '../errors.js';
+
 /**
  * RFC 6749 §3.3: scope = scope-token *( SP scope-token )
  *                scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
- * Pure: no HTTP, no errors of its own; callers decide which OAuth error applies.
  */
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -25,4 +26,19 @@ export function formatScope(tokens: readonly string[]): string {
 export function scopeOutside(requested: readonly string[], allowed: readonly string[]): string[] {
   const allowedSet = new Set(allowed);
   return requested.filter((token) => !allowedSet.has(token));
+}
+
+/**
+ * Resolves the `scope` parameter of a request against what may be granted.
+ * §3.3: "If the client omits the scope parameter when requesting authorization, the
+ * authorization server MUST either process the request using a pre-defined default value
+ * or fail the request indicating an invalid scope." The default is everything allowed.
+ */
+export function resolveRequestedScope(requested: string | undefined, allowed: readonly string[]): readonly string[] {
+  if (requested === undefined) return allowed;
+  const tokens = parseScope(requested);
+  if (!tokens) throw new InvalidScope('scope is not a space-separated list of scope tokens (RFC 6749 §3.3)');
+  const outside = scopeOutside(tokens, allowed);
+  if (outside.length > 0) throw new InvalidScope(`scope not allowed for this client: ${outside.join(' ')}`);
+  return tokens;
 }

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { ClientRegistry } from '../clients/registry.js';
+import { AUTH_METHODS, type ClientRegistry } from '../clients/registry.js';
+import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/response-mode.js';
 import type { Keystore } from '../keys/keystore.js';
+import { nowSeconds, type Clock } from '../clock.js';
 
 export interface DiscoveryOptions {
   readonly issuer: string;
@@ -10,7 +12,7 @@ export interface DiscoveryOptions {
   readonly clients: ClientRegistry;
   /** grant_type values this server implements (the grant table's keys). */
   readonly implementedGrants: readonly string[];
-  readonly clock: () => number;
+  readonly clock: Clock;
 }
 
 /** RFC 8414 metadata listing only what is enabled: implemented and registered by some client. */
@@ -18,9 +20,9 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const { issuer, clients } = options;
   const registered = clients.all();
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
-  const authMethods = ['client_secret_basic', 'client_secret_post', 'none'].filter((m) => registered.some((c) => c.authMethod === m));
+  const authMethods = AUTH_METHODS.filter((m) => registered.some((c) => c.authMethod === m));
   const scopes = [...new Set(registered.flatMap((c) => c.scope))].sort();
-  const responseTypes = ['code', 'token'].filter((r) => registered.some((c) => c.responseTypes.has(r as never)));
+  const responseTypes = RESPONSE_TYPES.filter((r) => registered.some((c) => c.responseTypes.has(r)));
   return {
     issuer,
     ...(responseTypes.length > 0 ? { authorization_endpoint: `${issuer}/oauth2/authorize` } : {}),
@@ -28,7 +30,7 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     grant_types_supported: grantTypes,
     response_types_supported: responseTypes,
-    response_modes_supported: ['query', 'fragment', 'form_post'],
+    response_modes_supported: RESPONSE_MODES,
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint: `${issuer}/oauth2/revoke`,
     revocation_endpoint_auth_methods_supported: authMethods,
@@ -46,7 +48,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
   const metadata = JSON.stringify(authorizationServerMetadata(options));
 
   app.get(`${pathPrefix}/.well-known/jwks.json`, async (_request, reply) => {
-    const jwks = keystore.jwksAt(Math.floor(clock() / 1000));
+    const jwks = keystore.jwksAt(nowSeconds(clock));
     return reply
       .header('content-type', 'application/json;charset=UTF-8')
       .header('cache-control', `public, max-age=${options.jwksCacheTtl}`)

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Keystore } from '../keys/keystore.js';
 import type { StoreLifecycle } from '../store/types.js';
+import { nowSeconds, type Clock } from '../clock.js';
 
 export interface HealthOptions {
   readonly keystore: Keystore;
   readonly store: StoreLifecycle;
-  readonly clock: () => number;
+  readonly clock: Clock;
 }
 
 /** /healthz: the process answers. /readyz: it can issue tokens now (a signing key, and a store that acknowledges writes). */
@@ -13,7 +14,7 @@ export async function healthRoutes(app: FastifyInstance, { keystore, store, cloc
   app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    const keys = keystore.signingKeyAt(Math.floor(clock() / 1000)) !== undefined;
+    const keys = keystore.signingKeyAt(nowSeconds(clock)) !== undefined;
     const storeWritable = await store.ping().then(
       () => true,
       () => false,

@@ -1,6 +1,7 @@
-import type { OpaqueTokenRef } from '../tokens/opaque.js';
+import { systemClock, type Clock } from '../clock.js';
 import { secondsLeft } from './window.js';
 import type {
+  OpaqueTokenRef,
   AttemptReservation,
   AuthorizationCodeRecord,
   ConsumeOutcome,
@@ -44,7 +45,7 @@ interface CounterEntry extends Expiring {
 class ExpiringMap<V extends Expiring> {
   private readonly entries = new Map<string, V>();
 
-  constructor(private readonly clock: () => number) {}
+  constructor(private readonly clock: Clock) {}
 
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
@@ -89,7 +90,7 @@ export class MemoryStore implements Store {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
     sweepIntervalMs = 60_000,
   ) {
     this.codes = new ExpiringMap(clock);

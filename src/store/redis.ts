@@ -1,7 +1,7 @@
+import type { Clock } from '../clock.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../errors.js';
-import type { OpaqueTokenRef } from '../tokens/opaque.js';
 import {
   CONSUME_RECORD,
   CREATE_RECORD,
@@ -13,6 +13,7 @@ import {
   ROTATE_REFRESH_TOKEN,
 } from './lua.js';
 import type {
+  OpaqueTokenRef,
   AttemptReservation,
   AuthorizationCodeRecord,
   ConsumeOutcome,
@@ -30,7 +31,7 @@ export interface RedisStoreOptions {
   readonly keyPrefix: string;
   /** Upper bound of every command, so a dead or hung Redis fails fast. */
   readonly commandTimeoutMs: number;
-  readonly clock?: () => number;
+  readonly clock?: Clock;
 }
 
 interface ScriptCommands {
@@ -74,7 +75,7 @@ const READINESS_PROBE_TTL_MS = 5000;
 export class RedisStore implements Store {
   readonly kind = 'redis';
   private readonly redis: ScriptedRedis;
-  private readonly clock: () => number;
+  private readonly clock: Clock;
   private readonly readinessKey: string;
 
   constructor(private readonly options: RedisStoreOptions) {

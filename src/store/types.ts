@@ -1,4 +1,3 @@
-import type { OpaqueTokenRef } from '../tokens/opaque.js';
 
 /**
  * Narrow store interfaces. Only authorization codes and refresh tokens live in the
@@ -6,6 +5,16 @@ import type { OpaqueTokenRef } from '../tokens/opaque.js';
  * the store's acknowledgement or rejects with StoreUnavailableError: callers issue
  * nothing they could not record (fail closed).
  */
+
+/**
+ * How the store names an authorization code or refresh token: the grant it belongs to
+ * (the public half of the value, and the Redis Cluster hash tag) and the SHA-256 digest
+ * of the whole value (the store never holds the value itself).
+ */
+export interface OpaqueTokenRef {
+  readonly grantId: string;
+  readonly digest: string;
+}
 
 export interface AuthorizationCodeRecord {
   readonly clientId: string;
@@ -54,13 +63,16 @@ export interface RefreshLifetimes {
   readonly idleSeconds: number;
 }
 
-export interface GrantStore {
+export interface RefreshFamilyStore {
   /**
    * Starts the refresh-token family of a grant with its first token. Resolves false,
    * recording nothing, when the grant was revoked first (its code was replayed while
    * this redemption was in flight).
    */
   createRefreshFamily(grantId: string, family: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean>;
+}
+
+export interface GrantRevocation {
   /** Revokes a grant for at least `ttlSeconds`: its refresh tokens stop working and no family can start. */
   revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
   isGrantRevoked(grantId: string): Promise<boolean>;
@@ -87,8 +99,11 @@ export type RotationOutcome =
   /** Unknown, expired, or of a revoked family. */
   | { readonly status: 'invalid' };
 
-export interface RefreshTokenStore {
+export interface RefreshTokenReader {
   readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined>;
+}
+
+export interface RefreshTokenStore extends RefreshTokenReader {
   /**
    * Rotates in one atomic step: the presented token stops working as its successor
    * starts. `sealedResponse` (the successor response, encrypted under a key only the
@@ -137,6 +152,6 @@ export interface StoreLifecycle {
   close(): Promise<void>;
 }
 
-export interface Store extends AuthorizationCodeStore, GrantStore, RefreshTokenStore, AccessTokenDenylist, AttemptCounter, StoreLifecycle {
+export interface Store extends AuthorizationCodeStore, RefreshFamilyStore, GrantRevocation, RefreshTokenStore, AccessTokenDenylist, AttemptCounter, StoreLifecycle {
   readonly kind: 'memory' | 'redis';
 }

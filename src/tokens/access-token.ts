@@ -1,10 +1,13 @@
+import { jwtVerify, type JWTPayload } from 'jose';
+import { nowSeconds, type Clock } from '../clock.js';
 import { ServerError } from '../errors.js';
+import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
 import type { Keystore } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';
 import { signCompactJws } from './jws.js';
 import { randomId } from './random-id.js';
 
-/** RFC 9068 JWT access tokens. */
+/** RFC 9068 JWT access tokens: minted for the token and authorization endpoints, verified for introspection and revocation. */
 
 export interface AccessTokenRequest {
   readonly subject: string;
@@ -32,15 +35,24 @@ export interface AccessTokenSettings {
   readonly ttlSeconds: number;
 }
 
-export class AccessTokenIssuer {
+/** Claims of one of our access tokens, as introspection and revocation read them. */
+export interface OwnAccessTokenClaims extends JWTPayload {
+  readonly client_id: string;
+  readonly jti: string;
+  readonly exp: number;
+  readonly grant_id?: string;
+  readonly scope?: string;
+}
+
+export class AccessTokens {
   constructor(
     private readonly keystore: Keystore,
     private readonly settings: AccessTokenSettings,
-    private readonly clock: () => number,
+    private readonly clock: Clock,
   ) {}
 
   async issue(request: AccessTokenRequest): Promise<IssuedAccessToken> {
-    const iat = Math.floor(this.clock() / 1000);
+    const iat = nowSeconds(this.clock);
     const key = this.keystore.signingKeyAt(iat);
     // Fail closed: with no key inside its signing window there is nothing valid to sign with.
     if (!key) throw new ServerError();
@@ -61,5 +73,34 @@ export class AccessTokenIssuer {
     // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
     const token = signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.alg, key.privateKey);
     return { token, expiresIn: exp - iat, jti };
+  }
+
+  /**
+   * The claims of `token` when it is an unexpired access token we signed with a key we
+   * still publish; undefined for anything else (malformed, other issuer, bad signature, expired).
+   */
+  async verify(token: string): Promise<OwnAccessTokenClaims | undefined> {
+    const nowMs = this.clock();
+    const now = nowSeconds(this.clock);
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        (header) => {
+          const key = this.keystore.publishedKey(header.kid, now);
+          if (!key || key.alg !== header.alg) throw new Error('unknown key');
+          return key.publicKey;
+        },
+        {
+          issuer: this.settings.issuer,
+          typ: 'at+jwt',
+          algorithms: [...SIGNING_ALGORITHMS],
+          currentDate: new Date(nowMs),
+          requiredClaims: ['exp', 'jti', 'client_id'],
+        },
+      );
+      return typeof payload.client_id === 'string' ? (payload as OwnAccessTokenClaims) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { constants, sign, type KeyObject } from 'node:crypto';
-import type { SigningAlgorithm } from '../keys/key-file.js';
+import type { SigningAlgorithm } from '../keys/algorithms.js';
 
 /**
  * RFC 7515 compact JWS signing with node:crypto, synchronously on the calling thread:

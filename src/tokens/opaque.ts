@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { OpaqueTokenRef } from '../store/types.js';
 
 /**
  * Authorization codes and refresh tokens: `<grantId>.<secret>`. The secret carries
@@ -8,10 +9,6 @@ import { createHash, randomBytes } from 'node:crypto';
  * ever stored, so a dump of the store yields nothing usable.
  */
 
-export interface OpaqueTokenRef {
-  readonly grantId: string;
-  readonly digest: string;
-}
 
 const OPAQUE_TOKEN = /^([A-Za-z0-9_-]{22})\.[A-Za-z0-9_-]{43}$/;
 

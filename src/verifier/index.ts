@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
 
 /**
  * What resource servers import (`oauth2-token-service/verifier`) to verify our access
@@ -6,7 +7,7 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
  */
 
 /** Only the asymmetric algorithms the authorization server signs with: never `none`, never HMAC. */
-export const ACCEPTED_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
+export const ACCEPTED_ALGORITHMS = SIGNING_ALGORITHMS;
 
 export interface AccessTokenClaims extends JWTPayload {
   readonly iss: string;

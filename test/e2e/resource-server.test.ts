@@ -8,13 +8,13 @@ import { freePort } from '../helpers/redis.js';
 
 const SECRET = 'resource-server-secret-0123456789abcdefghijklm';
 
-t.test('the example resource server accepts our tokens offline (scripts/example-resource-server)', async (t) => {
+t.test('the example resource server accepts our tokens offline (examples/resource-server)', async (t) => {
   const clientsFile = join(await tempDir(t), 'clients.json');
   await writeFile(clientsFile, JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read write' }] }));
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   await startServerProcess(t, { PORT: String(port), ISSUER: issuer, KEYS_DIR: await keysDirWithSigningKey(t), CLIENTS_FILE: clientsFile });
-  const api = await startServerProcess(t, { PORT: String(await freePort()), ISSUER: issuer, LOG_LEVEL: 'warn' }, { script: 'scripts/example-resource-server.js', readyPath: '/api/me', anyStatus: true });
+  const api = await startServerProcess(t, { PORT: String(await freePort()), ISSUER: issuer, LOG_LEVEL: 'warn' }, { script: 'examples/resource-server.js', readyPath: '/api/me', anyStatus: true });
 
   const token = async (scope: string) => {
     const res = await fetch(`${issuer}/oauth2/token`, {

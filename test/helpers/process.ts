@@ -1,10 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
-import type { Test } from 'tap';
+import { basename, dirname, join, resolve } from 'node:path';
 
-/** Runs the built code (`npm test` builds first), as operators and CI do. */
-export const DIST = join(import.meta.dirname, '..', '..', 'dist');
+/**
+ * Runs the built code (`npm test` builds first), as operators and CI do. The helpers are
+ * also used by the bench (from dist/), so paths are resolved from the repository root.
+ */
+const twoUp = resolve(import.meta.dirname, '..', '..');
+const ROOT = basename(twoUp) === 'dist' ? dirname(twoUp) : twoUp;
+export const DIST = join(ROOT, 'dist');
+
+/** Where cleanup goes: a tap test (`t.teardown`), or the bench's own list. */
+export interface Teardown {
+  teardown(cleanup: () => unknown): void;
+}
 
 export interface CommandResult {
   readonly code: number | null;
@@ -40,11 +49,11 @@ export interface ServerProcess {
  * answers 2xx (or, with `anyStatus`, answers at all); killed when the test ends.
  */
 export async function startServerProcess(
-  t: Test,
+  t: Teardown,
   env: Record<string, string>,
   options: { script?: string; readyPath?: string; anyStatus?: boolean } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(DIST, options.script ?? 'src/main.js')], {
+  const child = spawn(process.execPath, [resolve(DIST, options.script ?? 'src/main.js')], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

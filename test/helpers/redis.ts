@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import type { Test } from 'tap';
 import { RedisStore } from '../../src/store/redis.js';
+import { freePort } from './ports.js';
+
+export { freePort };
 
 /** A private redis-server on a free port, killed when the test ends. Never skipped: if it cannot start, the test fails. */
 export interface PrivateRedis {
@@ -15,15 +18,6 @@ export interface PrivateRedis {
   thaw(): void;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function waitForPort(port: number, deadline: number): Promise<void> {
   while (Date.now() < deadline) {

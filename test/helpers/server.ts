@@ -4,7 +4,7 @@ import { buildServer } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { Signer } from '../../src/http/signer.js';
+import { Signer } from '../../src/session/signer.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
-import { sendErrorToClient } from '../../http/authorization-response.js';
-import { authorizeUrl, showLogin, type AuthorizeContext } from './context.js';
-import { readSubmittedForm } from './form.js';
+import { cookieJar } from './cookies.js';
+import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient, showLogin } from './interaction.js';
+import type { AuthorizeRouteOptions } from './options.js';
 
 const WRONG_CREDENTIALS = 'Incorrect username or password.';
 const BUSY = 'Too many sign-ins are in progress right now. Please try again in a moment.';
@@ -18,35 +17,26 @@ function tooManyAttempts(retryAfterSeconds: number): string {
  * the form comes back (429 or 503, with Retry-After). The message never says which of
  * username or password was wrong.
  */
-export async function loginRoute(app: FastifyInstance, ctx: AuthorizeContext): Promise<void> {
-  app.post(ctx.paths.login, async (request, reply) => {
-    const form = readSubmittedForm(ctx, request, reply);
-    if (!form) return reply;
-    const { fields, authorization } = form;
+export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
+  app.post(endpoint.paths.login, async (request, reply) => {
+    const { fields, authorization } = readSubmittedForm(endpoint, request, reply);
     const username = fields.get('username') ?? '';
     const password = fields.get('password') ?? '';
 
-    let signIn;
-    try {
-      signIn = await ctx.signIn.attempt(username, password, request.ip);
-    } catch (err) {
-      if (!(err instanceof StoreUnavailableError)) throw err;
-      request.log.error({ err: { message: err.message } }, 'store unavailable during login');
-      return sendErrorToClient(reply, authorization, new TemporarilyUnavailable(), { issuer: ctx.issuer, afterPost: true });
-    }
+    const signIn = await sendingStoreFailuresToClient(authorization, () => endpoint.signIn.attempt(username, password, request.ip));
     switch (signIn.outcome) {
       case 'throttled':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
-        return showLogin(ctx, request, reply, authorization, { statusCode: 429, message: tooManyAttempts(signIn.retryAfterSeconds), username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 429, message: tooManyAttempts(signIn.retryAfterSeconds), username });
       case 'busy':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
-        return showLogin(ctx, request, reply, authorization, { statusCode: 503, message: BUSY, username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: BUSY, username });
       case 'wrong_credentials':
-        return showLogin(ctx, request, reply, authorization, { statusCode: 200, message: WRONG_CREDENTIALS, username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 200, message: WRONG_CREDENTIALS, username });
       case 'signed_in':
-        ctx.session.start(reply, signIn.user.sub);
+        endpoint.session.start(cookieJar(request, reply), signIn.user.sub);
         // RFC 9700 §4.11: after a POST, 303 so the browser does not re-send the credentials.
-        return reply.code(303).header('location', authorizeUrl(ctx, authorization.parameters)).header('cache-control', 'no-store').send();
+        return returnToAuthorize(endpoint, reply, authorization);
     }
   });
 }

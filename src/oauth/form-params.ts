@@ -42,11 +42,3 @@ export class FormParams {
     return this.values.has(name);
   }
 }
-
-export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
-
-/** True for `application/x-www-form-urlencoded`, with or without parameters such as charset. */
-export function isFormContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  return header.split(';', 1)[0]?.trim().toLowerCase() === FORM_CONTENT_TYPE;
-}

@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
 import { rotateKeys } from '../src/keys/rotation.js';
-import { measureLoad, type LoadResult, type LoadSettings, type LoadTarget } from './bench-load.js';
-import { freePort, startServerProcess, type ServerProcess } from './bench-processes.js';
-import { measureSigningRate } from './bench-sign.js';
-import { measuringHostLoad, type HostLoad, type WithHostLoad } from './bench-host.js';
+import { startServerProcess, type ServerProcess, type Teardown } from '../test/helpers/process.js';
+import { freePort } from '../test/helpers/ports.js';
+import { measuringHostLoad, type HostLoad, type WithHostLoad } from './host.js';
+import { measureLoad, type LoadResult, type LoadSettings, type LoadTarget } from './load.js';
+import { measureSigningRate } from './sign.js';
 
 /**
  * Token endpoint throughput against what it could be: (a) bare Fastify parsing the same
@@ -28,9 +29,9 @@ const LOG_LEVEL = 'warn';
 const CLIENT_ID = 'bench-client';
 const FORM_BODY = 'grant_type=client_credentials&scope=read';
 const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' };
-/** The route scripts/bench-bare-server.ts serves. */
+/** The route bench/bare-server.ts serves. */
 const BARE_ROUTE = '/token';
-const BARE_SERVER_SCRIPT = fileURLToPath(new URL('./bench-bare-server.js', import.meta.url));
+const BARE_SERVER_SCRIPT = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 const OUR_SERVER_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
 interface BenchSettings extends LoadSettings {
@@ -89,26 +90,24 @@ function postForm(url: string, headers: Record<string, string> = {}): Promise<Re
   return fetch(url, { method: 'POST', headers: { ...FORM_HEADERS, ...headers }, body: FORM_BODY });
 }
 
-/** Runs `work` against a started server, which is stopped whatever happens. */
-async function withServer<T>(server: Promise<ServerProcess>, work: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const started = await server;
+/** Runs `work` against a server started by `start`, which is stopped whatever happens. */
+async function withServer<T>(start: (cleanup: Teardown) => Promise<ServerProcess>, work: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const cleanups: (() => unknown)[] = [];
+  // Last resort: however the bench ends, no server outlives it.
+  const killAll = () => cleanups.forEach((cleanup) => void cleanup());
+  process.once('exit', killAll);
   try {
-    return await work(started);
+    return await work(await start({ teardown: (cleanup) => cleanups.push(cleanup) }));
   } finally {
-    await started.stop();
+    process.off('exit', killAll);
+    for (const cleanup of cleanups) await cleanup();
   }
 }
 
 async function measureBare(settings: BenchSettings): Promise<LoadResult> {
-  const port = await freePort();
-  const server = startServerProcess({
-    name: 'bare server',
-    script: BARE_SERVER_SCRIPT,
-    port,
-    env: { PORT: String(port) },
-    isReady: async (baseUrl) => (await postForm(`${baseUrl}${BARE_ROUTE}`)).ok,
-  });
-  return withServer(server, (bare) => measureLoad({ url: `${bare.baseUrl}${BARE_ROUTE}`, headers: FORM_HEADERS, body: FORM_BODY }, settings));
+  const port = String(await freePort());
+  const start = (cleanup: Teardown) => startServerProcess(cleanup, { PORT: port }, { script: BARE_SERVER_SCRIPT });
+  return withServer(start, (bare) => measureLoad({ url: `${bare.baseUrl}${BARE_ROUTE}`, headers: FORM_HEADERS, body: FORM_BODY }, settings));
 }
 
 /** One real token request before the load, so a misconfigured server fails loudly. */
@@ -121,15 +120,9 @@ async function expectToken(target: LoadTarget): Promise<void> {
 }
 
 async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise<LoadResult> {
-  const port = await freePort();
-  const server = startServerProcess({
-    name: 'our server',
-    script: OUR_SERVER_SCRIPT,
-    port,
-    env: { PORT: String(port), HOST: '127.0.0.1', KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL },
-    isReady: async (baseUrl) => (await fetch(`${baseUrl}/healthz`)).ok,
-  });
-  return withServer(server, async (ours) => {
+  const env = { PORT: String(await freePort()), KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL };
+  const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
+  return withServer(start, async (ours) => {
     const target = { url: `${ours.baseUrl}/oauth2/token`, headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth }, body: FORM_BODY };
     await expectToken(target);
     return measureLoad(target, settings);
@@ -192,6 +185,8 @@ function loadFailures(name: string, result: LoadResult): string[] {
 }
 
 async function main(): Promise<void> {
+  // Ctrl-C or a kill still runs the 'exit' cleanups (servers stopped, key folder removed).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const settings = parseSettings(process.argv.slice(2));
   process.stdout.write(
     `bench: ${settings.connections} connections, ${settings.durationSeconds} s per phase after ${settings.warmupSeconds} s warm-up, ` +

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { signCompactJws } from '../src/tokens/jws.js';
 import { randomId } from '../src/tokens/random-id.js';
+import { nowSeconds } from '../src/clock.js';
 
 /**
  * (b) The raw ES256 signing rate of one core: a tight synchronous loop through the very
@@ -12,7 +13,7 @@ const ISSUER = 'http://localhost:3000';
 const HEADER = { alg: 'ES256', kid: 'x'.repeat(43), typ: 'at+jwt' };
 
 function claims(): Record<string, unknown> {
-  const iat = Math.floor(Date.now() / 1000);
+  const iat = nowSeconds();
   return { iss: ISSUER, sub: 'bench-client', aud: ISSUER, client_id: 'bench-client', scope: 'read', iat, exp: iat + 3600, jti: randomId() };
 }
 

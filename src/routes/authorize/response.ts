@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
-import type { Parameters, ResponseTarget } from '../authorize/request.js';
-import type { OAuthError } from '../errors.js';
-import { redirectLocation } from '../oauth/response-mode.js';
-import { sendPage } from '../pages/html.js';
-import { FORM_POST_SCRIPT_HASH, formPostPage } from '../pages/authorization.js';
+import type { Parameters } from '../../authorize/request.js';
+import type { OAuthError } from '../../errors.js';
+import { redirectLocation, type ResponseTarget } from '../../oauth/response-mode.js';
+import { FORM_POST_SCRIPT_HASH, formPostPage } from '../../pages/authorization.js';
+import { sendPage } from '../../pages/html.js';
 
 /**
  * Delivers an authorization response or error to the client in its response mode,

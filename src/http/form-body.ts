@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { InvalidRequest } from '../errors.js';
+import { FormParams } from '../oauth/form-params.js';
+import { sendOAuthError, toOAuthError, type StoreOutageAnswer } from './oauth-reply.js';
+
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+/** The largest request body any endpoint reads: forms of a few parameters need far less. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface BackChannelOptions {
+  /** The realm of `WWW-Authenticate` on `invalid_client`. */
+  readonly realm: string;
+  readonly storeOutage: StoreOutageAnswer;
+}
+
+/**
+ * Sets up a back-channel endpoint (token, revocation, introspection): bodies are
+ * `application/x-www-form-urlencoded` only, parsed by the RFC 6749 §3.1 rules, and every
+ * error is answered in RFC 6749 §5.2 JSON.
+ */
+export function useOAuthFormBodies(scope: FastifyInstance, options: BackChannelOptions): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+    try {
+      done(null, FormParams.parse(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  scope.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new InvalidRequest('unsupported content type: use application/x-www-form-urlencoded'), undefined);
+  });
+  scope.setErrorHandler((error, request, reply) => sendOAuthError(reply, toOAuthError(error, request, options.storeOutage), options.realm));
+}
+
+/** The parameters of a back-channel POST: the form body, and the query string kept apart. */
+export function formRequest(body: unknown, url: string): { body: FormParams; query: FormParams } {
+  // RFC 6749 §3.2: "The client MUST use the HTTP "POST" method when making access token requests."
+  if (!(body instanceof FormParams)) throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+  const queryStart = url.indexOf('?');
+  return { body, query: queryStart === -1 ? FormParams.empty() : FormParams.parse(url.slice(queryStart + 1)) };
+}

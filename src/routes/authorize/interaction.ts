@@ -1,0 +1,94 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { validateAuthorizationRequest, type AuthorizationRequest, type Parameters } from '../../authorize/request.js';
+import { nowSeconds } from '../../clock.js';
+import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
+import { FormParams } from '../../oauth/form-params.js';
+import { consentPage, loginPage, type FormContext } from '../../pages/authorization.js';
+import { sendPage } from '../../pages/html.js';
+import { cookieJar } from './cookies.js';
+import type { AuthorizeRouteOptions } from './options.js';
+
+/**
+ * The interaction: an authorization request carried through the login and consent pages.
+ * The request's parameters travel in the forms, signed so they cannot be altered on the
+ * way, and are validated again on every step.
+ */
+
+/** How long a user has to get through the login and consent pages. */
+const INTERACTION_TTL_SECONDS = 900;
+
+export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters): AuthorizationRequest {
+  return validateAuthorizationRequest(parameters, endpoint.clients, endpoint.codeResponseMode);
+}
+
+function readInteraction(endpoint: AuthorizeRouteOptions, value: string | undefined): Parameters {
+  const parameters = endpoint.signer.verify<Parameters>('interaction', value, nowSeconds(endpoint.clock));
+  if (!parameters || !Array.isArray(parameters)) {
+    throw new InvalidRequest('this form has expired or was altered: go back to the application and start again');
+  }
+  return parameters;
+}
+
+export interface SubmittedForm {
+  readonly fields: FormParams;
+  readonly authorization: AuthorizationRequest;
+}
+
+/**
+ * Reads a login or consent form: refuses it (403) without a valid CSRF token, then
+ * validates again the authorization request it carries.
+ */
+export function readSubmittedForm(endpoint: AuthorizeRouteOptions, request: FastifyRequest, reply: FastifyReply): SubmittedForm {
+  if (!Array.isArray(request.body)) throw new InvalidRequest('forms must be sent as application/x-www-form-urlencoded');
+  const fields = FormParams.fromEntries(request.body as [string, string][]);
+  if (!endpoint.session.csrfTokenValid(cookieJar(request, reply), fields.get('csrf_token'))) {
+    throw new FormRefused('this form was not sent from this site, or your session changed: go back to the application and start again');
+  }
+  return { fields, authorization: validate(endpoint, readInteraction(endpoint, fields.get('interaction'))) };
+}
+
+/**
+ * Runs a step that needs the store once the request is known valid. Fail closed: a store
+ * that does not answer issues nothing, and the client hears `temporarily_unavailable`
+ * (RFC 6749 §4.1.2.1) at its redirect URI.
+ */
+export async function sendingStoreFailuresToClient<T>(authorization: AuthorizationRequest, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(authorization);
+    throw err;
+  }
+}
+
+function formContext(endpoint: AuthorizeRouteOptions, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, action: string): FormContext {
+  return {
+    action,
+    interaction: endpoint.signer.sign('interaction', authorization.parameters, nowSeconds(endpoint.clock) + INTERACTION_TTL_SECONDS),
+    csrfToken: endpoint.session.csrfToken(cookieJar(request, reply)),
+    clientName: authorization.client.clientName ?? authorization.client.clientId,
+  };
+}
+
+export function showLogin(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authorization: AuthorizationRequest,
+  problem?: { statusCode: number; message: string; username?: string },
+): FastifyReply {
+  const form = formContext(endpoint, request, reply, authorization, endpoint.paths.login);
+  return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username));
+}
+
+export function showConsent(endpoint: AuthorizeRouteOptions, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, sub: string): FastifyReply {
+  const form = formContext(endpoint, request, reply, authorization, endpoint.paths.consent);
+  // Chrome applies form-action to the redirect that follows the submission: allow the client's origin.
+  return sendPage(reply, 200, consentPage(form, authorization.scope, sub), { formTargets: [new URL(authorization.redirectUri).origin] });
+}
+
+/** Back to the authorization endpoint with the same request (after sign-in, or when the session ended): 303 after a POST. */
+export function returnToAuthorize(endpoint: AuthorizeRouteOptions, reply: FastifyReply, authorization: AuthorizationRequest): FastifyReply {
+  const location = `${endpoint.paths.authorize}?${new URLSearchParams(authorization.parameters as [string, string][]).toString()}`;
+  return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+}

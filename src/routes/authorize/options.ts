@@ -1,0 +1,22 @@
+import type { AuthorizationResponseDependencies } from '../../authorize/respond.js';
+import type { Clock } from '../../clock.js';
+import type { ClientRegistry } from '../../clients/registry.js';
+import type { BrowserSession } from '../../session/browser-session.js';
+import type { Signer } from '../../session/signer.js';
+import type { PasswordSignIn } from '../../users/sign-in.js';
+
+/** What the authorization endpoint and its login and consent pages share. */
+export interface AuthorizeRouteOptions {
+  readonly issuer: string;
+  readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string };
+  readonly clients: ClientRegistry;
+  /** Password sign-in with the limits shared with the password grant. */
+  readonly signIn: PasswordSignIn;
+  /** Signs the authorization request carried through the forms. */
+  readonly signer: Signer;
+  readonly session: BrowserSession;
+  /** Issues codes and implicit-flow tokens once the user approves. */
+  readonly responses: AuthorizationResponseDependencies;
+  readonly clock: Clock;
+  readonly codeResponseMode: 'query' | 'fragment';
+}

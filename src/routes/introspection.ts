@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { ClientRegistry } from '../clients/registry.js';
+import { InvalidClient } from '../errors.js';
+import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
+import { sendOAuthJson } from '../http/oauth-reply.js';
+import { introspectToken, type IntrospectionDependencies } from '../tokens/introspection.js';
+
+export interface IntrospectionRouteOptions {
+  readonly path: string;
+  readonly realm: string;
+  readonly clients: ClientRegistry;
+  readonly introspection: IntrospectionDependencies;
+}
+
+/** POST /oauth2/introspect (RFC 7662). */
+export async function introspectionRoute(app: FastifyInstance, options: IntrospectionRouteOptions): Promise<void> {
+  const { clients, introspection } = options;
+  useOAuthFormBodies(app, { realm: options.realm, storeOutage: 'temporarily_unavailable' });
+
+  // RFC 7662 §2.1: "the endpoint MUST also require some form of authorization"; here
+  // the caller authenticates as a confidential client.
+  app.post(options.path, async (request, reply) => {
+    const { body, query } = formRequest(request.body, request.url);
+    const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
+    if (client.authMethod === 'none') throw new InvalidClient('introspection needs an authenticated (confidential) client');
+    return sendOAuthJson(reply, 200, await introspectToken(body.require('token'), client, introspection));
+  });
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { ClientRegistry } from '../clients/registry.js';
+import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
+import { revokeToken, type RevocationDependencies } from '../tokens/revocation.js';
+
+export interface RevocationRouteOptions {
+  readonly path: string;
+  readonly realm: string;
+  readonly clients: ClientRegistry;
+  readonly revocation: RevocationDependencies;
+}
+
+/** POST /oauth2/revoke (RFC 7009). */
+export async function revocationRoute(app: FastifyInstance, options: RevocationRouteOptions): Promise<void> {
+  const { clients, revocation } = options;
+  useOAuthFormBodies(app, { realm: options.realm, storeOutage: 'temporarily_unavailable' });
+
+  // RFC 7009 §2.1: public clients revoke with their client_id; confidential ones authenticate.
+  app.post(options.path, async (request, reply) => {
+    const { body, query } = formRequest(request.body, request.url);
+    const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
+    // token_type_hint is only a hint (§2.1), and our two kinds of token tell themselves apart.
+    await revokeToken(body.require('token'), client, revocation);
+    // §2.2: "The authorization server responds with HTTP status code 200 if the token
+    // has been revoked successfully or if the client submitted an invalid token."
+    return reply.code(200).header('cache-control', 'no-store').header('pragma', 'no-cache').send();
+  });
+}

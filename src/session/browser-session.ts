@@ -1,0 +1,85 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { nowSeconds, type Clock } from '../clock.js';
+import type { Signer } from './signer.js';
+
+/**
+ * The signed-in user, in a signed cookie (nothing server-side), and CSRF protection for
+ * the login and consent forms: a random cookie plus a form field that must carry its MAC
+ * (signed double submit). Both cookies are HttpOnly and SameSite=Lax, Secure when the
+ * issuer is https. Free of HTTP: the route hands in the browser's cookies.
+ */
+
+const SESSION_COOKIE = 'oauth_session';
+const CSRF_COOKIE = 'oauth_csrf';
+const CSRF_SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+export interface AuthenticatedUser {
+  readonly sub: string;
+  /** Seconds since the epoch when the user signed in. */
+  readonly authTime: number;
+}
+
+export interface CookieOptions {
+  readonly path: string;
+  readonly httpOnly: true;
+  readonly sameSite: 'lax';
+  readonly secure: boolean;
+  /** Seconds; without it the cookie ends with the browser session. */
+  readonly maxAge?: number;
+}
+
+/** The cookies of one browser request, and the way to set them on its response. */
+export interface CookieJar {
+  get(name: string): string | undefined;
+  set(name: string, value: string, options: CookieOptions): void;
+}
+
+export interface BrowserSessionOptions {
+  /** Cookie path: the /oauth2 prefix of the issuer. */
+  readonly path: string;
+  readonly secure: boolean;
+  readonly ttlSeconds: number;
+}
+
+export class BrowserSession {
+  constructor(
+    private readonly signer: Signer,
+    private readonly options: BrowserSessionOptions,
+    private readonly clock: Clock,
+  ) {}
+
+  current(cookies: CookieJar): AuthenticatedUser | undefined {
+    const session = this.signer.verify<{ sub: string; auth_time: number }>('session', cookies.get(SESSION_COOKIE), nowSeconds(this.clock));
+    return session ? { sub: session.sub, authTime: session.auth_time } : undefined;
+  }
+
+  start(cookies: CookieJar, sub: string): AuthenticatedUser {
+    const authTime = nowSeconds(this.clock);
+    const value = this.signer.sign('session', { sub, auth_time: authTime }, authTime + this.options.ttlSeconds);
+    cookies.set(SESSION_COOKIE, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
+    return { sub, authTime };
+  }
+
+  /** The token a form must carry; sets the CSRF cookie when the browser has none yet. */
+  csrfToken(cookies: CookieJar): string {
+    let secret = cookies.get(CSRF_COOKIE);
+    if (!secret || !CSRF_SECRET.test(secret)) {
+      secret = randomBytes(32).toString('base64url');
+      cookies.set(CSRF_COOKIE, secret, this.cookieOptions());
+    }
+    return this.signer.macOf('csrf', secret);
+  }
+
+  /** True when the form's token is the MAC of this browser's CSRF cookie. */
+  csrfTokenValid(cookies: CookieJar, token: string | undefined): boolean {
+    const secret = cookies.get(CSRF_COOKIE);
+    if (!secret || !token) return false;
+    const expected = Buffer.from(this.signer.macOf('csrf', secret));
+    const presented = Buffer.from(token);
+    return expected.length === presented.length && timingSafeEqual(expected, presented);
+  }
+
+  private cookieOptions(): CookieOptions {
+    return { path: this.options.path, httpOnly: true, sameSite: 'lax', secure: this.options.secure };
+  }
+}

@@ -1,0 +1,71 @@
+import type { Client } from '../clients/registry.js';
+import { toSeconds } from '../clock.js';
+import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
+import type { AccessTokens } from './access-token.js';
+import { refOf } from './opaque.js';
+
+/** Token introspection (RFC 7662) of the tokens we issue. */
+
+export interface IntrospectionDependencies {
+  readonly accessTokens: AccessTokens;
+  readonly refreshTokens: RefreshTokenReader;
+  readonly denylist: AccessTokenDenylist;
+  readonly grants: GrantRevocation;
+  readonly issuer: string;
+}
+
+const INACTIVE = { active: false } as const;
+
+/**
+ * RFC 7662 §2.2: "If the introspection call is properly authorized but the token is not
+ * active, does not exist on this server, or the protected resource is not allowed to
+ * introspect this particular token, then the authorization server MUST return an
+ * introspection response with the "active" field set to "false"." A client may know
+ * about the tokens issued to it; only a client registered with `introspect_all_tokens`
+ * (a resource server) may know about every client's.
+ */
+function mayIntrospectAccessToken(caller: Client, tokenClientId: string): boolean {
+  return caller.introspectAllTokens || tokenClientId === caller.clientId;
+}
+
+/**
+ * RFC 7662 §2.2: `{"active": false}` for anything expired, revoked, malformed, badly
+ * signed, unknown, or that the caller may not introspect, without saying which.
+ */
+export async function introspectToken(token: string, caller: Client, deps: IntrospectionDependencies): Promise<Record<string, unknown>> {
+  const ref = refOf(token);
+  if (ref) {
+    const view = await deps.refreshTokens.readRefreshToken(ref);
+    // RFC 6749 §10.4: refresh tokens are "shared only among the authorization server and the
+    // client to whom the refresh tokens were issued": no resource server may read one.
+    if (!view || view.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;
+    return {
+      active: true,
+      client_id: view.family.clientId,
+      sub: view.family.sub,
+      ...(view.family.scope.length ? { scope: view.family.scope.join(' ') } : {}),
+      iat: toSeconds(view.issuedAt),
+      exp: toSeconds(view.expiresAt),
+      iss: deps.issuer,
+    };
+  }
+  const claims = await deps.accessTokens.verify(token);
+  if (!claims || !mayIntrospectAccessToken(caller, claims.client_id)) return INACTIVE;
+  const [denylisted, grantRevoked] = await Promise.all([
+    deps.denylist.isAccessTokenDenylisted(claims.jti),
+    claims.grant_id ? deps.grants.isGrantRevoked(claims.grant_id) : Promise.resolve(false),
+  ]);
+  if (denylisted || grantRevoked) return INACTIVE;
+  return {
+    active: true,
+    ...(claims.scope ? { scope: claims.scope } : {}),
+    client_id: claims.client_id,
+    sub: claims.sub,
+    exp: claims.exp,
+    iat: claims.iat,
+    iss: claims.iss,
+    aud: claims.aud,
+    jti: claims.jti,
+    token_type: 'bearer',
+  };
+}

@@ -1,0 +1,35 @@
+import { nowSeconds, type Clock } from '../clock.js';
+import type { Client } from '../clients/registry.js';
+import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
+import type { AccessTokens } from './access-token.js';
+import { refOf } from './opaque.js';
+
+/** Token revocation (RFC 7009) of the tokens we issue. */
+
+export interface RevocationDependencies {
+  readonly accessTokens: AccessTokens;
+  readonly refreshTokens: RefreshTokenReader;
+  readonly denylist: AccessTokenDenylist;
+  readonly grants: GrantRevocation;
+  /** How long a grant revocation mark is kept: the longest a refresh family lives. */
+  readonly revocationMarkSeconds: number;
+  readonly clock: Clock;
+}
+
+/**
+ * RFC 7009 §2.1: a refresh token revokes its whole grant ("SHOULD also invalidate all
+ * access tokens based on the same authorization grant"); an access token is
+ * denylisted by jti until it expires. Unknown tokens and other clients' tokens change
+ * nothing (§2.2: "invalid tokens do not cause an error response").
+ */
+export async function revokeToken(token: string, caller: Client, deps: RevocationDependencies): Promise<void> {
+  const ref = refOf(token);
+  if (ref) {
+    const view = await deps.refreshTokens.readRefreshToken(ref);
+    if (view && view.family.clientId === caller.clientId) await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+    return;
+  }
+  const claims = await deps.accessTokens.verify(token);
+  if (!claims || claims.client_id !== caller.clientId) return;
+  await deps.denylist.denylistAccessToken(claims.jti, claims.exp - nowSeconds(deps.clock));
+}
