@@ -67,6 +67,8 @@ const EnvSchema = z.object({
     .enum(['true', 'false'], { message: 'TRUST_PROXY must be true or false' })
     .default('false')
     .transform((value) => value === 'true'),
+  HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
+  SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
 });
 
 export interface Config {
@@ -104,6 +106,10 @@ export interface Config {
   readonly loginMaxFailures: number;
   readonly loginMaxFailuresPerIp: number;
   readonly loginFailureWindow: number;
+  /** Seconds a client has to send a whole request (headers and body) before it gets 408. */
+  readonly httpRequestTimeout: number;
+  /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
+  readonly shutdownTimeout: number;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
+    httpRequestTimeout: e.HTTP_REQUEST_TIMEOUT,
+    shutdownTimeout: e.SHUTDOWN_TIMEOUT,
   });
 }
 

@@ -1,0 +1,81 @@
+import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+
+/**
+ * What Node's HTTP parser rejects before Fastify sees a request: malformed requests,
+ * unknown methods, oversized headers, and requests not received within the request
+ * timeout. Fastify's default handler logs the whole error at trace, `rawPacket`
+ * included (headers, cookies, bodies with passwords); this one logs the error code only.
+ */
+
+interface ClientError extends Error {
+  readonly code?: string;
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'the request is not valid HTTP/1.1',
+  408: 'the request was not received in time',
+  431: 'the request headers are too large',
+};
+
+function statusFor(code: string | undefined): number {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  return 400;
+}
+
+/** A complete HTTP/1.1 response, written straight to a socket, after which the socket closes. */
+export function rawJsonResponse(statusCode: number, headers: Record<string, string>, body: unknown): string {
+  const payload = JSON.stringify(body);
+  const lines = [
+    `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}`,
+    'Content-Type: application/json;charset=UTF-8',
+    'Cache-Control: no-store',
+    'Pragma: no-cache',
+    'Connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(payload)}`,
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${payload}`;
+}
+
+/** The server's `clientError` listener (Fastify's `clientErrorHandler` option). */
+export function answerClientError(log: () => FastifyBaseLogger) {
+  return (err: ClientError, socket: Duplex): void => {
+    // The peer is gone: there is nothing to answer.
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const statusCode = statusFor(err.code);
+    log().info({ clientError: err.code ?? 'unknown', statusCode, remoteAddress: (socket as { remoteAddress?: string }).remoteAddress }, 'client error');
+    // A response already under way cannot be replaced without corrupting it.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      socket.end(rawJsonResponse(statusCode, {}, { error: 'invalid_request', error_description: DESCRIPTIONS[statusCode] }));
+      // end() lets the answer leave; destroy whatever the peer keeps sending after it.
+      socket.once('finish', () => socket.destroy());
+      return;
+    }
+    socket.destroy();
+  };
+}
+
+/**
+ * RFC 9110 §9.3.6: CONNECT asks for a tunnel, which this server never opens. Node hands
+ * it to `connect` listeners and, without one, drops the connection unanswered; this
+ * routes it like any other request (so it gets the same 404/405 answer), then closes.
+ */
+export function routeConnectRequests(app: FastifyInstance): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    // Node took its own listeners off the socket: errors are ours to absorb.
+    socket.on('error', () => socket.destroy());
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket);
+    response.once('finish', () => {
+      response.detachSocket(socket);
+      socket.end();
+    });
+    app.routing(request, response);
+  });
+}
