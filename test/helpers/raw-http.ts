@@ -65,3 +65,31 @@ export async function listenOnFreePort(app: FastifyInstance): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as { port: number }).port;
 }
+
+/** A raw connection that records what it receives. */
+export interface RecordingClient {
+  readonly socket: Socket;
+  readonly received: () => string;
+  /** Resolves when the connection closes. */
+  readonly closed: Promise<void>;
+}
+
+export async function recordingClient(port: number): Promise<RecordingClient> {
+  const socket = await openSocket(port);
+  let received = '';
+  socket.on('data', (data) => (received += data));
+  socket.on('error', () => undefined);
+  return { socket, received: () => received, closed: new Promise((resolve) => socket.once('close', () => resolve())) };
+}
+
+/** A token request whose body stops half-way (29 bytes announced, 18 sent; `credentials` completes it). */
+export const PARTIAL_TOKEN_REQUEST =
+  'POST /oauth2/token HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 29\r\n\r\ngrant_type=client_';
+
+/** A client holding a connection with a request in progress. */
+export async function clientMidRequest(port: number): Promise<RecordingClient> {
+  const client = await recordingClient(port);
+  client.socket.write(PARTIAL_TOKEN_REQUEST);
+  await new Promise((r) => setTimeout(r, 200));
+  return client;
+}
