@@ -6,7 +6,6 @@ import { GRANTS } from './grants/index.js';
 import { BrowserSession } from './http/browser-session.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
 import { loggerOptions, redactUrl } from './http/logging.js';
-import { sendOAuthError, toOAuthError } from './http/oauth-reply.js';
 import type { Signer } from './http/signer.js';
 import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import type { Keystore } from './keys/keystore.js';
@@ -74,12 +73,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     return503OnClosing: false,
   });
   routeConnectRequests(app);
-  useUnroutedAnswers(app, edges);
-  // Errors outside the endpoints' own handlers (health, discovery, 404) are RFC 6749 JSON too;
-  // a body sent to them is never read, whatever its type.
-  app.setErrorHandler((error, request, reply) => sendOAuthError(reply, toOAuthError(error, request), config.issuer));
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  useUnroutedAnswers(app, { ...edges, realm: config.issuer });
 
   app.addHook('onSend', async (request, reply) => commonHeaders(request, reply));
 

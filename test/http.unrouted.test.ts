@@ -28,6 +28,18 @@ t.test('a body of any type sent to an unknown path still gets 404 (it is never r
   }
 });
 
+t.test('a malformed Content-Type is refused before routing: 400, as a page below the authorization endpoint', async (t) => {
+  const { app } = await buildTestServer(t);
+  const json = await app.inject({ method: 'POST', url: '/nowhere', headers: { 'content-type': 'form' }, payload: 'a=b' });
+  t.equal(json.statusCode, 400);
+  t.match(json.headers, NO_STORE_JSON);
+  t.same(json.json(), { error: 'invalid_request', error_description: 'unsupported content type: use application/x-www-form-urlencoded' });
+  const page = await app.inject({ method: 'POST', url: '/oauth2/authorize/elsewhere', headers: { 'content-type': 'form' }, payload: 'a=b' });
+  t.equal(page.statusCode, 400);
+  t.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+  t.match(page.body, 'unsupported content type');
+});
+
 t.test('a known path with another method: 405 with Allow taken from the routes', async (t) => {
   const { app } = await buildTestServer(t);
   const cases: [string, string, string][] = [

@@ -1,6 +1,6 @@
 import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { finished, type Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 /**
@@ -43,20 +43,31 @@ export function rawJsonResponse(statusCode: number, headers: Record<string, stri
 
 /** The server's `clientError` listener (Fastify's `clientErrorHandler` option). */
 export function answerClientError(log: () => FastifyBaseLogger) {
+  // Node reports every further parse error of a connection too: answer each connection once.
+  const answered = new WeakSet<Duplex>();
   return (err: ClientError, socket: Duplex): void => {
     // The peer is gone: there is nothing to answer.
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
     const statusCode = statusFor(err.code);
-    log().info({ clientError: err.code ?? 'unknown', statusCode, remoteAddress: (socket as { remoteAddress?: string }).remoteAddress }, 'client error');
-    // A response already under way cannot be replaced without corrupting it.
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (socket.writable && !inFlight?.headersSent) {
+    log().info({ clientError: err.code ?? 'unknown', statusCode, remoteAddress: (socket as Socket).remoteAddress }, 'client error');
+    const answer = () => {
+      if (!socket.writable) return void socket.destroy();
       socket.end(rawJsonResponse(statusCode, {}, { error: 'invalid_request', error_description: DESCRIPTIONS[statusCode] }));
       // end() lets the answer leave; destroy whatever the peer keeps sending after it.
       socket.once('finish', () => socket.destroy());
-      return;
+    };
+    const pending = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!pending) return answer();
+    // The bad bytes follow a complete request (a body sent without framing, a pipelined
+    // request): RFC 9112 §9.3 keeps responses in order, so its answer leaves first.
+    if (pending.req.complete) {
+      return void finished(pending, (error) => (error ? socket.destroy() : answer()));
     }
-    socket.destroy();
+    // The request itself is cut short (timeout, malformed body): answer it now, unless its
+    // response has begun, which cannot be replaced without corrupting it.
+    if (pending.headersSent) return void socket.destroy();
+    answer();
   };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorPage } from '../pages/authorization.js';
 import { sendPage } from '../pages/html.js';
 import { redactUrl } from './logging.js';
-import { sendOAuthJson } from './oauth-reply.js';
+import { sendOAuthError, sendOAuthJson, toOAuthError } from './oauth-reply.js';
 
 /**
  * Requests no route answers: an unknown path (404), a known path with another method
@@ -70,8 +70,20 @@ const NOT_FOUND: EdgeAnswer = {
   title: 'Page not found',
 };
 
-/** Installs the route bookkeeping, the 404/405 handler and the bad-URL answer on the root instance. */
-export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOptions): RouteMethods {
+/**
+ * Installs the route bookkeeping, the 404/405 handler and the root error handler (health,
+ * discovery and the 404 handler itself: Fastify rejects a malformed Content-Type before
+ * any handler runs). A body sent to these is never read, whatever its type.
+ */
+export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOptions & { readonly realm: string }): RouteMethods {
+  app.setErrorHandler((error, request, reply) => {
+    const oauthError = toOAuthError(error, request);
+    if (!options.isBrowserPath(pathOf(request.url))) return sendOAuthError(reply, oauthError, options.realm);
+    return sendEdgeAnswer(request, reply, { statusCode: oauthError.statusCode, error: oauthError.error, description: oauthError.description, title: 'Invalid request' }, options);
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
   const routes = new RouteMethods();
   app.addHook('onRoute', (route) => routes.record(route.url, route.method));
 

@@ -13,7 +13,9 @@ export interface RawResult {
   readonly elapsedMs: number;
 }
 
+/** The final response in `raw`, after any interim 1xx (100 Continue). */
 export function parseRawResponse(raw: string): Pick<RawResult, 'status' | 'headers' | 'body'> {
+  while (/^HTTP\/1\.[01] 1\d\d /.test(raw) && raw.includes('\r\n\r\n')) raw = raw.slice(raw.indexOf('\r\n\r\n') + 4);
   const split = raw.indexOf('\r\n\r\n');
   const head = split === -1 ? raw : raw.slice(0, split);
   const [statusLine = '', ...lines] = head.split('\r\n');
@@ -37,9 +39,13 @@ export async function openSocket(port: number): Promise<Socket> {
 
 /**
  * Writes `chunks` (a string, or strings sent `gapMs` apart) to a fresh connection and
- * reads until the server closes it or `waitMs` passes.
+ * reads until the server closes it or `waitMs` passes; `endAfterWrite` half-closes after writing.
  */
-export async function rawExchange(port: number, chunks: string | Buffer | readonly (string | Buffer)[], options: { waitMs?: number; gapMs?: number } = {}): Promise<RawResult> {
+export async function rawExchange(
+  port: number,
+  chunks: string | Buffer | readonly (string | Buffer)[],
+  options: { waitMs?: number; gapMs?: number; endAfterWrite?: boolean } = {},
+): Promise<RawResult> {
   const started = Date.now();
   const socket = await openSocket(port);
   let received = '';
@@ -55,6 +61,8 @@ export async function rawExchange(port: number, chunks: string | Buffer | readon
     socket.write(chunk);
     if (options.gapMs) await new Promise((r) => setTimeout(r, options.gapMs));
   }
+  // Half-close: the server sees the end of what we send, so a truncated request is answered now.
+  if (options.endAfterWrite && !socket.destroyed) socket.end();
   const wasClosed = await closed;
   socket.destroy();
   return { ...parseRawResponse(received), closed: wasClosed, reset, elapsedMs: Date.now() - started };
