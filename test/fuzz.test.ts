@@ -139,5 +139,7 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
   t.notOk(text.includes(MARKER), 'no planted secret appears in any log line');
   t.notOk(issued.some((token) => text.includes(token)), 'no issued token appears in any log line');
   t.notOk(text.includes('rawPacket'), 'no raw packet is logged');
+  const alarming = logs.lines().filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
+  t.same(alarming.slice(0, 5), [], 'no warning or error was logged (no unexpected failure, no reply sent twice)');
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}; ${elapsed} ms`);
 });

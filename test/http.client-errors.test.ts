@@ -34,7 +34,15 @@ t.test('requests Node cannot parse get an HTTP answer and a closed connection', 
     assertParserAnswer(t, res, 431, 'the request headers are too large');
   });
 
-  t.test('a body shorter than its Content-Length, pipelined into garbage', async (t) => {
+  t.test('the same to HEAD: 431 without content (RFC 9110 §9.3.2)', async (t) => {
+    const res = await rawExchange(port, `HEAD /healthz HTTP/1.1\r\nHost: a\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+    t.equal(res.status, 431);
+    t.equal(res.headers.connection, 'close');
+    t.equal(res.body, '');
+    t.ok(res.closed);
+  });
+
+  t.test('a chunked body with an invalid chunk size', async (t) => {
     const res = await rawExchange(port, 'POST /oauth2/token HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\npassword=raw-body-password\r\n');
     assertParserAnswer(t, res, 400, 'the request is not valid HTTP/1.1');
   });
@@ -69,7 +77,7 @@ t.test('requests Node cannot parse get an HTTP answer and a closed connection', 
     const lines = logs.lines().filter((line) => line.includes('"msg":"client error"'));
     t.same(
       lines.map((line) => JSON.parse(line).clientError),
-      ['HPE_INVALID_METHOD', 'HPE_INVALID_METHOD', 'HPE_HEADER_OVERFLOW', 'HPE_INVALID_CHUNK_SIZE', 'HPE_INVALID_METHOD'],
+      ['HPE_INVALID_METHOD', 'HPE_INVALID_METHOD', 'HPE_HEADER_OVERFLOW', 'HPE_HEADER_OVERFLOW', 'HPE_INVALID_CHUNK_SIZE', 'HPE_INVALID_METHOD'],
     );
     const text = logs.text();
     t.notMatch(text, 'rawPacket');

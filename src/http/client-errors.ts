@@ -12,6 +12,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 interface ClientError extends Error {
   readonly code?: string;
+  /** The bytes the parser rejected: read for the method only, never logged. */
+  readonly rawPacket?: unknown;
 }
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -26,19 +28,26 @@ function statusFor(code: string | undefined): number {
   return 400;
 }
 
-/** A complete HTTP/1.1 response, written straight to a socket, after which the socket closes. */
-export function rawJsonResponse(statusCode: number, headers: Record<string, string>, body: unknown): string {
+/**
+ * A complete HTTP/1.1 response written straight to the socket, which then closes.
+ * RFC 9110 §9.3.2: the server "MUST NOT send content in the response" to HEAD.
+ */
+function rawJsonResponse(statusCode: number, body: unknown, toHead: boolean): string {
   const payload = JSON.stringify(body);
-  const lines = [
+  const head = [
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}`,
     'Content-Type: application/json;charset=UTF-8',
     'Cache-Control: no-store',
     'Pragma: no-cache',
     'Connection: close',
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     `Content-Length: ${Buffer.byteLength(payload)}`,
-  ];
-  return `${lines.join('\r\n')}\r\n\r\n${payload}`;
+  ].join('\r\n');
+  return `${head}\r\n\r\n${toHead ? '' : payload}`;
+}
+
+/** No request exists yet: the method is read from the rejected packet when it starts the request. */
+function isHeadRequest(err: ClientError): boolean {
+  return Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
 }
 
 /** The server's `clientError` listener (Fastify's `clientErrorHandler` option). */
@@ -53,7 +62,7 @@ export function answerClientError(log: () => FastifyBaseLogger) {
     log().info({ clientError: err.code ?? 'unknown', statusCode, remoteAddress: (socket as Socket).remoteAddress }, 'client error');
     const answer = () => {
       if (!socket.writable) return void socket.destroy();
-      socket.end(rawJsonResponse(statusCode, {}, { error: 'invalid_request', error_description: DESCRIPTIONS[statusCode] }));
+      socket.end(rawJsonResponse(statusCode, { error: 'invalid_request', error_description: DESCRIPTIONS[statusCode] }, isHeadRequest(err)));
       // end() lets the answer leave; destroy whatever the peer keeps sending after it.
       socket.once('finish', () => socket.destroy());
     };

@@ -43,6 +43,10 @@ function maskedPair(name: string, value: string): string {
   return `${SECRET_PARAMETERS.has(name) ? name : MASK}=${MASK}`;
 }
 
+function maskedQuery(query: string): string {
+  return [...new URLSearchParams(query)].map(([name, value]) => maskedPair(name, value)).join('&');
+}
+
 /**
  * The URL as it may be logged: the path, and the query with every value masked except
  * those of PUBLIC_PARAMETERS. A fragment (never sent by a conforming client) is dropped.
@@ -52,9 +56,35 @@ export function redactUrl(url: string): string {
   if (end === -1) return url;
   const path = url.slice(0, end);
   const queryEnd = url.indexOf('#', end);
-  const query = url[end] === '?' ? url.slice(end + 1, queryEnd === -1 ? undefined : queryEnd) : '';
-  const masked = [...new URLSearchParams(query)].map(([name, value]) => maskedPair(name, value));
-  return masked.length > 0 ? `${path}?${masked.join('&')}` : path;
+  const masked = url[end] === '?' ? maskedQuery(url.slice(end + 1, queryEnd === -1 ? undefined : queryEnd)) : '';
+  return masked ? `${path}?${masked}` : path;
+}
+
+/**
+ * Masks the query of any URL quoted in a log message. Our own lines log URLs through
+ * redactUrl; this catches Fastify's, which quote the raw URL (for instance its
+ * "Reply was already sent ... in the "/path?…" route" warning).
+ */
+export function redactQueriesIn(message: string): string {
+  return message.replace(/\?[^\s"'`()]*/g, (query) => `?${maskedQuery(query.slice(1))}`);
+}
+
+/** A copy of an error whose message and stack quote no query value (the original is left alone). */
+function redactedError(error: Error): Error {
+  if (!error.message.includes('?')) return error;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(error) as object) as Error, error);
+  for (const [name, value] of [['message', redactQueriesIn(error.message)], ['stack', redactQueriesIn(error.stack ?? '')], ['cause', error.cause]] as const) {
+    Object.defineProperty(copy, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+  return copy;
+}
+
+/** Applied to every argument of every log call: message strings, errors, `{ err }` objects. */
+function redactLogArgument(arg: unknown): unknown {
+  if (typeof arg === 'string') return redactQueriesIn(arg);
+  if (arg instanceof Error) return redactedError(arg);
+  const err = (arg as { err?: unknown } | null)?.err;
+  return err instanceof Error ? { ...(arg as object), err: redactedError(err) } : arg;
 }
 
 export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
@@ -63,6 +93,11 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       censor: MASK,
+    },
+    hooks: {
+      logMethod(args, method) {
+        return method.apply(this, args.map(redactLogArgument) as Parameters<typeof method>);
+      },
     },
     serializers: {
       req(request: { method: string; url: string; ip?: string; id?: string }) {
