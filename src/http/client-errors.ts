@@ -69,7 +69,8 @@ export function answerClientError(log: () => FastifyBaseLogger) {
     const pending = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
     if (!pending) return answer();
     // The bad bytes follow a complete request (a body sent without framing, a pipelined
-    // request): RFC 9112 §9.3 keeps responses in order, so its answer leaves first.
+    // request). RFC 9112 §9.3.2: "A server MUST send its responses to those requests in
+    // the same order that the requests were received": its answer leaves first.
     if (pending.req.complete) {
       return void finished(pending, (error) => (error ? socket.destroy() : answer()));
     }
