@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { grantTable } from './grants/index.js';
 import { BODY_LIMIT_BYTES } from './http/form-body.js';
-import { loggerOptions } from './http/logging.js';
+import { answerClientError, routeConnectRequests } from './http/client-errors.js';
+import { loggerOptions, redactUrl } from './http/logging.js';
+import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import type { Keystore } from './keys/keystore.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -37,13 +39,25 @@ export interface ServerDependencies {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** How often Node looks for requests past their deadline (its default is 30 s). */
+const REQUEST_DEADLINE_CHECK_MS = 1000;
+
+function commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
+}
+
 /** Builds the application; never listens, so tests drive it with `inject()`. */
 export async function buildServer(config: Config, deps: ServerDependencies): Promise<FastifyInstance> {
   const { keystore, clients, store } = deps;
   const clock = deps.clock ?? systemClock;
   const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
+  const oauth2 = `${pathPrefix}/oauth2`;
+  const authorizePath = `${oauth2}/authorize`;
+  const edges = { isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`) };
+  const requestTimeoutMs = config.httpRequestTimeout * 1000;
 
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
     logger: deps.logger ?? loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -51,12 +65,24 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
+    // Headers and body must arrive within HTTP_REQUEST_TIMEOUT, else 408 and the
+    // connection closes (Fastify's default, 0, lets a slow body hold a connection forever).
+    requestTimeout: requestTimeoutMs,
+    http: { requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: REQUEST_DEADLINE_CHECK_MS },
+    clientErrorHandler: answerClientError(() => app.log),
+    frameworkErrors: (_error, request, reply) => {
+      request.log.info({ url: redactUrl(request.url) }, 'malformed URL');
+      commonHeaders(request, reply);
+      return sendEdgeAnswer(request, reply, BAD_URL, edges);
+    },
+    // While closing, requests still arriving on open connections are served (with
+    // Connection: close) rather than refused with 503.
+    return503OnClosing: false,
   });
+  routeConnectRequests(app);
+  useUnroutedAnswers(app, { ...edges, realm: config.issuer });
 
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-  });
+  app.addHook('onSend', async (request, reply) => commonHeaders(request, reply));
 
   const accessTokens = new AccessTokens(
     keystore,
@@ -93,7 +119,6 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     implementedGrants: [...grants.keys()],
     clock,
   });
-  const oauth2 = `${pathPrefix}/oauth2`;
   const realm = config.issuer;
   await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, grants });
   await app.register(revocationRoute, {
@@ -110,7 +135,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   });
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
-    paths: { authorize: `${oauth2}/authorize`, login: `${oauth2}/authorize/login`, consent: `${oauth2}/authorize/consent` },
+    paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },
     clients,
     signIn,
     signer: deps.signer,

@@ -69,6 +69,8 @@ const EnvSchema = z.object({
     .enum(['true', 'false'], { message: 'TRUST_PROXY must be true or false' })
     .default('false')
     .transform((value) => value === 'true'),
+  HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
+  SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
 });
 
 export interface Config {
@@ -110,6 +112,10 @@ export interface Config {
   readonly passwordVerifyConcurrency: number;
   /** Verifications that may wait for a slot; past that, sign-ins are refused at once. */
   readonly passwordVerifyQueue: number;
+  /** Seconds a client has to send a whole request (headers and body) before it gets 408. */
+  readonly httpRequestTimeout: number;
+  /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
+  readonly shutdownTimeout: number;
 }
 
 export class ConfigError extends Error {
@@ -166,6 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginFailureWindow: e.LOGIN_FAILURE_WINDOW,
     passwordVerifyConcurrency: e.PASSWORD_VERIFY_CONCURRENCY,
     passwordVerifyQueue: e.PASSWORD_VERIFY_QUEUE,
+    httpRequestTimeout: e.HTTP_REQUEST_TIMEOUT,
+    shutdownTimeout: e.SHUTDOWN_TIMEOUT,
   });
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.js';
 import { ClientRegistry } from './clients/registry.js';
 import type { Config } from './config.js';
+import { useGracefulClose } from './http/graceful-close.js';
 import { Signer } from './session/signer.js';
 import { Keystore } from './keys/keystore.js';
 import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
@@ -51,6 +52,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const store = await openStore(config);
   const app = await buildServer(config, { keystore, clients, users, store, signer });
+  const graceful = useGracefulClose(app);
 
   if (store instanceof RedisStore) {
     await store.connect().catch((err: Error) => app.log.error({ err: { message: err.message } }, 'redis unreachable at start; /readyz reports 503 until it answers'));
@@ -91,13 +93,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     async stop() {
       process.off('SIGHUP', onHangup);
       if (reloader) clearInterval(reloader);
-      await app.close();
+      await graceful.close(config.shutdownTimeout * 1000);
       await store.close();
     },
   };
 }
 
-/** Stops gracefully on SIGTERM and SIGINT: in-flight requests finish, then the store closes. */
+/**
+ * Stops gracefully on SIGTERM and SIGINT: no new connections, idle ones closed at once,
+ * in-flight requests answered with Connection: close for up to SHUTDOWN_TIMEOUT seconds,
+ * then the store closes and the process exits.
+ */
 export function stopOnSignals(server: RunningServer, exit: (code: number) => void): void {
   let stopping = false;
   const stop = (signal: string) => {

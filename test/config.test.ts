@@ -31,6 +31,8 @@ t.test('loadConfig', async (t) => {
       loginFailureWindow: 900,
       passwordVerifyConcurrency: 4,
       passwordVerifyQueue: 8,
+      httpRequestTimeout: 30,
+      shutdownTimeout: 10,
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -44,6 +46,8 @@ t.test('loadConfig', async (t) => {
       ACCESS_TOKEN_AUDIENCE: 'https://api.example.com',
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
+      HTTP_REQUEST_TIMEOUT: '5',
+      SHUTDOWN_TIMEOUT: '0',
       PORT: '',
     });
     t.equal(config.issuer, 'https://auth.example.com', 'trailing slash dropped');
@@ -52,6 +56,8 @@ t.test('loadConfig', async (t) => {
     t.equal(config.accessTokenAudience, 'https://api.example.com');
     t.equal(config.logLevel, 'warn');
     t.equal(config.trustProxy, true);
+    t.equal(config.httpRequestTimeout, 5);
+    t.equal(config.shutdownTimeout, 0, 'SHUTDOWN_TIMEOUT=0 closes every connection at once');
     t.equal(config.port, 3000, 'an empty variable counts as unset');
   });
 
@@ -65,6 +71,8 @@ t.test('loadConfig', async (t) => {
         REDIS_URL: 'http://cache',
         AUTHORIZATION_CODE_TTL: '601',
         SESSION_SECRET: 'short',
+        HTTP_REQUEST_TIMEOUT: '0',
+        SHUTDOWN_TIMEOUT: 'soon',
       });
     t.throws(attempt, ConfigError);
     try {
@@ -79,6 +87,8 @@ t.test('loadConfig', async (t) => {
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
         'AUTHORIZATION_CODE_TTL must be at most 600',
         'SESSION_SECRET must be at least 32 characters',
+        'HTTP_REQUEST_TIMEOUT must be at least 1',
+        'SHUTDOWN_TIMEOUT must be a whole number',
       ]);
     }
     const problemsOf = (env: Record<string, string>) => {

@@ -8,6 +8,7 @@ import { hashClientSecret } from '../../src/clients/secret.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { runNode, startServerProcess } from '../helpers/process.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { freePort, startPrivateRedis } from '../helpers/redis.js';
 
 const SECRET = 'process-test-secret-0123456789abcdefghijklmnop';
@@ -117,24 +118,45 @@ t.test('KEYS_RELOAD_INTERVAL re-reads the folder without a signal', async (t) =>
   t.pass('the scheduled key is published within the interval');
 });
 
-t.test('logs are JSON with a request id and never carry credentials', async (t) => {
+t.test('logs are JSON with a request id and never carry credentials, at trace, whatever the request', async (t) => {
   const keysDir = await keysDirWithSigningKey(t);
-  const server = await startServerProcess(t, { PORT: String(await freePort()), KEYS_DIR: keysDir, CLIENTS_FILE: await clientsFile(t), LOG_LEVEL: 'debug' });
+  const port = await freePort();
+  const server = await startServerProcess(t, { PORT: String(port), KEYS_DIR: keysDir, CLIENTS_FILE: await clientsFile(t), LOG_LEVEL: 'trace', HTTP_REQUEST_TIMEOUT: '1' });
   const issued = await token(server.baseUrl);
+  const basicHeader = `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`;
+  const credentials = `Host: a\r\nauthorization: ${basicHeader}\r\ncookie: session=cookie-value`;
   await fetch(`${server.baseUrl}/oauth2/token?client_secret=${SECRET}&code=query-code-value`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'session=cookie-value' },
     body: `grant_type=client_credentials&client_id=svc&client_secret=${SECRET}&password=hunter2`,
   });
   await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { authorization: 'Basic !!!garbage-credential' }, body: '' });
+  // Every malformed shape, each carrying the same secrets in its URL, headers or body.
+  const shapes = [
+    `GET /oauth2/tokn?client_secret=${SECRET}&refresh_token=query-refresh-value HTTP/1.1\r\n${credentials}\r\nConnection: close\r\n\r\n`,
+    `GET /oauth2/token?code=query-code-value&typo_secret=query-typo-value HTTP/1.1\r\n${credentials}\r\nConnection: close\r\n\r\n`,
+    `POST /oauth2/token/?password=hunter2 HTTP/1.1\r\n${credentials}\r\nContent-Length: 16\r\nConnection: close\r\n\r\npassword=hunter2`,
+    `GET /oauth2/%zz?password=hunter2 HTTP/1.1\r\n${credentials}\r\nConnection: close\r\n\r\n`,
+    `BREW /oauth2/token?client_secret=${SECRET} HTTP/1.1\r\n${credentials}\r\n\r\npassword=hunter2`,
+    `CONNECT /oauth2/token?code=query-code-value HTTP/1.1\r\n${credentials}\r\n\r\n`,
+    `GET /healthz?token=query-token-value HTTP/1.1\r\n${credentials}\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`,
+    `POST /oauth2/token HTTP/1.1\r\n${credentials}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${70 * 1024}\r\nConnection: close\r\n\r\npassword=hunter2&client_secret=${SECRET}&${'x'.repeat(70 * 1024)}`,
+    // Stops half-way: answered 408 after HTTP_REQUEST_TIMEOUT.
+    `POST /oauth2/token HTTP/1.1\r\n${credentials}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n\r\npassword=hunter2`,
+  ];
+  const statuses = [];
+  for (const shape of shapes) statuses.push((await rawExchange(port, shape)).status);
+  t.same(statuses, [404, 405, 404, 400, 400, 405, 431, 400, 408], 'every shape got an HTTP answer');
   await server.stop();
   const output = server.output();
   const lines = output.trim().split('\n').filter((l) => l.startsWith('{'));
-  t.ok(lines.length > 5);
+  t.ok(lines.length > 20);
   for (const line of lines) JSON.parse(line);
   t.match(output, /"reqId":"[0-9a-f-]{36}"/);
   t.match(output, /"url":"\/oauth2\/token\?client_secret=\[REDACTED\]&code=\[REDACTED\]"/);
-  for (const secret of [SECRET, Buffer.from(`svc:${SECRET}`).toString('base64'), 'query-code-value', 'cookie-value', 'hunter2', 'garbage-credential', issued.body.access_token as string]) {
-    t.notMatch(output, secret, `log does not contain ${secret.slice(0, 12)}…`);
-  }
+  t.match(output, /"url":"\/oauth2\/tokn\?client_secret=\[REDACTED\]&refresh_token=\[REDACTED\]","msg":"route not found"/);
+  t.match(output, /"clientError":"ERR_HTTP_REQUEST_TIMEOUT","statusCode":408/);
+  t.notMatch(output, 'rawPacket');
+  const secrets = [SECRET, basicHeader.slice(6), 'query-code-value', 'query-refresh-value', 'query-typo-value', 'query-token-value', 'cookie-value', 'hunter2', 'garbage-credential', issued.body.access_token as string];
+  for (const secret of secrets) t.notMatch(output, secret, `log does not contain ${secret.slice(0, 12)}…`);
 });

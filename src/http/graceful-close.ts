@@ -1,0 +1,61 @@
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Closing without dropping work, for orchestrators that send SIGTERM and wait a bounded
+ * time. Node's `server.close()` stops accepting and closes keep-alive connections that
+ * sit between requests, but a connection that has not sent a request yet keeps the
+ * process alive until a timeout (tens of seconds), and one whose response was already
+ * under way stays open afterwards. Once `close()` starts:
+ * - every connection without a request in progress is closed at once;
+ * - every response sent from then on carries `Connection: close`, and its connection
+ *   closes when the last response on it is done;
+ * - whatever is still open when the timeout expires is closed.
+ */
+export interface GracefulClose {
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** Installs the connection bookkeeping; call before the app is ready (before `listen`). */
+export function useGracefulClose(app: FastifyInstance): GracefulClose {
+  const inProgress = new Map<Socket, number>();
+  let closing = false;
+
+  app.server.on('connection', (socket: Socket) => {
+    inProgress.set(socket, 0);
+    socket.once('close', () => inProgress.delete(socket));
+  });
+  app.server.on('request', (request, response) => {
+    const socket = request.socket;
+    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      const count = inProgress.get(socket);
+      if (count === undefined) return; // the connection is already gone
+      inProgress.set(socket, count - 1);
+      if (closing && count === 1) socket.end();
+    });
+  });
+
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('preClose', (done) => {
+    closing = true;
+    for (const [socket, count] of inProgress) if (count === 0) socket.destroy();
+    done();
+  });
+
+  return {
+    async close(timeoutMs) {
+      const deadline = setTimeout(() => {
+        app.log.warn({ connections: inProgress.size, timeoutSeconds: timeoutMs / 1000 }, 'shutdown timeout: closing the remaining connections');
+        for (const socket of inProgress.keys()) socket.destroy();
+      }, timeoutMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(deadline);
+      }
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorPage } from '../pages/authorization.js';
+import { sendPage } from '../pages/html.js';
+import { redactUrl } from './logging.js';
+import { sendOAuthError, sendOAuthJson, toOAuthError } from './oauth-reply.js';
+
+/**
+ * Requests no route answers: an unknown path (404), a known path with another method
+ * (405 with Allow), a URL the router cannot decode (400). The answer never echoes the
+ * URL, and the log line carries only the masked URL: Fastify's own 404 logs and echoes
+ * the raw URL, query secrets included.
+ */
+
+export interface EdgeAnswer {
+  readonly statusCode: number;
+  readonly error: string;
+  readonly description: string;
+  readonly title: string;
+}
+
+export interface UnroutedOptions {
+  /** Paths whose visitors are browsers (the authorization endpoint's pages): they get HTML. */
+  readonly isBrowserPath: (path: string) => boolean;
+}
+
+export function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+/** Sends an answer as an HTML page to browser paths, as RFC 6749-shaped JSON to everything else. */
+export function sendEdgeAnswer(request: FastifyRequest, reply: FastifyReply, answer: EdgeAnswer, options: UnroutedOptions): FastifyReply {
+  if (options.isBrowserPath(pathOf(request.url))) {
+    return sendPage(reply, answer.statusCode, errorPage(answer.title, answer.description));
+  }
+  return sendOAuthJson(reply, answer.statusCode, { error: answer.error, error_description: answer.description });
+}
+
+/**
+ * The methods each path answers, collected from the routes as they are registered
+ * (paths here are static; HEAD comes with every GET route).
+ */
+export class RouteMethods {
+  private readonly byPath = new Map<string, Set<string>>();
+
+  record(url: string, method: string | readonly string[]): void {
+    const methods = this.byPath.get(url) ?? new Set<string>();
+    for (const m of typeof method === 'string' ? [method] : method) methods.add(m.toUpperCase());
+    this.byPath.set(url, methods);
+  }
+
+  /** The Allow header value for a path, or undefined for a path no route serves. */
+  allowFor(path: string): string | undefined {
+    const methods = this.byPath.get(path);
+    return methods ? [...methods].sort().join(', ') : undefined;
+  }
+}
+
+export const BAD_URL: EdgeAnswer = {
+  statusCode: 400,
+  error: 'invalid_request',
+  description: 'the request URL is malformed',
+  title: 'Invalid request',
+};
+
+const NOT_FOUND: EdgeAnswer = {
+  statusCode: 404,
+  error: 'not_found',
+  description: 'there is no endpoint at this path',
+  title: 'Page not found',
+};
+
+/**
+ * Installs the route bookkeeping, the 404/405 handler and the root error handler (health,
+ * discovery and the 404 handler itself: Fastify rejects a malformed Content-Type before
+ * any handler runs). A body sent to these is never read, whatever its type.
+ */
+export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOptions & { readonly realm: string }): RouteMethods {
+  app.setErrorHandler((error, request, reply) => {
+    const oauthError = toOAuthError(error, request);
+    if (!options.isBrowserPath(pathOf(request.url))) return sendOAuthError(reply, oauthError, options.realm);
+    return sendEdgeAnswer(request, reply, { statusCode: oauthError.statusCode, error: oauthError.error, description: oauthError.description, title: 'Invalid request' }, options);
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+  const routes = new RouteMethods();
+  app.addHook('onRoute', (route) => routes.record(route.url, route.method));
+
+  app.setNotFoundHandler((request, reply) => {
+    const allow = routes.allowFor(pathOf(request.url));
+    const url = redactUrl(request.url);
+    if (allow === undefined) {
+      request.log.info({ method: request.method, url }, 'route not found');
+      return sendEdgeAnswer(request, reply, NOT_FOUND, options);
+    }
+    // RFC 9110 §15.5.6: "The origin server MUST generate an Allow header field in a
+    // 405 response containing a list of the target resource's currently supported methods."
+    request.log.info({ method: request.method, url, allow }, 'method not allowed');
+    reply.header('allow', allow);
+    return sendEdgeAnswer(
+      request,
+      reply,
+      { statusCode: 405, error: 'invalid_request', description: `method not allowed: this endpoint accepts ${allow}`, title: 'Method not allowed' },
+      options,
+    );
+  });
+  return routes;
+}
