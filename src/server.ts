@@ -20,9 +20,9 @@ export interface RunningServer {
 
 export interface StartOptions {
   /** Clients to use instead of CLIENTS_FILE (the dev entry's demo client). */
-  readonly clients?: ClientRegistry;
+  readonly clients?: ClientRegistry | undefined;
   /** Users to use instead of USERS_FILE (the dev entry's demo user). */
-  readonly users?: UserRegistry;
+  readonly users?: UserRegistry | undefined;
   /** How messages name the given `clients` and `users` (default: CLIENTS_FILE and USERS_FILE). */
   readonly sources?: Partial<RegistrySources>;
 }

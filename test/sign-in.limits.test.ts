@@ -19,7 +19,7 @@ const CODE_REQUEST = { response_type: 'code', client_id: 'web', redirect_uri: WE
 /** Limits the tests below do not exercise stay out of the way. */
 const ROOMY = { PASSWORD_VERIFY_QUEUE: '1000' };
 
-async function setup(t: Test, options: { env?: Record<string, string>; store?: Store; users?: UserRegistry } = {}) {
+async function setup(t: Test, options: { env?: Record<string, string>; store?: Store | undefined; users?: UserRegistry } = {}) {
   const { users, counting } = CountingAuthenticator.around(options.users ?? cheapUsers());
   const server = await buildTestServer(t, { clients: CLIENTS, users, env: { ...ROOMY, ...options.env }, ...(options.store ? { store: options.store } : {}) });
   const passwordGrant = (username: string, password: string, ip: string, client = 'first-party') =>

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 
 /**
  * Structured JSON logs (pino) with a request id. Tokens, codes, secrets, passwords,
@@ -100,7 +100,7 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
       },
     },
     serializers: {
-      req(request: { method: string; url: string; ip?: string; id?: string }) {
+      req(request: FastifyRequest) {
         return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip };
       },
     },

@@ -66,7 +66,7 @@ async function applyPlan(dir: string, plan: RotationPlan, revocation?: Revocatio
 }
 
 export interface RotationOptions {
-  readonly alg?: SigningAlgorithm;
+  readonly alg?: SigningAlgorithm | undefined;
   /** Seconds a new key is published before it signs (normally the JWKS cache lifetime). */
   readonly delay: number;
   readonly accessTokenTtl: number;
@@ -84,7 +84,7 @@ export async function rotateKeys(dir: string, options: RotationOptions): Promise
 
 /** Options of the runs that may need a stop-gap key; by default it has the algorithm of the key it stands in for. */
 export interface RepairOptions {
-  readonly alg?: SigningAlgorithm;
+  readonly alg?: SigningAlgorithm | undefined;
   readonly accessTokenTtl: number;
   readonly now?: number;
 }
