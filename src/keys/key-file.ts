@@ -37,7 +37,12 @@ export const KeyRecordSchema = z
     jwk: PrivateJwkSchema,
   })
   .strict()
-  .refine((r) => r.jwk.kid === r.kid && r.jwk.alg === r.alg, { message: 'jwk.kid and jwk.alg must match kid and alg' });
+  .refine((r) => r.jwk.kid === r.kid && r.jwk.alg === r.alg, { message: 'jwk.kid and jwk.alg must match kid and alg' })
+  // A key must stay published while it signs: otherwise it would sign tokens no verifier can check.
+  .refine((r) => r.publish_until === undefined || (r.signs_until !== undefined && r.publish_until >= r.signs_until), {
+    message: 'publish_until needs a signs_until no later than it (a key is published for as long as it signs)',
+    path: ['publish_until'],
+  });
 
 export type KeyRecord = z.infer<typeof KeyRecordSchema>;
 
