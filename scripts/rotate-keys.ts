@@ -3,38 +3,13 @@ import { parseArgs } from 'node:util';
 import { loadOperatorDefaults } from '../src/config.js';
 import { checkKeyFolder } from '../src/keys/folder-safety.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../src/keys/key-file.js';
-import { pruneKeys, revokeKey, rotateKeys, type KeyChange } from '../src/keys/rotation.js';
+import { pruneKeys, revokeKey, rotateKeys } from '../src/keys/rotation.js';
 import { printedUsage, runCli, wholeSeconds } from './cli.js';
+import { describeKeyChange } from './key-change-lines.js';
 
 const USAGE = `usage: npm run keys:rotate -- [--dir DIR] [--alg ES256|EdDSA|RS256|PS256] [--delay SECONDS] [--access-token-ttl SECONDS]
        npm run keys:rotate -- --revoke KID (or --revoke=KID) [--dir DIR] [--alg ALG] [--access-token-ttl SECONDS]
        npm run keys:rotate -- --prune [--dir DIR] [--alg ALG] [--access-token-ttl SECONDS]`;
-
-function iso(seconds: number | undefined): string {
-  return seconds === undefined ? 'open-ended' : new Date(seconds * 1000).toISOString();
-}
-
-function describe(change: KeyChange): string {
-  const { action, key } = change;
-  const name = `${action.padEnd(8)} ${key.kid} ${key.alg}`;
-  switch (change.action) {
-    case 'created': {
-      const window = `published now, signs from ${iso(key.signs_from)}${key.signs_until ? ` until ${iso(key.signs_until)}` : ''}`;
-      if (!change.stopGap) return `${name} ${window}`;
-      return `${name} ${window} ${change.stopGap.replaces ? `(replaces revoked ${change.stopGap.replaces})` : '(no other key signs now)'}`;
-    }
-    case 'extended':
-      return `${name} signs until ${iso(key.signs_until)} instead of ${iso(change.from)} (no other key would sign from then), published until ${iso(key.publish_until)}`;
-    case 'retiring':
-      return `${name} signs until ${iso(key.signs_until)}, published until ${iso(key.publish_until)}`;
-    case 'kept':
-      return `${name} signs ${iso(key.signs_from)} to ${iso(key.signs_until)}, published until ${iso(key.publish_until)}`;
-    case 'deleted':
-      return `${name} removed: every token it signed expired at ${iso(key.publish_until)}`;
-    case 'revoked':
-      return `${name} removed at once: its tokens fail once verifiers refresh their JWKS`;
-  }
-}
 
 /**
  * `--revoke <kid>` for any kid: parseArgs refuses a value that begins with `-` as
@@ -86,5 +61,5 @@ await runCli(async () => {
       : values.prune
         ? await pruneKeys(dir, { alg, accessTokenTtl })
         : await rotateKeys(dir, { alg, delay, accessTokenTtl });
-  for (const change of changes) process.stdout.write(`${describe(change)}\n`);
+  for (const change of changes) process.stdout.write(`${describeKeyChange(change)}\n`);
 });

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { chromium, type Browser } from 'playwright-core';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { hashPassword } from '../../src/users/password.js';
 import { pkcePair } from '../helpers/browser-flow.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
+import { cheapPasswordHash } from '../helpers/passwords.js';
 import { startServerProcess } from '../helpers/process.js';
 import { freePort } from '../helpers/redis.js';
 
@@ -35,7 +35,7 @@ t.test('a person signs in and approves in a real browser; the client redeems the
   await writeFile(clientsFile, JSON.stringify({
     clients: [{ client_id: 'web', client_name: 'Browser Test App', client_secret_hash: hashClientSecret(SECRET), redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], scope: 'read write' }],
   }));
-  await writeFile(usersFile, JSON.stringify({ users: [{ username: 'alice', password_hash: await hashPassword('alice-password-1'), sub: 'user-alice' }] }));
+  await writeFile(usersFile, JSON.stringify({ users: [{ username: 'alice', password_hash: cheapPasswordHash('alice-password-1'), sub: 'user-alice' }] }));
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   await startServerProcess(t, { PORT: String(port), ISSUER: issuer, KEYS_DIR: await keysDirWithSigningKey(t), CLIENTS_FILE: clientsFile, USERS_FILE: usersFile });

@@ -2,10 +2,10 @@ import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { hashPassword } from '../../src/users/password.js';
 import { pkcePair } from '../helpers/browser-flow.js';
 import { approveOverHttp } from '../helpers/http-browser.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
+import { cheapPasswordHash } from '../helpers/passwords.js';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { freePort, startPrivateRedis } from '../helpers/redis.js';
 
@@ -20,7 +20,7 @@ t.test('two instances behind one issuer share one Redis and one keys folder', as
   await writeFile(clientsFile, JSON.stringify({
     clients: [{ client_id: 'web', client_secret_hash: hashClientSecret(SECRET), redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token', 'password'], scope: 'read write' }],
   }));
-  await writeFile(usersFile, JSON.stringify({ users: [{ username: 'alice', password_hash: await hashPassword('alice-password-1') }] }));
+  await writeFile(usersFile, JSON.stringify({ users: [{ username: 'alice', password_hash: cheapPasswordHash('alice-password-1') }] }));
   const keysDir = await keysDirWithSigningKey(t);
   const issuer = 'https://auth.example.com';
   const shared = {

@@ -1,6 +1,6 @@
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { hashPassword } from '../../src/users/password.js';
 import { UserRegistry } from '../../src/users/registry.js';
+import { cheapPasswordHash } from './passwords.js';
 
 export const WEB_SECRET = 'web-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 export const WEB_REDIRECT = 'https://app.example.com/callback';
@@ -40,14 +40,11 @@ export const AUTHORIZE_CLIENTS = [
 
 export const ALICE = { username: 'alice', password: 'wonderland-2026' };
 
-let users: Promise<UserRegistry> | undefined;
-
-/** alice (sub "user-alice") and bob (sub = username); hashed once per test process. */
-export function testUsers(): Promise<UserRegistry> {
-  users ??= (async () =>
-    UserRegistry.fromEntries([
-      { username: ALICE.username, password_hash: await hashPassword(ALICE.password), sub: 'user-alice' },
-      { username: 'bob', password_hash: await hashPassword('bob-password-1') },
-    ]))();
-  return users;
+/** alice (sub "user-alice"), bob (sub = username) and `user-0` … `user-<count-1>` (password `password-<i>`), with cheap hashes. */
+export function testUsers(count = 0): UserRegistry {
+  return UserRegistry.fromEntries([
+    { username: ALICE.username, password_hash: cheapPasswordHash(ALICE.password), sub: 'user-alice' },
+    { username: 'bob', password_hash: cheapPasswordHash('bob-password-1') },
+    ...Array.from({ length: count }, (_, i) => ({ username: `user-${i}`, password_hash: cheapPasswordHash(`password-${i}`) })),
+  ]);
 }

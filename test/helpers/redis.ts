@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import type { Test } from 'tap';
-import { RedisStore } from '../../src/store/redis.js';
 import { freePort } from './ports.js';
 
 export { freePort };
@@ -17,7 +16,6 @@ export interface PrivateRedis {
   freeze(): void;
   thaw(): void;
 }
-
 
 async function waitForPort(port: number, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
@@ -61,12 +59,4 @@ export async function startPrivateRedis(t: Test): Promise<PrivateRedis> {
     freeze: () => child.kill('SIGSTOP'),
     thaw: () => child.kill('SIGCONT'),
   };
-}
-
-/** A connected RedisStore on `redis` under a fresh key prefix, closed when the test ends. */
-export async function openRedisStore(t: Test, redis: PrivateRedis, commandTimeoutMs = 1000): Promise<RedisStore> {
-  const store = new RedisStore({ url: redis.url, keyPrefix: `t${Math.random().toString(36).slice(2)}:`, commandTimeoutMs });
-  await store.connect();
-  t.teardown(() => store.close());
-  return store;
 }

@@ -6,10 +6,10 @@ import { hashClientSecret } from '../../src/clients/secret.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { Signer } from '../../src/session/signer.js';
 import { Keystore } from '../../src/keys/keystore.js';
-import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { keysDirWithSigningKey } from './keys.js';
+import { memoryStore, type TestClock, type TestStore } from './stores.js';
 
 export const ISSUER = 'https://as.example.com';
 
@@ -58,25 +58,27 @@ export interface TestServer {
   readonly keystore: Keystore;
   readonly keysDir: string;
   readonly store: Store;
-  /** The injected clock, in milliseconds; tests move it forward. */
-  readonly clock: { now: number };
+  /** The injected clock, in milliseconds, shared with the store; tests move it. */
+  readonly clock: TestClock;
+  /** Moves the clock forward and ages the store's keys by as much (see TestStore). */
+  readonly advance: (seconds: number) => Promise<void>;
 }
 
 export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clients?: unknown[];
   readonly users?: UserRegistry;
-  readonly store?: Store;
+  /** From test/helpers/stores.ts; a fresh memory store by default. */
+  readonly store?: TestStore;
   readonly keysDir?: string;
   readonly logger?: unknown;
 }
 
 export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
-  const clock = { now: Date.now() };
+  const { store, clock, advance } = options.store ?? (await memoryStore(t));
   const keysDir = options.keysDir ?? (await keysDirWithSigningKey(t, { now: Math.floor(clock.now / 1000) - 60 }));
   const config = loadConfig({ ISSUER, KEYS_DIR: keysDir, LOG_LEVEL: 'silent', ...options.env });
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
-  const store = options.store ?? new MemoryStore(() => clock.now);
   const app = await buildServer(config, {
     keystore,
     clients: ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
@@ -86,11 +88,8 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     clock: () => clock.now,
     logger: (options.logger ?? false) as false,
   });
-  t.teardown(async () => {
-    await app.close();
-    if (!options.store) await store.close();
-  });
-  return { app, config, keystore, keysDir, store, clock };
+  t.teardown(() => app.close());
+  return { app, config, keystore, keysDir, store, clock, advance };
 }
 
 export function basic(clientId: string, secret: string): string {

@@ -1,20 +1,5 @@
-import { scryptSync } from 'node:crypto';
-import { UserRegistry } from '../../src/users/registry.js';
+import type { UserRegistry } from '../../src/users/registry.js';
 import type { PasswordAuthenticator } from '../../src/users/sign-in.js';
-
-/** Cheap scrypt parameters (N=16, r=1): for tests that are not about scrypt's cost. */
-export function cheapPasswordHash(password: string): string {
-  const salt = Buffer.from('test-salt-16byte');
-  return `scrypt$16$1$1$${salt.toString('base64url')}$${scryptSync(password, salt, 32, { N: 16, r: 1, p: 1 }).toString('base64url')}`;
-}
-
-/** Users `user-0` … `user-<count-1>` (password `password-<i>`) and alice, all with cheap hashes. */
-export function cheapUsers(count = 0): UserRegistry {
-  return UserRegistry.fromEntries([
-    { username: 'alice', password_hash: cheapPasswordHash('wonderland-2026'), sub: 'user-alice' },
-    ...Array.from({ length: count }, (_, i) => ({ username: `user-${i}`, password_hash: cheapPasswordHash(`password-${i}`) })),
-  ]);
-}
 
 /**
  * Wraps an authenticator to count the passwords actually checked; while held, every

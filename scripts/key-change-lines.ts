@@ -1,0 +1,29 @@
+import type { KeyChange } from '../src/keys/rotation.js';
+
+/** A key time for operators: ISO 8601, or `open-ended` for a window without an end. */
+function iso(seconds: number | undefined): string {
+  return seconds === undefined ? 'open-ended' : new Date(seconds * 1000).toISOString();
+}
+
+/** The line keys:rotate prints for one change, e.g. `created  <kid> ES256 published now, signs from <time>`. */
+export function describeKeyChange(change: KeyChange): string {
+  const { action, key } = change;
+  const name = `${action.padEnd(8)} ${key.kid} ${key.alg}`;
+  switch (change.action) {
+    case 'created': {
+      const window = `published now, signs from ${iso(key.signs_from)}${key.signs_until ? ` until ${iso(key.signs_until)}` : ''}`;
+      if (!change.stopGap) return `${name} ${window}`;
+      return `${name} ${window} ${change.stopGap.replaces ? `(replaces revoked ${change.stopGap.replaces})` : '(no other key signs now)'}`;
+    }
+    case 'extended':
+      return `${name} signs until ${iso(key.signs_until)} instead of ${iso(change.from)} (no other key would sign from then), published until ${iso(key.publish_until)}`;
+    case 'retiring':
+      return `${name} signs until ${iso(key.signs_until)}, published until ${iso(key.publish_until)}`;
+    case 'kept':
+      return `${name} signs ${iso(key.signs_from)} to ${iso(key.signs_until)}, published until ${iso(key.publish_until)}`;
+    case 'deleted':
+      return `${name} removed: every token it signed expired at ${iso(key.publish_until)}`;
+    case 'revoked':
+      return `${name} removed at once: its tokens fail once verifiers refresh their JWKS`;
+  }
+}

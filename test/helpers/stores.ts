@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import tap, { type Test } from 'tap';
+import { MemoryStore } from '../../src/store/memory.js';
+import { RedisStore } from '../../src/store/redis.js';
+import type { Store } from '../../src/store/types.js';
+import { startPrivateRedis, type PrivateRedis } from './redis.js';
+
+/** The injected clock, in milliseconds since the epoch; the store and the server read it. */
+export interface TestClock {
+  now: number;
+}
+
+/** A fresh, empty store with its own clock, closed when its test ends. */
+export interface TestStore {
+  readonly store: Store;
+  readonly clock: TestClock;
+  /**
+   * Moves the clock `seconds` forward and lets the store's keys age by as much: Redis
+   * TTLs are shortened (a key with nothing left is deleted), so no test sleeps for a TTL.
+   */
+  advance(seconds: number): Promise<void>;
+}
+
+export interface RedisTestStore extends TestStore {
+  readonly store: RedisStore;
+  /** The prefix of every key of this store (fresh for each store unless chosen). */
+  readonly keyPrefix: string;
+  readonly redis: PrivateRedis;
+}
+
+/** How shared suites (test/suites/) get their store: memoryStore or redisStore. */
+export type OpenStore = (t: Test) => Promise<TestStore>;
+
+export async function memoryStore(t: Test): Promise<TestStore> {
+  const clock = { now: Date.now() };
+  const store = new MemoryStore(() => clock.now);
+  t.teardown(() => store.close());
+  return {
+    store,
+    clock,
+    advance: async (seconds) => void (clock.now += seconds * 1000),
+  };
+}
+
+let fileRedis: Promise<PrivateRedis> | undefined;
+
+/** One private redis-server per test file, started on first use and stopped when the file ends. */
+function redisOfThisFile(): Promise<PrivateRedis> {
+  fileRedis ??= startPrivateRedis(tap);
+  return fileRedis;
+}
+
+/**
+ * Shortens the TTL of every key under ARGV[1] (a glob) by ARGV[2] ms, deleting the keys
+ * with nothing left; a key without a TTL is an error (every key of ours has one).
+ */
+const AGE_KEYS = `
+local cursor = '0'
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[1], 'COUNT', 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do
+    local ttl = redis.call('PTTL', key)
+    if ttl == -1 then return redis.error_reply('key without a TTL: ' .. key) end
+    if ttl > 0 then
+      local left = ttl - tonumber(ARGV[2])
+      if left <= 0 then redis.call('DEL', key) else redis.call('PEXPIRE', key, left) end
+    end
+  end
+until cursor == '0'
+return 1
+`;
+
+export interface RedisStoreOptions {
+  /** The server to use (default: this file's private redis-server); tests that kill it start their own. */
+  readonly redis?: PrivateRedis;
+  readonly commandTimeoutMs?: number;
+  /** Another store's prefix, to share its keys as a second instance would. */
+  readonly keyPrefix?: string;
+  readonly clock?: TestClock;
+}
+
+/** A connected RedisStore under a fresh key prefix on a private redis-server. */
+export async function redisStore(t: Test, options: RedisStoreOptions = {}): Promise<RedisTestStore> {
+  const redis = options.redis ?? (await redisOfThisFile());
+  const clock = options.clock ?? { now: Date.now() };
+  const keyPrefix = options.keyPrefix ?? `t${randomBytes(6).toString('hex')}:`;
+  const store = new RedisStore({ url: redis.url, keyPrefix, commandTimeoutMs: options.commandTimeoutMs ?? 1000, clock: () => clock.now });
+  await store.connect();
+  t.teardown(() => store.close());
+  let admin: Redis | undefined;
+  const advance = async (seconds: number) => {
+    clock.now += seconds * 1000;
+    if (!admin) {
+      admin = new Redis(redis.url, { lazyConnect: true });
+      t.teardown(() => admin?.quit());
+    }
+    await admin.eval(AGE_KEYS, 0, `${keyPrefix}*`, Math.round(seconds * 1000));
+  };
+  return { store, clock, advance, keyPrefix, redis };
+}

@@ -1,0 +1,70 @@
+import t, { type Test } from 'tap';
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
+import { redisStore, type RedisTestStore } from '../helpers/stores.js';
+import { RECORD, storeContract } from '../suites/store.contract.js';
+
+storeContract(t, 'RedisStore', redisStore);
+
+/** A client of the same redis-server that reads what the store wrote. */
+function inspect(t: Test, { redis }: RedisTestStore): Redis {
+  const inspector = new Redis(redis.url);
+  t.teardown(() => inspector.quit());
+  return inspector;
+}
+
+t.test('RedisStore key layout', async (t) => {
+  t.test('attempt counters: digest keys, each its own hash tag, never without a TTL', async (t) => {
+    const opened = await redisStore(t);
+    const { store, keyPrefix } = opened;
+    const inspector = inspect(t, opened);
+    const keyOf = (counter: string) => `${keyPrefix}attempts:{${createHash('sha256').update(counter).digest('base64url')}}`;
+    await store.reserveAttempt('username:alice', 5, 60);
+    await store.reserveAttempt('address:192.0.2.1', 5, 60);
+    const keys = await inspector.keys(`${keyPrefix}*`);
+    t.same(keys.sort(), [keyOf('username:alice'), keyOf('address:192.0.2.1')].sort(), 'a SHA-256 digest as the hash tag: no username or address in clear');
+    for (const key of keys) {
+      const ttl = await inspector.pttl(key);
+      t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
+    }
+    await store.releaseAttempt('username:alice');
+    await store.releaseAttempt('username:alice');
+    await store.releaseAttempt('username:nobody');
+    t.same(await inspector.keys(`${keyPrefix}*`), [keyOf('address:192.0.2.1')], 'the last release deletes the counter; a release creates none');
+  });
+
+  t.test('keys are digests under the grant hash tag, every one with a TTL', async (t) => {
+    const opened = await redisStore(t);
+    const { store, keyPrefix } = opened;
+    const inspector = inspect(t, opened);
+    const grantId = newGrantId();
+    const code = mintOpaqueToken(grantId);
+    await store.saveAuthorizationCode(code.ref, RECORD, 60);
+    const keys = await inspector.keys(`${keyPrefix}*`);
+    t.same(keys, [`${keyPrefix}{${grantId}}:code:${code.ref.digest}`]);
+    t.notMatch(keys[0], code.value.split('.')[1] as string, 'the secret part of the code is not in the key');
+    const ttl = await inspector.pttl(keys[0] as string);
+    t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
+    const stored = JSON.stringify(await inspector.hgetall(keys[0] as string));
+    t.notMatch(stored, code.value, 'the code value is not stored');
+    await store.consumeAuthorizationCode(code.ref);
+    t.ok((await inspector.pttl(keys[0] as string)) > 55_000, 'the tombstone keeps the original TTL');
+  });
+});
+
+t.test('advance (the test clock) ages only the keys of its own store', async (t) => {
+  const aged = await redisStore(t);
+  const other = await redisStore(t);
+  const inspector = inspect(t, aged);
+  await aged.store.denylistAccessToken('short', 2);
+  await aged.store.denylistAccessToken('long', 60);
+  await other.store.denylistAccessToken('short', 2);
+  await aged.advance(2);
+  t.same(await inspector.keys(`${aged.keyPrefix}jti:*`), [`${aged.keyPrefix}jti:long`], 'a key with nothing left is deleted');
+  const left = await inspector.pttl(`${aged.keyPrefix}jti:long`);
+  t.ok(left > 57_000 && left <= 58_000, `the others are shortened by as much (${left} ms left)`);
+  t.equal(await other.store.isAccessTokenDenylisted('short'), true, 'another prefix is untouched');
+  await inspector.set(`${aged.keyPrefix}forever`, '1');
+  await t.rejects(aged.advance(1), /key without a TTL/, 'a key without a TTL is reported');
+});

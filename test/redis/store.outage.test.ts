@@ -1,0 +1,39 @@
+import t from 'tap';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
+import { startPrivateRedis } from '../helpers/redis.js';
+import { redisStore } from '../helpers/stores.js';
+import { RECORD } from '../suites/store.contract.js';
+
+t.test('RedisStore fails fast when Redis is down, and nothing is recorded', async (t) => {
+  t.test('killed server: commands reject at once with StoreUnavailableError', async (t) => {
+    const redis = await startPrivateRedis(t);
+    const { store } = await redisStore(t, { redis, commandTimeoutMs: 500 });
+    await redis.kill();
+    const started = Date.now();
+    await t.rejects(store.saveAuthorizationCode(mintOpaqueToken(newGrantId()).ref, RECORD, 60), StoreUnavailableError);
+    await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+    await t.rejects(store.ping(), StoreUnavailableError);
+    t.ok(Date.now() - started < 1500, `failed in ${Date.now() - started} ms`);
+  });
+
+  t.test('hung server: each command gives up after REDIS_COMMAND_TIMEOUT_MS', async (t) => {
+    const redis = await startPrivateRedis(t);
+    const { store } = await redisStore(t, { redis, commandTimeoutMs: 200 });
+    redis.freeze();
+    t.teardown(() => redis.thaw());
+    const started = Date.now();
+    await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+    const elapsed = Date.now() - started;
+    t.ok(elapsed >= 150 && elapsed < 1000, `gave up after ${elapsed} ms`);
+  });
+
+  t.test('unreachable at start: connect rejects with StoreUnavailableError', async (t) => {
+    const redis = await startPrivateRedis(t);
+    await redis.kill();
+    const store = new RedisStore({ url: redis.url, keyPrefix: 'never:', commandTimeoutMs: 200 });
+    t.teardown(() => store.close());
+    await t.rejects(store.connect(), StoreUnavailableError);
+  });
+});

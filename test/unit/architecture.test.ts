@@ -1,0 +1,51 @@
+import t from 'tap';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * The one rule between the layers (ARCHITECTURE.md): data enters at a route and flows
+ * down; domain code never reaches back up into HTTP.
+ */
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const DOMAIN_FOLDERS = ['authorize', 'clients', 'grants', 'keys', 'oauth', 'session', 'store', 'tokens', 'users'];
+const HTTP_FOLDERS = ['src/http', 'src/routes', 'src/pages'];
+const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : Promise.resolve(entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []))));
+  return nested.flat();
+}
+
+/** Every module a file imports: package names as written, relative paths resolved from the repository root. */
+export async function importsOf(file: string): Promise<string[]> {
+  const source = await readFile(file, 'utf8');
+  return [...source.matchAll(IMPORT)].map((match) => {
+    const specifier = (match[1] ?? match[2] ?? match[3]) as string;
+    return specifier.startsWith('.') ? relative(ROOT, resolve(dirname(file), specifier)) : specifier;
+  });
+}
+
+t.test('domain folders never import fastify, src/http, src/routes or src/pages', async (t) => {
+  const violations: string[] = [];
+  let checked = 0;
+  for (const folder of DOMAIN_FOLDERS) {
+    for (const file of await sourceFiles(join(ROOT, 'src', folder))) {
+      checked += 1;
+      for (const imported of await importsOf(file)) {
+        const upward = imported === 'fastify' || imported.startsWith('@fastify/') || HTTP_FOLDERS.some((f) => imported === f || imported.startsWith(`${f}/`));
+        if (upward) violations.push(`${relative(ROOT, file)} imports ${imported}`);
+      }
+    }
+  }
+  t.ok(checked > 30, `read ${checked} domain files`);
+  t.same(violations, [], 'imports only point down');
+});
+
+t.test('the import scanner sees every form of import', async (t) => {
+  const file = join(ROOT, 'src', 'app.ts');
+  const imports = await importsOf(file);
+  t.ok(imports.includes('fastify'), 'a package import');
+  t.ok(imports.includes('src/routes/token.js'), 'a relative import, resolved');
+  t.ok(imports.includes('src/store/types.js'), 'an import type');
+});

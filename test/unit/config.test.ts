@@ -1,0 +1,110 @@
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+t.test('loadConfig', async (t) => {
+  t.test('defaults', async (t) => {
+    t.same(loadConfig({}), {
+      port: 3000,
+      host: '127.0.0.1',
+      issuer: 'http://localhost:3000',
+      redisUrl: undefined,
+      redisKeyPrefix: 'oauth:',
+      redisCommandTimeoutMs: 1000,
+      keysDir: './keys',
+      keysReloadInterval: 60,
+      jwksCacheTtl: 300,
+      clientsFile: undefined,
+      usersFile: undefined,
+      accessTokenTtl: 3600,
+      accessTokenAudience: 'http://localhost:3000',
+      logLevel: 'info',
+      trustProxy: false,
+      authorizationCodeTtl: 60,
+      codeResponseMode: 'query',
+      refreshTokenTtl: 2_592_000,
+      refreshTokenIdleTtl: 1_209_600,
+      refreshReuseGrace: 10,
+      sessionSecret: undefined,
+      sessionTtl: 3600,
+      loginMaxFailures: 5,
+      loginMaxFailuresPerIp: 20,
+      loginFailureWindow: 900,
+      passwordVerifyConcurrency: 4,
+      passwordVerifyQueue: 8,
+      httpRequestTimeout: 30,
+      shutdownTimeout: 10,
+    });
+    t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
+    t.ok(Object.isFrozen(loadConfig({})));
+  });
+
+  t.test('values from the environment', async (t) => {
+    const config = loadConfig({
+      ISSUER: 'https://auth.example.com/',
+      REDIS_URL: 'redis://cache:6379/2',
+      ACCESS_TOKEN_TTL: '600',
+      ACCESS_TOKEN_AUDIENCE: 'https://api.example.com',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'true',
+      HTTP_REQUEST_TIMEOUT: '5',
+      SHUTDOWN_TIMEOUT: '0',
+      PORT: '',
+    });
+    t.equal(config.issuer, 'https://auth.example.com', 'trailing slash dropped');
+    t.equal(config.redisUrl, 'redis://cache:6379/2');
+    t.equal(config.accessTokenTtl, 600);
+    t.equal(config.accessTokenAudience, 'https://api.example.com');
+    t.equal(config.logLevel, 'warn');
+    t.equal(config.trustProxy, true);
+    t.equal(config.httpRequestTimeout, 5);
+    t.equal(config.shutdownTimeout, 0, 'SHUTDOWN_TIMEOUT=0 closes every connection at once');
+    t.equal(config.port, 3000, 'an empty variable counts as unset');
+  });
+
+  t.test('one line per problem, naming the variable', async (t) => {
+    const attempt = () =>
+      loadConfig({
+        PORT: 'eighty',
+        ISSUER: 'https://auth.example.com/?tenant=a#x',
+        ACCESS_TOKEN_TTL: '0',
+        LOG_LEVEL: 'loud',
+        REDIS_URL: 'http://cache',
+        AUTHORIZATION_CODE_TTL: '601',
+        SESSION_SECRET: 'short',
+        HTTP_REQUEST_TIMEOUT: '0',
+        SHUTDOWN_TIMEOUT: 'soon',
+      });
+    t.throws(attempt, ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      t.same((err as ConfigError).problems, [
+        'PORT must be a whole number',
+        'ISSUER must not have a query',
+        'ISSUER must not have a fragment',
+        'REDIS_URL must start with redis:// or rediss://',
+        'ACCESS_TOKEN_TTL must be at least 1',
+        'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+        'AUTHORIZATION_CODE_TTL must be at most 600',
+        'SESSION_SECRET must be at least 32 characters',
+        'HTTP_REQUEST_TIMEOUT must be at least 1',
+        'SHUTDOWN_TIMEOUT must be a whole number',
+      ]);
+    }
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    t.same(problemsOf({ ISSUER: 'not a url' }), ['ISSUER must be an absolute URL']);
+    t.same(problemsOf({ ISSUER: 'ftp://example.com' }), ['ISSUER must use https (or http for local development)']);
+    t.same(problemsOf({ PASSWORD_VERIFY_CONCURRENCY: '0', PASSWORD_VERIFY_QUEUE: 'many' }), [
+      'PASSWORD_VERIFY_CONCURRENCY must be at least 1',
+      'PASSWORD_VERIFY_QUEUE must be a whole number',
+    ]);
+    t.match(loadConfig({ PASSWORD_VERIFY_CONCURRENCY: '2', PASSWORD_VERIFY_QUEUE: '0' }), { passwordVerifyConcurrency: 2, passwordVerifyQueue: 0 });
+  });
+});

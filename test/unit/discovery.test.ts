@@ -1,0 +1,69 @@
+import t from 'tap';
+import { rotateKeys } from '../../src/keys/rotation.js';
+import { buildTestServer, ISSUER, TEST_CLIENTS } from '../helpers/server.js';
+
+t.test('GET /.well-known/jwks.json', async (t) => {
+  const { app, keysDir, keystore, clock } = await buildTestServer(t, { env: { JWKS_CACHE_TTL: '600' } });
+  const res = await app.inject({ url: '/.well-known/jwks.json' });
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers['cache-control'], 'public, max-age=600');
+  t.equal(res.headers['content-type'], 'application/json;charset=UTF-8');
+  const { keys } = res.json();
+  t.equal(keys.length, 1);
+  t.same(Object.keys(keys[0]).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+
+  t.test('publishes a scheduled key before it signs, and the retired one until its tokens expire', async (t) => {
+    const nowSec = Math.floor(clock.now / 1000);
+    await rotateKeys(keysDir, { delay: 300, accessTokenTtl: 3600, now: nowSec });
+    await keystore.reload();
+    const kids = (at: number) => {
+      clock.now = at * 1000;
+      return app.inject({ url: '/.well-known/jwks.json' }).then((r) => r.json().keys.map((k: { kid: string }) => k.kid));
+    };
+    t.equal((await kids(nowSec)).length, 2, 'both published during the delay');
+    t.equal((await kids(nowSec + 300 + 3599)).length, 2, 'the old key stays while its tokens live');
+    t.equal((await kids(nowSec + 300 + 3600)).length, 1, 'then only the new key');
+  });
+});
+
+t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
+  const { app } = await buildTestServer(t);
+  const res = await app.inject({ url: '/.well-known/oauth-authorization-server' });
+  t.equal(res.statusCode, 200);
+  t.same(res.json(), {
+    issuer: ISSUER,
+    authorization_endpoint: `${ISSUER}/oauth2/authorize`,
+    token_endpoint: `${ISSUER}/oauth2/token`,
+    jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+    grant_types_supported: ['authorization_code', 'client_credentials'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint: `${ISSUER}/oauth2/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    introspection_endpoint: `${ISSUER}/oauth2/introspect`,
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    scopes_supported: ['admin', 'read', 'write'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+  });
+
+  t.test('lists only what registered clients enable', async (t) => {
+    const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[0]] });
+    const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
+    t.same(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic']);
+    t.same(metadata.grant_types_supported, ['client_credentials']);
+    t.same(metadata.response_types_supported, []);
+    t.equal(metadata.authorization_endpoint, undefined, 'no authorization endpoint when no client can use it');
+  });
+
+  t.test('an issuer with a path serves endpoints below it', async (t) => {
+    const { app } = await buildTestServer(t, { env: { ISSUER: 'https://example.com/tenant-a' } });
+    const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server/tenant-a' })).json();
+    t.equal(metadata.token_endpoint, 'https://example.com/tenant-a/oauth2/token');
+    t.equal(metadata.jwks_uri, 'https://example.com/tenant-a/.well-known/jwks.json');
+    t.equal((await app.inject({ url: '/tenant-a/.well-known/jwks.json' })).statusCode, 200);
+    const token = await app.inject({ method: 'POST', url: '/tenant-a/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+    t.equal(token.json().error, 'invalid_client', 'the token endpoint answers below the issuer path');
+  });
+});

@@ -1,0 +1,65 @@
+import t from 'tap';
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Keystore } from '../../src/keys/keystore.js';
+import { rotateKeys } from '../../src/keys/rotation.js';
+import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
+
+const now = () => Math.floor(Date.now() / 1000);
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'];
+
+t.test('Keystore', async (t) => {
+  t.test('refuses to open a folder without a usable signing key', async (t) => {
+    const empty = await tempDir(t);
+    await t.rejects(Keystore.open(empty, now()), { message: `no signing key in ${empty}: create one with "npm run keys:rotate"` });
+    const future = await tempDir(t);
+    await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 1000 });
+    await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 500 });
+    await t.rejects(Keystore.open(future, now() - 2000), { message: /none inside its signing window/ });
+    await t.rejects(Keystore.open(join(empty, 'missing'), now()), { message: /cannot read keys folder .*missing: ENOENT/ });
+  });
+
+  t.test('names the file that cannot be used', async (t) => {
+    const dir = await keysDirWithSigningKey(t);
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ kid: 'bad', alg: 'HS256' }), { mode: 0o600 });
+    await t.rejects(Keystore.open(dir, now()), { message: /^key file bad\.json: alg: / });
+    await writeFile(join(dir, 'bad.json'), '[', { mode: 0o600 });
+    await t.rejects(Keystore.open(dir, now()), { message: 'key file bad.json: not valid JSON' });
+  });
+
+  t.test('ignores the README, .gitignore and temporary files', async (t) => {
+    const dir = await keysDirWithSigningKey(t);
+    await writeFile(join(dir, 'README.md'), '# keys');
+    await writeFile(join(dir, '.gitignore'), '*');
+    await writeFile(join(dir, '.abc.123.tmp'), '{');
+    const keystore = await Keystore.open(dir, now());
+    t.equal(keystore.jwksAt(now()).keys.length, 1);
+  });
+
+  t.test('publishes public members only', async (t) => {
+    for (const alg of ['ES256', 'EdDSA', 'RS256', 'PS256'] as const) {
+      const dir = await keysDirWithSigningKey(t, { alg });
+      const [jwk] = (await Keystore.open(dir, now())).jwksAt(now()).keys;
+      for (const member of PRIVATE_MEMBERS) t.notOk(member in (jwk ?? {}), `${alg} JWK has no ${member}`);
+      t.equal(jwk?.use, 'sig');
+      t.equal(jwk?.alg, alg);
+    }
+  });
+
+  t.test('a reload that fails keeps the previous keys', async (t) => {
+    const dir = await keysDirWithSigningKey(t);
+    const keystore = await Keystore.open(dir, now());
+    const before = keystore.signingKeyAt(now())?.kid;
+    await writeFile(join(dir, 'broken.json'), 'nope', { mode: 0o600 });
+    const failed = await keystore.reload();
+    t.equal(failed.ok, false);
+    t.match(!failed.ok && failed.error.message, 'key file broken.json: not valid JSON');
+    t.equal(keystore.signingKeyAt(now())?.kid, before);
+
+    await rm(join(dir, 'broken.json'));
+    await rotateKeys(dir, { delay: 0, accessTokenTtl: 60 });
+    t.same(await keystore.reload(), { ok: true, count: 2, warnings: [] });
+    t.not(keystore.signingKeyAt(now())?.kid, before, 'the new key signs after a successful reload');
+    t.equal((await readdir(dir)).length, 2);
+  });
+});
