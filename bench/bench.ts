@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
 import { rotateKeys } from '../src/keys/rotation.js';
-import { startServerProcess, type ServerProcess, type Teardown } from '../test/helpers/process.js';
 import { freePort } from '../test/helpers/ports.js';
-import { measuringHostLoad, type HostLoad, type WithHostLoad } from './host.js';
-import { measureLoad, type LoadResult, type LoadSettings, type LoadTarget } from './load.js';
+import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
+import { type HostLoad, measuringHostLoad, type WithHostLoad } from './host.js';
+import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
 import { measureSigningRate } from './sign.js';
 
 /**
@@ -91,7 +91,10 @@ function postForm(url: string, headers: Record<string, string> = {}): Promise<Re
 }
 
 /** Runs `work` against a server started by `start`, which is stopped whatever happens. */
-async function withServer<T>(start: (cleanup: Teardown) => Promise<ServerProcess>, work: (server: ServerProcess) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  start: (cleanup: Teardown) => Promise<ServerProcess>,
+  work: (server: ServerProcess) => Promise<T>,
+): Promise<T> {
   const cleanups: (() => unknown)[] = [];
   // Last resort: however the bench ends, no server outlives it.
   const killAll = () => cleanups.forEach((cleanup) => void cleanup());
@@ -107,7 +110,9 @@ async function withServer<T>(start: (cleanup: Teardown) => Promise<ServerProcess
 async function measureBare(settings: BenchSettings): Promise<LoadResult> {
   const port = String(await freePort());
   const start = (cleanup: Teardown) => startServerProcess(cleanup, { PORT: port }, { script: BARE_SERVER_SCRIPT });
-  return withServer(start, (bare) => measureLoad({ url: `${bare.baseUrl}${BARE_ROUTE}`, headers: FORM_HEADERS, body: FORM_BODY }, settings));
+  return withServer(start, (bare) =>
+    measureLoad({ url: `${bare.baseUrl}${BARE_ROUTE}`, headers: FORM_HEADERS, body: FORM_BODY }, settings),
+  );
 }
 
 /** One real token request before the load, so a misconfigured server fails loudly. */
@@ -123,7 +128,11 @@ async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise
   const env = { PORT: String(await freePort()), KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL };
   const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   return withServer(start, async (ours) => {
-    const target = { url: `${ours.baseUrl}/oauth2/token`, headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth }, body: FORM_BODY };
+    const target = {
+      url: `${ours.baseUrl}/oauth2/token`,
+      headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth },
+      body: FORM_BODY,
+    };
     await expectToken(target);
     return measureLoad(target, settings);
   });
@@ -135,7 +144,9 @@ const hostNote = (host: HostLoad | undefined) =>
   host === undefined ? '' : ` [host: CPU steal ${host.stealPercent.toFixed(0)}%, other processes ${host.otherPercent.toFixed(0)}%]`;
 
 function describeLoad(result: LoadResult): string {
-  const codes = Object.entries(result.statusCodes).map(([code, count]) => `${code}×${count}`).join(' ');
+  const codes = Object.entries(result.statusCodes)
+    .map(([code, count]) => `${code}×${count}`)
+    .join(' ');
   return [
     `${whole(result.requestsPerSecond)} req/s (${result.completed} requests)`,
     `p50 ${ms(result.p50Ms)}  p99 ${ms(result.p99Ms)}`,
@@ -170,7 +181,9 @@ function report(settings: BenchSettings, { bare, signing, ours }: Phases): void 
     `ours  = ${whole(rate)} req/s`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
     `ratio = ours/bound = ${ratio.toFixed(2)}`,
-    ...(othersShare > NOISY_HOST_PERCENT ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`] : []),
+    ...(othersShare > NOISY_HOST_PERCENT
+      ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`]
+      : []),
     '',
     `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)}`,
   ];

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { nowSeconds } from '../src/clock.js';
 import { signCompactJws } from '../src/tokens/jws.js';
 import { randomId } from '../src/tokens/random-id.js';
-import { nowSeconds } from '../src/clock.js';
 
 /**
  * (b) The raw ES256 signing rate of one core: a tight synchronous loop through the very

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
-import { createVerifier } from '../src/verifier/index.js';
 import { requireScope } from '../src/verifier/fastify.js';
+import { createVerifier } from '../src/verifier/index.js';
 
 /**
  * An example resource server: `GET /api/me` answers with the token's `sub` and `scope`

@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { ClientRegistry } from '../src/clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
 import { loadOperatorDefaults } from '../src/config.js';
-import { readRegistryEntries, writeRegistryEntries } from '../src/registry-file.js';
 import { assertDistinctSubjects } from '../src/oauth/subjects.js';
+import { readRegistryEntries, writeRegistryEntries } from '../src/registry-file.js';
 import { UserRegistry } from '../src/users/registry.js';
 import { failure, printedUsage, runCli } from './cli.js';
 

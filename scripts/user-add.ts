@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ClientRegistry } from '../src/clients/registry.js';
 import { loadOperatorDefaults } from '../src/config.js';
-import { readRegistryEntries, writeRegistryEntries } from '../src/registry-file.js';
 import { assertDistinctSubjects } from '../src/oauth/subjects.js';
+import { readRegistryEntries, writeRegistryEntries } from '../src/registry-file.js';
 import { hashPassword } from '../src/users/password.js';
 import { UserRegistry } from '../src/users/registry.js';
 import { failure, printedUsage, runCli } from './cli.js';
@@ -43,7 +43,8 @@ await runCli(async () => {
 
   const password = await readFirstLine();
   if (password === '') throw new Error('no password on standard input (pipe it in; see --help)');
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new Error(`the password (read from standard input) must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    throw new Error(`the password (read from standard input) must have at least ${MIN_PASSWORD_LENGTH} characters`);
   const user = {
     username: values.username,
     password_hash: await hashPassword(password),
@@ -54,7 +55,10 @@ await runCli(async () => {
   const registry = UserRegistry.fromEntries(users, file); // the whole file must still load, as the server will load it
   const clientsFile = values['clients-file'] ?? defaults.clientsFile;
   if (clientsFile) {
-    const clients = ClientRegistry.fromMetadata(await readRegistryEntries(clientsFile, 'clients', failure, { missingMeansEmpty: true }), clientsFile);
+    const clients = ClientRegistry.fromMetadata(
+      await readRegistryEntries(clientsFile, 'clients', failure, { missingMeansEmpty: true }),
+      clientsFile,
+    );
     assertDistinctSubjects(clients.all(), registry.all(), { clients: clientsFile, users: file });
   }
   await writeRegistryEntries(file, 'users', users);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
-import { systemClock, type Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { grantTable } from './grants/index.js';
-import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
+import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { loggerOptions, redactUrl } from './http/logging.js';
 import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import type { Keystore } from './keys/keystore.js';

@@ -37,7 +37,7 @@ try {
       },
     ]);
     process.stdout.write(
-      [
+      `${[
         '',
         'Demo client (in memory; set CLIENTS_FILE to use your own):',
         '  client_id:     demo-client',
@@ -50,7 +50,7 @@ try {
         `  (it redirects to ${DEMO_REDIRECT_URI}?code=...; nothing listens there: copy the code from the address bar)`,
         `  curl -s -u 'demo-client:${secret}' -d grant_type=authorization_code -d code=CODE ${config.issuer}/oauth2/token`,
         '',
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
   }
 

@@ -13,7 +13,12 @@ export interface ReadOptions {
 }
 
 /** The entries of a registry file; every failure becomes one message that names the file. */
-export async function readRegistryEntries(file: string, member: string, fail: (message: string) => Error, options: ReadOptions = {}): Promise<unknown[]> {
+export async function readRegistryEntries(
+  file: string,
+  member: string,
+  fail: (message: string) => Error,
+  options: ReadOptions = {},
+): Promise<unknown[]> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(file, 'utf8'));

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.js';
 import { ClientRegistry } from './clients/registry.js';
+import { nowSeconds } from './clock.js';
 import type { Config } from './config.js';
 import { useGracefulClose } from './http/graceful-close.js';
-import { Signer } from './session/signer.js';
 import { Keystore } from './keys/keystore.js';
 import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
+import { Signer } from './session/signer.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import type { Store } from './store/types.js';
 import { UserRegistry } from './users/registry.js';
-import { nowSeconds } from './clock.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -55,13 +55,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const graceful = useGracefulClose(app);
 
   if (store instanceof RedisStore) {
-    await store.connect().catch((err: Error) => app.log.error({ err: { message: err.message } }, 'redis unreachable at start; /readyz reports 503 until it answers'));
+    await store
+      .connect()
+      .catch((err: Error) =>
+        app.log.error({ err: { message: err.message } }, 'redis unreachable at start; /readyz reports 503 until it answers'),
+      );
   } else {
     app.log.warn('REDIS_URL is not set: using the in-memory store. State is single-instance and lost on restart.');
   }
   if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "npm run client:add")');
   if (!config.sessionSecret) {
-    app.log.warn('SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances');
+    app.log.warn(
+      'SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances',
+    );
   }
 
   // A key file others can read: warned at start, then again only when the warnings change.

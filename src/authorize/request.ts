@@ -88,12 +88,16 @@ export function validateAuthorizationRequest(
     if (!responseType) throw new UnsupportedResponseType('response_type must be code or token');
     if (requestedMode !== undefined && !usableMode) {
       throw new InvalidRequest(
-        isResponseMode(requestedMode) ? 'response_mode=query is not allowed with response_type=token' : 'response_mode must be query, fragment or form_post',
+        isResponseMode(requestedMode)
+          ? 'response_mode=query is not allowed with response_type=token'
+          : 'response_mode must be query, fragment or form_post',
       );
     }
-    if (!client.responseTypes.has(responseType)) throw new UnauthorizedClient(`this client is not registered for response_type ${responseType}`);
+    if (!client.responseTypes.has(responseType))
+      throw new UnauthorizedClient(`this client is not registered for response_type ${responseType}`);
     const scope = resolveRequestedScope(values.get('scope'), client.scope);
-    const codeChallenge = responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
+    const codeChallenge =
+      responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
     return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, codeChallenge, parameters };
   } catch (err) {
     if (err instanceof OAuthError) throw err.redirectingTo(target);
@@ -105,11 +109,13 @@ export function validateAuthorizationRequest(
 function checkPkce(challenge: string | undefined, method: string | undefined, client: Client): string | undefined {
   if (challenge === undefined) {
     if (method !== undefined) throw new InvalidRequest('code_challenge is required with code_challenge_method');
-    if (client.authMethod === 'none') throw new InvalidRequest('PKCE is required for this client: send code_challenge with code_challenge_method=S256');
+    if (client.authMethod === 'none')
+      throw new InvalidRequest('PKCE is required for this client: send code_challenge with code_challenge_method=S256');
     return undefined;
   }
   // §4.3: "Defaults to "plain" if not present in the request." We accept only S256.
   if (method !== CODE_CHALLENGE_METHOD) throw new InvalidRequest('code_challenge_method must be S256');
-  if (!isWellFormedCodeChallenge(challenge)) throw new InvalidRequest('code_challenge must be 43-128 unreserved characters (RFC 7636 §4.2)');
+  if (!isWellFormedCodeChallenge(challenge))
+    throw new InvalidRequest('code_challenge must be 43-128 unreserved characters (RFC 7636 §4.2)');
   return challenge;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { readRegistryEntries } from '../registry-file.js';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
+import { readRegistryEntries } from '../registry-file.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
 /** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
@@ -43,12 +43,15 @@ const ClientSchema = z
   .superRefine((c, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     const isPublic = c.token_endpoint_auth_method === 'none';
-    if (isPublic && c.client_secret_hash) problem('client_secret_hash', 'a public client (token_endpoint_auth_method "none") has no secret');
-    if (!isPublic && !c.client_secret_hash) problem('client_secret_hash', `required with token_endpoint_auth_method "${c.token_endpoint_auth_method}"`);
+    if (isPublic && c.client_secret_hash)
+      problem('client_secret_hash', 'a public client (token_endpoint_auth_method "none") has no secret');
+    if (!isPublic && !c.client_secret_hash)
+      problem('client_secret_hash', `required with token_endpoint_auth_method "${c.token_endpoint_auth_method}"`);
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
     if (isPublic && c.grant_types.includes('client_credentials')) problem('grant_types', 'client_credentials needs a confidential client');
     // Introspection needs an authenticated caller (RFC 7662 §2.1), so the right is a confidential client's.
-    if (isPublic && c.introspect_all_tokens) problem('introspect_all_tokens', 'a public client cannot introspect; only a confidential client may hold this right');
+    if (isPublic && c.introspect_all_tokens)
+      problem('introspect_all_tokens', 'a public client cannot introspect; only a confidential client may hold this right');
     const redirects = c.grant_types.includes('authorization_code') || c.grant_types.includes('implicit');
     if (redirects && c.redirect_uris.length === 0) problem('redirect_uris', 'required for authorization_code and implicit');
   });

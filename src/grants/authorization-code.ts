@@ -5,7 +5,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation }
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
 import type { RefreshFamilies } from './refresh-family.js';
-import { tokenResponse, type Grant } from './types.js';
+import { type Grant, tokenResponse } from './types.js';
 
 export interface AuthorizationCodeGrantDependencies {
   readonly codes: AuthorizationCodeStore;
@@ -21,41 +21,41 @@ const INVALID_CODE = 'the authorization code is invalid, expired, or was issued 
 /** RFC 6749 §4.1.3: redeem an authorization code, once. */
 export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies): Grant {
   return {
-  grantType: 'authorization_code',
-  async handle({ client, params }) {
-    const code = params.require('code');
-    const ref = refOf(code);
-    if (!ref) throw new InvalidGrant(INVALID_CODE);
+    grantType: 'authorization_code',
+    async handle({ client, params }) {
+      const code = params.require('code');
+      const ref = refOf(code);
+      if (!ref) throw new InvalidGrant(INVALID_CODE);
 
-    const outcome = await deps.codes.consumeAuthorizationCode(ref);
-    if (outcome.status === 'not_found') throw new InvalidGrant(INVALID_CODE);
-    if (outcome.status === 'replayed') {
-      // §4.1.2: "If an authorization code is used more than once, the authorization
-      // server MUST deny the request and SHOULD revoke (when possible) all tokens
-      // previously issued based on that authorization code."
-      await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
-      throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
-    }
-    const record = outcome.record;
-    // §4.1.3: "ensure that the authorization code was issued to the authenticated
-    // confidential client, or if the client is public, ensure that the code was issued
-    // to "client_id" in the request".
-    if (record.clientId !== client.clientId) throw new InvalidGrant(INVALID_CODE);
-    checkRedirectUri(record, params.get('redirect_uri'));
-    checkCodeVerifier(record, params.get('code_verifier'));
-    const scope = resolveRequestedScope(params.get('scope'), record.scope);
+      const outcome = await deps.codes.consumeAuthorizationCode(ref);
+      if (outcome.status === 'not_found') throw new InvalidGrant(INVALID_CODE);
+      if (outcome.status === 'replayed') {
+        // §4.1.2: "If an authorization code is used more than once, the authorization
+        // server MUST deny the request and SHOULD revoke (when possible) all tokens
+        // previously issued based on that authorization code."
+        await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+        throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
+      }
+      const record = outcome.record;
+      // §4.1.3: "ensure that the authorization code was issued to the authenticated
+      // confidential client, or if the client is public, ensure that the code was issued
+      // to "client_id" in the request".
+      if (record.clientId !== client.clientId) throw new InvalidGrant(INVALID_CODE);
+      checkRedirectUri(record, params.get('redirect_uri'));
+      checkCodeVerifier(record, params.get('code_verifier'));
+      const scope = resolveRequestedScope(params.get('scope'), record.scope);
 
-    const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
-    const refreshToken = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.start(ref.grantId, family) : undefined;
-    const issued = await deps.accessTokens.issue({
-      subject: record.sub,
-      clientId: client.clientId,
-      scope,
-      authTime: record.authTime,
-      grantId: ref.grantId,
-    });
-    return tokenResponse(issued, scope, refreshToken);
-  },
+      const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
+      const refreshToken = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.start(ref.grantId, family) : undefined;
+      const issued = await deps.accessTokens.issue({
+        subject: record.sub,
+        clientId: client.clientId,
+        scope,
+        authTime: record.authTime,
+        grantId: ref.grantId,
+      });
+      return tokenResponse(issued, scope, refreshToken);
+    },
   };
 }
 
@@ -65,8 +65,10 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
  * ensure that their values are identical."
  */
 function checkRedirectUri(record: AuthorizationCodeRecord, redirectUri: string | undefined): void {
-  if (record.redirectUriSent && redirectUri === undefined) throw new InvalidGrant('redirect_uri is required: the authorization request carried one');
-  if (redirectUri !== undefined && redirectUri !== record.redirectUri) throw new InvalidGrant('redirect_uri does not match the authorization request');
+  if (record.redirectUriSent && redirectUri === undefined)
+    throw new InvalidGrant('redirect_uri is required: the authorization request carried one');
+  if (redirectUri !== undefined && redirectUri !== record.redirectUri)
+    throw new InvalidGrant('redirect_uri does not match the authorization request');
 }
 
 /** RFC 7636 §4.6; and a verifier for a code issued without a challenge is a downgrade attempt. */

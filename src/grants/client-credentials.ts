@@ -1,6 +1,6 @@
 import { resolveRequestedScope } from '../oauth/scope.js';
 import type { AccessTokens } from '../tokens/access-token.js';
-import { tokenResponse, type Grant } from './types.js';
+import { type Grant, tokenResponse } from './types.js';
 
 /**
  * RFC 6749 §4.4. The client acts on its own behalf, so `sub` is its client id.

@@ -27,10 +27,21 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
   const { store, accessTokens, refreshLifetimes } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes);
   const grants: Grant[] = [
-    authorizationCodeGrant({ codes: store, grants: store, refreshFamilies, accessTokens, revocationMarkSeconds: refreshLifetimes.absoluteSeconds }),
+    authorizationCodeGrant({
+      codes: store,
+      grants: store,
+      refreshFamilies,
+      accessTokens,
+      revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
+    }),
     clientCredentialsGrant({ accessTokens }),
     passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, clock: deps.clock }),
-    refreshTokenGrant({ refreshTokens: store, accessTokens, idleSeconds: refreshLifetimes.idleSeconds, reuseGraceSeconds: deps.refreshReuseGraceSeconds }),
+    refreshTokenGrant({
+      refreshTokens: store,
+      accessTokens,
+      idleSeconds: refreshLifetimes.idleSeconds,
+      reuseGraceSeconds: deps.refreshReuseGraceSeconds,
+    }),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));
 }

@@ -1,11 +1,11 @@
-import { nowSeconds, type Clock } from '../clock.js';
+import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidGrant, SignInBusy, TooManyFailedAttempts } from '../errors.js';
 import { resolveRequestedScope } from '../oauth/scope.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import type { RefreshFamilies } from './refresh-family.js';
-import { tokenResponse, type Grant } from './types.js';
+import { type Grant, tokenResponse } from './types.js';
 
 export interface PasswordGrantDependencies {
   /** Password sign-in with the limits shared with the login page. */
@@ -24,26 +24,26 @@ const INVALID_CREDENTIALS = 'invalid username or password';
  */
 export function passwordGrant(deps: PasswordGrantDependencies): Grant {
   return {
-  grantType: 'password',
-  async handle({ client, params, clientAddress }) {
-    const username = params.require('username');
-    const password = params.require('password');
-    const scope = resolveRequestedScope(params.get('scope'), client.scope);
+    grantType: 'password',
+    async handle({ client, params, clientAddress }) {
+      const username = params.require('username');
+      const password = params.require('password');
+      const scope = resolveRequestedScope(params.get('scope'), client.scope);
 
-    // Unknown users and wrong passwords cost the same scrypt run and get the same error.
-    const signIn = await deps.signIn.attempt(username, password, clientAddress);
-    if (signIn.outcome === 'throttled') throw new TooManyFailedAttempts(signIn.retryAfterSeconds);
-    if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
-    if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
-    const { user } = signIn;
+      // Unknown users and wrong passwords cost the same scrypt run and get the same error.
+      const signIn = await deps.signIn.attempt(username, password, clientAddress);
+      if (signIn.outcome === 'throttled') throw new TooManyFailedAttempts(signIn.retryAfterSeconds);
+      if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
+      if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
+      const { user } = signIn;
 
-    const grantId = newGrantId();
-    const authTime = nowSeconds(deps.clock);
-    const refreshToken = client.grantTypes.has('refresh_token')
-      ? await deps.refreshFamilies.start(grantId, { clientId: client.clientId, sub: user.sub, scope, authTime })
-      : undefined;
-    const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId });
-    return tokenResponse(issued, scope, refreshToken);
-  },
+      const grantId = newGrantId();
+      const authTime = nowSeconds(deps.clock);
+      const refreshToken = client.grantTypes.has('refresh_token')
+        ? await deps.refreshFamilies.start(grantId, { clientId: client.clientId, sub: user.sub, scope, authTime })
+        : undefined;
+      const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId });
+      return tokenResponse(issued, scope, refreshToken);
+    },
   };
 }

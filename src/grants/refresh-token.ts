@@ -5,7 +5,7 @@ import type { RefreshTokenStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
-import { tokenResponse, type Grant, type TokenResponse } from './types.js';
+import { type Grant, type TokenResponse, tokenResponse } from './types.js';
 
 export interface RefreshTokenGrantDependencies {
   readonly refreshTokens: RefreshTokenStore;
@@ -40,44 +40,44 @@ export function refreshReuseGraceSeconds(client: Client, configuredSeconds: numb
  */
 export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
   return {
-  grantType: 'refresh_token',
-  async handle({ client, params }) {
-    const presented = params.require('refresh_token');
-    const ref = refOf(presented);
-    if (!ref) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
-    // The family record is immutable, so reading it before the atomic rotation is safe.
-    const view = await deps.refreshTokens.readRefreshToken(ref);
-    if (!view || view.state === 'revoked' || view.family.clientId !== client.clientId) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
-    // §6: "The requested scope MUST NOT include any scope not originally granted by the
-    // resource owner"; the new refresh token keeps the original grant's scope.
-    const scope = resolveRequestedScope(params.get('scope'), view.family.scope);
+    grantType: 'refresh_token',
+    async handle({ client, params }) {
+      const presented = params.require('refresh_token');
+      const ref = refOf(presented);
+      if (!ref) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
+      // The family record is immutable, so reading it before the atomic rotation is safe.
+      const view = await deps.refreshTokens.readRefreshToken(ref);
+      if (!view || view.state === 'revoked' || view.family.clientId !== client.clientId) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
+      // §6: "The requested scope MUST NOT include any scope not originally granted by the
+      // resource owner"; the new refresh token keeps the original grant's scope.
+      const scope = resolveRequestedScope(params.get('scope'), view.family.scope);
 
-    const successor = mintOpaqueToken(ref.grantId);
-    const issued = await deps.accessTokens.issue({
-      subject: view.family.sub,
-      clientId: client.clientId,
-      scope,
-      authTime: view.family.authTime,
-      grantId: ref.grantId,
-    });
-    const response = tokenResponse(issued, scope, successor.value);
-    const outcome = await deps.refreshTokens.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
-      idleSeconds: deps.idleSeconds,
-      graceSeconds: refreshReuseGraceSeconds(client, deps.reuseGraceSeconds),
-    });
-    switch (outcome.status) {
-      case 'rotated':
-        return response;
-      case 'grace': {
-        const earlier = openWithToken(presented, outcome.sealedResponse);
-        if (!earlier) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
-        return JSON.parse(earlier) as TokenResponse;
+      const successor = mintOpaqueToken(ref.grantId);
+      const issued = await deps.accessTokens.issue({
+        subject: view.family.sub,
+        clientId: client.clientId,
+        scope,
+        authTime: view.family.authTime,
+        grantId: ref.grantId,
+      });
+      const response = tokenResponse(issued, scope, successor.value);
+      const outcome = await deps.refreshTokens.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
+        idleSeconds: deps.idleSeconds,
+        graceSeconds: refreshReuseGraceSeconds(client, deps.reuseGraceSeconds),
+      });
+      switch (outcome.status) {
+        case 'rotated':
+          return response;
+        case 'grace': {
+          const earlier = openWithToken(presented, outcome.sealedResponse);
+          if (!earlier) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
+          return JSON.parse(earlier) as TokenResponse;
+        }
+        case 'reused':
+          throw new InvalidGrant('the refresh token was already used: every token of this grant is now revoked');
+        case 'invalid':
+          throw new InvalidGrant(INVALID_REFRESH_TOKEN);
       }
-      case 'reused':
-        throw new InvalidGrant('the refresh token was already used: every token of this grant is now revoked');
-      case 'invalid':
-        throw new InvalidGrant(INVALID_REFRESH_TOKEN);
-    }
-  },
+    },
   };
 }

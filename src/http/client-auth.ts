@@ -1,6 +1,6 @@
-import { InvalidClient, InvalidRequest } from '../errors.js';
 import type { Client, ClientAuthMethod, ClientRegistry } from '../clients/registry.js';
 import { verifyClientSecret } from '../clients/secret.js';
+import { InvalidClient, InvalidRequest } from '../errors.js';
 import type { FormParams } from '../oauth/form-params.js';
 
 /** What the request presented to identify its client (RFC 6749 §2.3). */

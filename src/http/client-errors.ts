@@ -1,6 +1,6 @@
-import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { finished, type Duplex } from 'node:stream';
+import { type Duplex, finished } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 /**
@@ -61,23 +61,32 @@ export function answerClientError(log: () => FastifyBaseLogger) {
     const statusCode = statusFor(err.code);
     log().info({ clientError: err.code ?? 'unknown', statusCode, remoteAddress: (socket as Socket).remoteAddress }, 'client error');
     const answer = () => {
-      if (!socket.writable) return void socket.destroy();
-      socket.end(rawJsonResponse(statusCode, { error: 'invalid_request', error_description: DESCRIPTIONS[statusCode] }, isHeadRequest(err)));
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(
+        rawJsonResponse(statusCode, { error: 'invalid_request', error_description: DESCRIPTIONS[statusCode] }, isHeadRequest(err)),
+      );
       // end() lets the answer leave; destroy whatever the peer keeps sending after it.
       socket.once('finish', () => socket.destroy());
     };
     const pending = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (!pending) return answer();
-    // The bad bytes follow a complete request (a body sent without framing, a pipelined
-    // request). RFC 9112 §9.3.2: "A server MUST send its responses to those requests in
-    // the same order that the requests were received": its answer leaves first.
-    if (pending.req.complete) {
-      return void finished(pending, (error) => (error ? socket.destroy() : answer()));
+    if (!pending) {
+      answer();
+    } else if (pending.req.complete) {
+      // The bad bytes follow a complete request (a body sent without framing, a pipelined
+      // request). RFC 9112 §9.3.2: "A server MUST send its responses to those requests in
+      // the same order that the requests were received": its answer leaves first.
+      finished(pending, (error) => (error ? socket.destroy() : answer()));
+    } else if (pending.headersSent) {
+      // The request itself is cut short, but its response has begun: it cannot be replaced
+      // without corrupting it.
+      socket.destroy();
+    } else {
+      // The request itself is cut short (timeout, malformed body): answer it now.
+      answer();
     }
-    // The request itself is cut short (timeout, malformed body): answer it now, unless its
-    // response has begun, which cannot be replaced without corrupting it.
-    if (pending.headersSent) return void socket.destroy();
-    answer();
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequest } from '../errors.js';
 import { FormParams } from '../oauth/form-params.js';
-import { sendOAuthError, toOAuthError, type StoreOutageAnswer } from './oauth-reply.js';
+import { type StoreOutageAnswer, sendOAuthError, toOAuthError } from './oauth-reply.js';
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 

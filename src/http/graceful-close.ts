@@ -48,7 +48,10 @@ export function useGracefulClose(app: FastifyInstance): GracefulClose {
   return {
     async close(timeoutMs) {
       const deadline = setTimeout(() => {
-        app.log.warn({ connections: inProgress.size, timeoutSeconds: timeoutMs / 1000 }, 'shutdown timeout: closing the remaining connections');
+        app.log.warn(
+          { connections: inProgress.size, timeoutSeconds: timeoutMs / 1000 },
+          'shutdown timeout: closing the remaining connections',
+        );
         for (const socket of inProgress.keys()) socket.destroy();
       }, timeoutMs);
       try {

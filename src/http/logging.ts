@@ -73,7 +73,11 @@ export function redactQueriesIn(message: string): string {
 function redactedError(error: Error): Error {
   if (!error.message.includes('?')) return error;
   const copy = Object.assign(Object.create(Object.getPrototypeOf(error) as object) as Error, error);
-  for (const [name, value] of [['message', redactQueriesIn(error.message)], ['stack', redactQueriesIn(error.stack ?? '')], ['cause', error.cause]] as const) {
+  for (const [name, value] of [
+    ['message', redactQueriesIn(error.message)],
+    ['stack', redactQueriesIn(error.stack ?? '')],
+    ['cause', error.cause],
+  ] as const) {
     Object.defineProperty(copy, name, { value, writable: true, configurable: true, enumerable: false });
   }
   return copy;

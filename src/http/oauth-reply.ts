@@ -1,5 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidClient, InvalidRequest, OAuthError, ServerError, StoreUnavailableError, TemporarilyUnavailable, TooManyFailedAttempts } from '../errors.js';
+import {
+  InvalidClient,
+  InvalidRequest,
+  OAuthError,
+  ServerError,
+  StoreUnavailableError,
+  TemporarilyUnavailable,
+  TooManyFailedAttempts,
+} from '../errors.js';
 
 /**
  * RFC 6749 §5.1: "The authorization server MUST include the HTTP "Cache-Control"
@@ -43,7 +51,11 @@ export type StoreOutageAnswer = 'server_error' | 'temporarily_unavailable';
 export function storeOutageError(answer: StoreOutageAnswer, cause: StoreUnavailableError): OAuthError {
   return answer === 'server_error'
     ? new ServerError(undefined, { cause })
-    : new TemporarilyUnavailable(`the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds`, STORE_RETRY_AFTER_SECONDS, { cause });
+    : new TemporarilyUnavailable(
+        `the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds`,
+        STORE_RETRY_AFTER_SECONDS,
+        { cause },
+      );
 }
 
 /** Maps anything thrown while handling a request to an OAuth error, without leaking internals. */
@@ -73,7 +85,7 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError, realm: st
     reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
   }
   if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
-  if (error instanceof TemporarilyUnavailable && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (error instanceof TemporarilyUnavailable && error.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(error.retryAfterSeconds));
   return sendOAuthJson(reply, error.statusCode, error.toJSON());
 }
-

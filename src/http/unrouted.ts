@@ -79,7 +79,12 @@ export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOption
   app.setErrorHandler((error, request, reply) => {
     const oauthError = toOAuthError(error, request);
     if (!options.isBrowserPath(pathOf(request.url))) return sendOAuthError(reply, oauthError, options.realm);
-    return sendEdgeAnswer(request, reply, { statusCode: oauthError.statusCode, error: oauthError.error, description: oauthError.description, title: 'Invalid request' }, options);
+    return sendEdgeAnswer(
+      request,
+      reply,
+      { statusCode: oauthError.statusCode, error: oauthError.error, description: oauthError.description, title: 'Invalid request' },
+      options,
+    );
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
@@ -101,7 +106,12 @@ export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOption
     return sendEdgeAnswer(
       request,
       reply,
-      { statusCode: 405, error: 'invalid_request', description: `method not allowed: this endpoint accepts ${allow}`, title: 'Method not allowed' },
+      {
+        statusCode: 405,
+        error: 'invalid_request',
+        description: `method not allowed: this endpoint accepts ${allow}`,
+        title: 'Method not allowed',
+      },
       options,
     );
   });

@@ -68,7 +68,9 @@ export async function checkKeyFolder(dir: string, options: KeyFolderCheckOptions
   for (const [folder, { what, fix }] of folders) {
     const { mode } = await stat(folder);
     if (await writable(folder, mode)) {
-      problems.push(`${what} is writable by group or others (mode ${octal(mode)}), so anyone there can plant a signing key: fix it with "chmod go-w ${fix}"`);
+      problems.push(
+        `${what} is writable by group or others (mode ${octal(mode)}), so anyone there can plant a signing key: fix it with "chmod go-w ${fix}"`,
+      );
     }
   }
   for (const { path, target, mode } of files) {
@@ -76,7 +78,9 @@ export async function checkKeyFolder(dir: string, options: KeyFolderCheckOptions
     if (await writable(target, mode)) {
       problems.push(`${what} is writable by group or others (mode ${octal(mode)}): fix it with "chmod go-w ${target}"`);
     } else if ((mode & READABLE_BY_OTHERS) !== 0) {
-      warnings.push(`${what} is readable by others (mode ${octal(mode)}): fix it with "chmod o-r ${target}" (a Kubernetes secret volume: defaultMode: 0400)`);
+      warnings.push(
+        `${what} is readable by others (mode ${octal(mode)}): fix it with "chmod o-r ${target}" (a Kubernetes secret volume: defaultMode: 0400)`,
+      );
     }
   }
   if (problems.length > 0) throw new KeyFolderError(problems.join('\n'));

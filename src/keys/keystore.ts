@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { importJWK, type JWK } from 'jose';
 import { checkKeyFolder } from './folder-safety.js';
-import { KeyFolderError, readKeyFolder, type KeyRecord } from './key-file.js';
+import { KeyFolderError, type KeyRecord, readKeyFolder } from './key-file.js';
 import { isPublishedAt, signingKeyAt } from './lifecycle.js';
 
 type JsonWebKeyInput = Extract<Parameters<typeof createPrivateKey>[0], { format: 'jwk' }>;

@@ -117,7 +117,10 @@ function closeSigningGaps(draft: DraftPlan, spare: KeyRecord | undefined, now: n
       continue;
     }
     // Integer seconds: the key that signed just before the gap signed at `gap - 1`.
-    const last = signingKeyAt(keys.filter((k) => k.signs_until === gap), gap - 1);
+    const last = signingKeyAt(
+      keys.filter((k) => k.signs_until === gap),
+      gap - 1,
+    );
     if (!last) throw new Error(`no key signs just before ${gap}`);
     const grown = signUntil(last, until, accessTokenTtl);
     extended.set(last.kid, { key: grown, from: extended.get(last.kid)?.from ?? gap });
@@ -163,11 +166,7 @@ export function planRotation(
  * Deletes the keys whose tokens have all expired, never one that signs now or is still
  * published; `spare` signs at once only if no key is left signing now.
  */
-export function planCleanup(
-  keys: readonly KeyRecord[],
-  spare: KeyRecord,
-  options: { now: number; accessTokenTtl: number },
-): RotationPlan {
+export function planCleanup(keys: readonly KeyRecord[], spare: KeyRecord, options: { now: number; accessTokenTtl: number }): RotationPlan {
   const { now } = options;
   const draft = { keep: keys.filter((k) => !isExpiredAt(k, now)), create: [], retire: [], remove: keys.filter((k) => isExpiredAt(k, now)) };
   return closeSigningGaps(draft, spare, now, options.accessTokenTtl);

@@ -1,9 +1,9 @@
-import { open, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkKeyFolder } from './folder-safety.js';
-import { deleteKeyFile, generateKeyRecord, readKeyFolder, writeKeyFile, type KeyRecord, type SigningAlgorithm } from './key-file.js';
-import { planCleanup, planRevocation, planRotation, signingKeyAt, signsAt, type RotationPlan } from './lifecycle.js';
 import { nowSeconds } from '../clock.js';
+import { checkKeyFolder } from './folder-safety.js';
+import { deleteKeyFile, generateKeyRecord, type KeyRecord, readKeyFolder, type SigningAlgorithm, writeKeyFile } from './key-file.js';
+import { planCleanup, planRevocation, planRotation, type RotationPlan, signingKeyAt, signsAt } from './lifecycle.js';
 
 /** The file side of the key lifecycle: plans from lifecycle.ts applied to KEYS_DIR under a lock. */
 
@@ -26,7 +26,7 @@ async function withFolderLock<T>(dir: string, work: () => Promise<T>): Promise<T
   await checkKeyFolder(dir);
   const lock = join(dir, LOCK_FILE);
   const acquire = () => open(lock, 'wx', 0o600);
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await acquire();
   } catch (err) {
@@ -89,7 +89,8 @@ export interface RepairOptions {
   readonly now?: number;
 }
 
-const newest = (keys: readonly KeyRecord[]) => keys.reduce<KeyRecord | undefined>((a, k) => (!a || k.created_at > a.created_at ? k : a), undefined);
+const newest = (keys: readonly KeyRecord[]) =>
+  keys.reduce<KeyRecord | undefined>((a, k) => (!a || k.created_at > a.created_at ? k : a), undefined);
 
 export async function pruneKeys(dir: string, options: RepairOptions): Promise<KeyChange[]> {
   return withFolderLock(dir, async () => {
@@ -113,7 +114,10 @@ export async function revokeKey(dir: string, kid: string, options: RepairOptions
 }
 
 /** Creates a first key, signing at once, when none signs now; returns it, or undefined if one already does. */
-export async function ensureSigningKey(dir: string, options: { alg?: SigningAlgorithm; accessTokenTtl: number }): Promise<KeyRecord | undefined> {
+export async function ensureSigningKey(
+  dir: string,
+  options: { alg?: SigningAlgorithm; accessTokenTtl: number },
+): Promise<KeyRecord | undefined> {
   const now = nowSeconds();
   if (signingKeyAt(await readKeyFolder(dir), now)) return undefined;
   const changes = await rotateKeys(dir, { ...options, delay: 0, now });

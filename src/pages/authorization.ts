@@ -1,4 +1,4 @@
-import { html, page, scriptHash, type Html } from './html.js';
+import { type Html, html, page, scriptHash } from './html.js';
 
 /** The pages of the authorization endpoint. Every value is escaped by the `html` template. */
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type ClientRegistry } from '../clients/registry.js';
-import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/response-mode.js';
+import { type Clock, nowSeconds } from '../clock.js';
 import type { Keystore } from '../keys/keystore.js';
-import { nowSeconds, type Clock } from '../clock.js';
+import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/response-mode.js';
 
 export interface DiscoveryOptions {
   readonly issuer: string;
@@ -57,9 +57,6 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
 
   // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
   app.get(`/.well-known/oauth-authorization-server${pathPrefix}`, async (_request, reply) =>
-    reply
-      .header('content-type', 'application/json;charset=UTF-8')
-      .header('cache-control', 'public, max-age=300')
-      .send(metadata),
+    reply.header('content-type', 'application/json;charset=UTF-8').header('cache-control', 'public, max-age=300').send(metadata),
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { type Clock, nowSeconds } from '../clock.js';
 import type { Keystore } from '../keys/keystore.js';
 import type { StoreLifecycle } from '../store/types.js';
-import { nowSeconds, type Clock } from '../clock.js';
 
 export interface HealthOptions {
   readonly keystore: Keystore;

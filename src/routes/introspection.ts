@@ -4,7 +4,7 @@ import { InvalidClient } from '../errors.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';
-import { introspectToken, type IntrospectionDependencies } from '../tokens/introspection.js';
+import { type IntrospectionDependencies, introspectToken } from '../tokens/introspection.js';
 
 export interface IntrospectionRouteOptions {
   readonly path: string;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ClientRegistry } from '../clients/registry.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
-import { revokeToken, type RevocationDependencies } from '../tokens/revocation.js';
+import { type RevocationDependencies, revokeToken } from '../tokens/revocation.js';
 
 export interface RevocationRouteOptions {
   readonly path: string;

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { nowSeconds, type Clock } from '../clock.js';
+import { type Clock, nowSeconds } from '../clock.js';
 import type { Signer } from './signer.js';
 
 /**

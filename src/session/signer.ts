@@ -50,6 +50,8 @@ export class Signer {
   }
 
   private mac(purpose: SignedPurpose, data: string): Buffer {
-    return createHmac('sha256', this.keys.get(purpose) as Buffer).update(data).digest();
+    return createHmac('sha256', this.keys.get(purpose) as Buffer)
+      .update(data)
+      .digest();
   }
 }

@@ -1,16 +1,16 @@
-import { systemClock, type Clock } from '../clock.js';
-import { secondsLeft } from './window.js';
+import { type Clock, systemClock } from '../clock.js';
 import type {
-  OpaqueTokenRef,
   AttemptReservation,
   AuthorizationCodeRecord,
   ConsumeOutcome,
+  OpaqueTokenRef,
   RefreshFamilyRecord,
   RefreshLifetimes,
   RefreshTokenView,
   RotationOutcome,
   Store,
 } from './types.js';
+import { secondsLeft } from './window.js';
 
 interface Expiring {
   expiresAt: number;
@@ -99,7 +99,9 @@ export class MemoryStore implements Store {
     this.counters = new ExpiringMap(clock);
     this.graceResponses = new ExpiringMap(clock);
     this.denylist = new ExpiringMap(clock);
-    this.sweeper = setInterval(() => this.maps().forEach((m) => m.sweep()), sweepIntervalMs);
+    this.sweeper = setInterval(() => {
+      for (const map of this.maps()) map.sweep();
+    }, sweepIntervalMs);
     this.sweeper.unref();
   }
 
@@ -115,7 +117,12 @@ export class MemoryStore implements Store {
     return { status: 'consumed', record: entry.record };
   }
 
-  async createRefreshFamily(grantId: string, record: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean> {
+  async createRefreshFamily(
+    grantId: string,
+    record: RefreshFamilyRecord,
+    firstToken: OpaqueTokenRef,
+    lifetimes: RefreshLifetimes,
+  ): Promise<boolean> {
     if (this.families.get(grantId)) return false;
     const familyExpiry = this.expiry(lifetimes.absoluteSeconds);
     this.families.set(grantId, { record, revoked: false, current: firstToken.digest, expiresAt: familyExpiry });
@@ -167,7 +174,8 @@ export class MemoryStore implements Store {
       family.current = successor.digest;
       entry.successor = successor.digest;
       entry.expiresAt = family.expiresAt; // remembered while the family lives, to catch a late reuse
-      if (options.graceSeconds > 0) this.graceResponses.set(graceKey, { sealed: sealedResponse, expiresAt: this.expiry(options.graceSeconds) });
+      if (options.graceSeconds > 0)
+        this.graceResponses.set(graceKey, { sealed: sealedResponse, expiresAt: this.expiry(options.graceSeconds) });
       return { status: 'rotated' };
     }
     if (entry.successor === undefined) return { status: 'invalid' };
@@ -214,7 +222,7 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    this.maps().forEach((m) => m.clear());
+    for (const map of this.maps()) map.clear();
   }
 
   private maps(): ExpiringMap<Expiring>[] {

@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import {
   CONSUME_RECORD,
@@ -13,10 +13,10 @@ import {
   ROTATE_REFRESH_TOKEN,
 } from './lua.js';
 import type {
-  OpaqueTokenRef,
   AttemptReservation,
   AuthorizationCodeRecord,
   ConsumeOutcome,
+  OpaqueTokenRef,
   RefreshFamilyRecord,
   RefreshLifetimes,
   RefreshTokenView,
@@ -37,7 +37,15 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   createRecord(key: string, json: string, ttlMs: number): Promise<number>;
   consumeRecord(key: string, nowMs: number): Promise<[0] | [1 | 2, string]>;
-  createRefreshFamily(familyKey: string, tokenKey: string, json: string, digest: string, nowMs: number, familyTtlMs: number, idleTtlMs: number): Promise<number>;
+  createRefreshFamily(
+    familyKey: string,
+    tokenKey: string,
+    json: string,
+    digest: string,
+    nowMs: number,
+    familyTtlMs: number,
+    idleTtlMs: number,
+  ): Promise<number>;
   revokeGrant(familyKey: string, ttlMs: number): Promise<number>;
   reserveAttempt(key: string, limit: number, windowMs: number): Promise<[0 | 1, number]>;
   releaseAttempt(key: string): Promise<number>;
@@ -122,7 +130,12 @@ export class RedisStore implements Store {
     return reply[0] === 1 ? { status: 'consumed', record } : { status: 'replayed', record };
   }
 
-  async createRefreshFamily(grantId: string, family: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean> {
+  async createRefreshFamily(
+    grantId: string,
+    family: RefreshFamilyRecord,
+    firstToken: OpaqueTokenRef,
+    lifetimes: RefreshLifetimes,
+  ): Promise<boolean> {
     const created = await this.call('create refresh family', () =>
       this.redis.createRefreshFamily(
         this.familyKey(grantId),
@@ -195,7 +208,9 @@ export class RedisStore implements Store {
   }
 
   async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
-    const [reserved, ttlMs] = await this.call('reserve attempt', () => this.redis.reserveAttempt(this.attemptKey(key), limit, windowSeconds * 1000));
+    const [reserved, ttlMs] = await this.call('reserve attempt', () =>
+      this.redis.reserveAttempt(this.attemptKey(key), limit, windowSeconds * 1000),
+    );
     return reserved === 1 ? { reserved: true } : { reserved: false, retryAfterSeconds: secondsLeft(ttlMs) };
   }
 

@@ -1,4 +1,3 @@
-
 /**
  * Narrow store interfaces. Only authorization codes and refresh tokens live in the
  * store; access tokens are self-contained JWTs. Every method either resolves with
@@ -69,7 +68,12 @@ export interface RefreshFamilyStore {
    * recording nothing, when the grant was revoked first (its code was replayed while
    * this redemption was in flight).
    */
-  createRefreshFamily(grantId: string, family: RefreshFamilyRecord, firstToken: OpaqueTokenRef, lifetimes: RefreshLifetimes): Promise<boolean>;
+  createRefreshFamily(
+    grantId: string,
+    family: RefreshFamilyRecord,
+    firstToken: OpaqueTokenRef,
+    lifetimes: RefreshLifetimes,
+  ): Promise<boolean>;
 }
 
 export interface GrantRevocation {
@@ -152,6 +156,13 @@ export interface StoreLifecycle {
   close(): Promise<void>;
 }
 
-export interface Store extends AuthorizationCodeStore, RefreshFamilyStore, GrantRevocation, RefreshTokenStore, AccessTokenDenylist, AttemptCounter, StoreLifecycle {
+export interface Store
+  extends AuthorizationCodeStore,
+    RefreshFamilyStore,
+    GrantRevocation,
+    RefreshTokenStore,
+    AccessTokenDenylist,
+    AttemptCounter,
+    StoreLifecycle {
   readonly kind: 'memory' | 'redis';
 }

@@ -1,5 +1,5 @@
-import { jwtVerify, type JWTPayload } from 'jose';
-import { nowSeconds, type Clock } from '../clock.js';
+import { type JWTPayload, jwtVerify } from 'jose';
+import { type Clock, nowSeconds } from '../clock.js';
 import { ServerError } from '../errors.js';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
 import type { Keystore } from '../keys/keystore.js';

@@ -38,7 +38,7 @@ export async function introspectToken(token: string, caller: Client, deps: Intro
     const view = await deps.refreshTokens.readRefreshToken(ref);
     // RFC 6749 §10.4: refresh tokens are "shared only among the authorization server and the
     // client to whom the refresh tokens were issued": no resource server may read one.
-    if (!view || view.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;
+    if (view?.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;
     return {
       active: true,
       client_id: view.family.clientId,

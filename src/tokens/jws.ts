@@ -1,4 +1,4 @@
-import { constants, sign, type KeyObject } from 'node:crypto';
+import { constants, type KeyObject, sign } from 'node:crypto';
 import type { SigningAlgorithm } from '../keys/algorithms.js';
 
 /**
@@ -22,7 +22,12 @@ function signature(alg: SigningAlgorithm, input: Buffer, key: KeyObject): Buffer
   }
 }
 
-export function signCompactJws(header: Record<string, unknown>, payload: Record<string, unknown>, alg: SigningAlgorithm, key: KeyObject): string {
+export function signCompactJws(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  alg: SigningAlgorithm,
+  key: KeyObject,
+): string {
   const input = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
   return `${input}.${signature(alg, Buffer.from(input), key).toString('base64url')}`;
 }

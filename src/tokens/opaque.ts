@@ -9,7 +9,6 @@ import type { OpaqueTokenRef } from '../store/types.js';
  * ever stored, so a dump of the store yields nothing usable.
  */
 
-
 const OPAQUE_TOKEN = /^([A-Za-z0-9_-]{22})\.[A-Za-z0-9_-]{43}$/;
 
 export function newGrantId(): string {

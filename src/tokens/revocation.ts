@@ -1,5 +1,5 @@
-import { nowSeconds, type Clock } from '../clock.js';
 import type { Client } from '../clients/registry.js';
+import { type Clock, nowSeconds } from '../clock.js';
 import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
 import type { AccessTokens } from './access-token.js';
 import { refOf } from './opaque.js';

@@ -15,7 +15,10 @@ const UserSchema = z
       .string()
       .regex(PASSWORD_HASH_PATTERN, { message: 'must be the output of "npm run password:hash"', abort: true })
       .refine(isUsablePasswordHash, 'scrypt parameters out of bounds (N a power of 2 up to 2^20, r 1-32, p 1-16, 128*N*r at most 1 GiB)'),
-    sub: z.string().regex(/^[\x21-\x7E]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces').optional(),
+    sub: z
+      .string()
+      .regex(/^[\x21-\x7E]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces')
+      .optional(),
   })
   .strict();
 
@@ -71,8 +74,10 @@ export class UserRegistry {
         throw new UsersFileError(lines.join('\n'));
       }
       const user = Object.freeze({ username: parsed.data.username, sub: parsed.data.sub ?? parsed.data.username });
-      if (registered.some((r) => r.user.username === user.username)) throw new UsersFileError(`${source}: ${name}: username: registered twice`);
-      if (registered.some((r) => r.user.sub === user.sub)) throw new UsersFileError(`${source}: ${name}: sub: already used by another user`);
+      if (registered.some((r) => r.user.username === user.username))
+        throw new UsersFileError(`${source}: ${name}: username: registered twice`);
+      if (registered.some((r) => r.user.sub === user.sub))
+        throw new UsersFileError(`${source}: ${name}: sub: already used by another user`);
       registered.push({ user, passwordHash: parsed.data.password_hash });
     });
     return new UserRegistry(registered);

@@ -1,4 +1,4 @@
-import type { AttemptCounter } from '../store/types.js';
+import type { AttemptCounter, AttemptReservation } from '../store/types.js';
 
 export interface SignInLimits {
   /** LOGIN_MAX_FAILURES: attempts per username within the window. */
@@ -44,7 +44,7 @@ export class SignInThrottle {
 
     const byAddress = await this.counter.reserveAttempt(addressKey, maxPerAddress, windowSeconds);
     if (!byAddress.reserved) return byAddress;
-    let byUsername;
+    let byUsername: AttemptReservation;
     try {
       byUsername = await this.counter.reserveAttempt(usernameKey, maxPerUsername, windowSeconds);
     } catch (err) {

@@ -1,6 +1,6 @@
-import type { SignInThrottle } from './sign-in-throttle.js';
 import type { User } from './registry.js';
-import type { VerificationSlots } from './verification-slots.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
+import type { SlotOutcome, VerificationSlots } from './verification-slots.js';
 
 /** What checks a username and password (the user registry: one scrypt run per call). */
 export interface PasswordAuthenticator {
@@ -36,7 +36,7 @@ export class PasswordSignIn {
     if (!decision.reserved) return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
     const { attempt } = decision;
 
-    let verified;
+    let verified: SlotOutcome<User | undefined>;
     try {
       verified = await this.slots.run(() => this.users.authenticate(username, password));
     } catch (err) {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { TokenVerificationError, type AccessTokenClaims, type Verifier } from './index.js';
+import { type AccessTokenClaims, TokenVerificationError, type Verifier } from './index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,7 +33,11 @@ export function requireScope(verifier: Verifier, ...scopes: string[]): preHandle
     if (!token) {
       // RFC 6750 §3.1: "If the request lacks any authentication information [...] the
       // resource server SHOULD NOT include an error code or other error information."
-      return reply.code(401).header('www-authenticate', `Bearer realm="${verifier.realm}"`).header('cache-control', 'no-store').send({ error: 'invalid_token', error_description: 'an access token is required' });
+      return reply
+        .code(401)
+        .header('www-authenticate', `Bearer realm="${verifier.realm}"`)
+        .header('cache-control', 'no-store')
+        .send({ error: 'invalid_token', error_description: 'an access token is required' });
     }
     try {
       request.accessToken = await verifier.verify(token, { requiredScopes: scopes });

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
 
 /**
@@ -113,7 +113,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
       const granted = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ') : []);
       const missing = required.filter((s) => !granted.has(s));
       if (missing.length > 0) {
-        throw new TokenVerificationError('insufficient_scope', `the access token lacks the scope ${missing.join(' ')}`, { realm, requiredScopes: required });
+        throw new TokenVerificationError('insufficient_scope', `the access token lacks the scope ${missing.join(' ')}`, {
+          realm,
+          requiredScopes: required,
+        });
       }
       return claims;
     },

@@ -1,16 +1,16 @@
-import t from 'tap';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
+import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { pkcePair } from '../helpers/browser-flow.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
+import { freePort } from '../helpers/ports.js';
 import { startServerProcess } from '../helpers/process.js';
-import { freePort } from '../helpers/redis.js';
 
 /** Debian's Chromium, installed by .ci/run; the test fails (never skips) when it is missing. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -32,13 +32,34 @@ t.test('a person signs in and approves in a real browser; the client redeems the
   const dir = await tempDir(t);
   const clientsFile = join(dir, 'clients.json');
   const usersFile = join(dir, 'users.json');
-  await writeFile(clientsFile, JSON.stringify({
-    clients: [{ client_id: 'web', client_name: 'Browser Test App', client_secret_hash: hashClientSecret(SECRET), redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], scope: 'read write' }],
-  }));
-  await writeFile(usersFile, JSON.stringify({ users: [{ username: 'alice', password_hash: cheapPasswordHash('alice-password-1'), sub: 'user-alice' }] }));
+  await writeFile(
+    clientsFile,
+    JSON.stringify({
+      clients: [
+        {
+          client_id: 'web',
+          client_name: 'Browser Test App',
+          client_secret_hash: hashClientSecret(SECRET),
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          scope: 'read write',
+        },
+      ],
+    }),
+  );
+  await writeFile(
+    usersFile,
+    JSON.stringify({ users: [{ username: 'alice', password_hash: cheapPasswordHash('alice-password-1'), sub: 'user-alice' }] }),
+  );
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  await startServerProcess(t, { PORT: String(port), ISSUER: issuer, KEYS_DIR: await keysDirWithSigningKey(t), CLIENTS_FILE: clientsFile, USERS_FILE: usersFile });
+  await startServerProcess(t, {
+    PORT: String(port),
+    ISSUER: issuer,
+    KEYS_DIR: await keysDirWithSigningKey(t),
+    CLIENTS_FILE: clientsFile,
+    USERS_FILE: usersFile,
+  });
 
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -73,13 +94,25 @@ t.test('a person signs in and approves in a real browser; the client redeems the
     t.equal(arrived.searchParams.get('iss'), issuer);
     const res = await fetch(`${issuer}/oauth2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`web:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: arrived.searchParams.get('code') as string, redirect_uri: redirectUri, code_verifier: verifier }),
+      headers: {
+        authorization: `Basic ${Buffer.from(`web:${SECRET}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: arrived.searchParams.get('code') as string,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+      }),
     });
     t.equal(res.status, 200);
     const tokens = (await res.json()) as { access_token: string; refresh_token?: string };
     t.ok(tokens.refresh_token, 'a refresh token for a client with the refresh_token grant');
-    const { payload } = await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), { issuer, audience: issuer, typ: 'at+jwt' });
+    const { payload } = await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
+      issuer,
+      audience: issuer,
+      typ: 'at+jwt',
+    });
     t.match(payload, { sub: 'user-alice', client_id: 'web', scope: 'read' });
   });
 
@@ -92,6 +125,11 @@ t.test('a person signs in and approves in a real browser; the client redeems the
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL(`${redirectUri}?**`);
     const arrived = arrivals.at(-1) as URL;
-    t.same(Object.fromEntries(arrived.searchParams), { error: 'access_denied', error_description: 'the user denied the request', state: 'deny-1', iss: issuer });
+    t.same(Object.fromEntries(arrived.searchParams), {
+      error: 'access_denied',
+      error_description: 'the user denied the request',
+      state: 'deny-1',
+      iss: issuer,
+    });
   });
 });

@@ -1,10 +1,10 @@
-import t from 'tap';
 import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { keyFileName, readKeyFolder } from '../../src/keys/key-file.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
+import { freePort } from '../helpers/ports.js';
 import { runNode, startServerProcess } from '../helpers/process.js';
-import { freePort } from '../helpers/redis.js';
 
 const jwksKids = async (baseUrl: string) =>
   ((await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
@@ -22,7 +22,10 @@ t.test('the server refuses a keys folder that group or others can write', async 
   await chmod(keysDir, 0o775);
   const run = await runNode('src/main.js', [], { KEYS_DIR: keysDir, PORT: String(await freePort()) });
   t.equal(run.code, 1);
-  t.equal(run.stderr, `keys folder ${keysDir} is writable by group or others (mode 0775), so anyone there can plant a signing key: fix it with "chmod go-w ${keysDir}"\n`);
+  t.equal(
+    run.stderr,
+    `keys folder ${keysDir} is writable by group or others (mode 0775), so anyone there can plant a signing key: fix it with "chmod go-w ${keysDir}"\n`,
+  );
 });
 
 t.test('the server warns about a key file others can read, and keeps its keys when the folder turns unsafe', async (t) => {
@@ -32,17 +35,31 @@ t.test('the server warns about a key file others can read, and keeps its keys wh
   await chmod(file, 0o644);
   const server = await startServerProcess(t, { PORT: String(await freePort()), KEYS_DIR: keysDir, KEYS_RELOAD_INTERVAL: '0' });
   const warning = `key file ${file} is readable by others (mode 0644): fix it with "chmod o-r ${file}" (a Kubernetes secret volume: defaultMode: 0400)`;
-  const logged = () => server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  t.match(logged().filter((l) => l.msg === warning), [{ level: 40, keysDir }], 'warned once at start');
+  const logged = () =>
+    server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.match(
+    logged().filter((l) => l.msg === warning),
+    [{ level: 40, keysDir }],
+    'warned once at start',
+  );
 
   await chmod(keysDir, 0o777);
   server.child.kill('SIGHUP');
   await eventually(() => server.output().includes('signing keys reload failed'), 'the reload failure');
-  t.match(logged().find((l) => l.msg === 'signing keys reload failed; keeping the previous keys'), {
-    level: 50,
-    reason: 'SIGHUP',
-    err: { message: `keys folder ${keysDir} is writable by group or others (mode 0777), so anyone there can plant a signing key: fix it with "chmod go-w ${keysDir}"` },
-  });
+  t.match(
+    logged().find((l) => l.msg === 'signing keys reload failed; keeping the previous keys'),
+    {
+      level: 50,
+      reason: 'SIGHUP',
+      err: {
+        message: `keys folder ${keysDir} is writable by group or others (mode 0777), so anyone there can plant a signing key: fix it with "chmod go-w ${keysDir}"`,
+      },
+    },
+  );
   t.same(await jwksKids(server.baseUrl), [record?.kid], 'the previous keys stay in use');
   t.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
 

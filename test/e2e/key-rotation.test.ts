@@ -1,13 +1,13 @@
-import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
+import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { readKeyFolder } from '../../src/keys/key-file.js';
 import { createVerifier } from '../../src/verifier/index.js';
 import { tempDir } from '../helpers/keys.js';
-import { runNode, startServerProcess, type ServerProcess } from '../helpers/process.js';
-import { freePort } from '../helpers/redis.js';
+import { freePort } from '../helpers/ports.js';
+import { runNode, type ServerProcess, startServerProcess } from '../helpers/process.js';
 
 const SECRET = 'rotation-test-secret-0123456789abcdefghijklmnop';
 const TOKEN_TTL = 4;
@@ -21,7 +21,10 @@ const sleepUntil = async (epochSeconds: number) => {
 async function token(server: ServerProcess): Promise<string> {
   const res = await fetch(`${server.baseUrl}/oauth2/token`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: 'grant_type=client_credentials',
   });
   if (res.status !== 200) throw new Error(`token request answered ${res.status}`);
@@ -34,7 +37,12 @@ t.test('key rotation on a running server, end to end', async (t) => {
   const dir = await tempDir(t);
   const keysDir = join(dir, 'keys');
   const clientsFile = join(dir, 'clients.json');
-  await writeFile(clientsFile, JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }] }));
+  await writeFile(
+    clientsFile,
+    JSON.stringify({
+      clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }],
+    }),
+  );
   const rotate = async (...args: string[]) => {
     const run = await runNode('scripts/rotate-keys.js', ['--dir', keysDir, '--access-token-ttl', String(TOKEN_TTL), ...args]);
     if (run.code !== 0) throw new Error(`keys:rotate failed: ${run.stderr}`);
@@ -44,8 +52,16 @@ t.test('key rotation on a running server, end to end', async (t) => {
   const [first] = await readKeyFolder(keysDir);
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const server = await startServerProcess(t, { PORT: String(port), ISSUER: issuer, KEYS_DIR: keysDir, CLIENTS_FILE: clientsFile, ACCESS_TOKEN_TTL: String(TOKEN_TTL), KEYS_RELOAD_INTERVAL: '0' });
-  const jwksKids = async () => ((await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
+  const server = await startServerProcess(t, {
+    PORT: String(port),
+    ISSUER: issuer,
+    KEYS_DIR: keysDir,
+    CLIENTS_FILE: clientsFile,
+    ACCESS_TOKEN_TTL: String(TOKEN_TTL),
+    KEYS_RELOAD_INTERVAL: '0',
+  });
+  const jwksKids = async () =>
+    ((await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
   const reload = async (expected: string[]) => {
     server.child.kill('SIGHUP');
     const deadline = Date.now() + 5000;
@@ -89,5 +105,9 @@ t.test('key rotation on a running server, end to end', async (t) => {
   await reload([replacement?.kid as string]);
   t.equal(kidOf(await token(server)), replacement?.kid, '5. a replacement key signs at once');
   const refreshedVerifier = createVerifier({ issuer, audience: issuer });
-  await t.rejects(refreshedVerifier.verify(afterDelay), { code: 'invalid_token', description: 'the access token is signed with an unknown key' }, '5. tokens of the revoked key are refused');
+  await t.rejects(
+    refreshedVerifier.verify(afterDelay),
+    { code: 'invalid_token', description: 'the access token is signed with an unknown key' },
+    '5. tokens of the revoked key are refused',
+  );
 });

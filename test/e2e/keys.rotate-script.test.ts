@@ -1,6 +1,6 @@
-import t from 'tap';
 import { chmod, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { generateKeyRecord, keyFileName, readKeyFolder, writeKeyFile } from '../../src/keys/key-file.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { tempDir } from '../helpers/keys.js';
@@ -27,7 +27,7 @@ t.test('npm run keys:rotate', async (t) => {
     const lines = second.stdout.trim().split('\n');
     t.equal(lines.length, 2, 'one line per key');
     t.match(lines[0], new RegExp(`^retiring ${record?.kid} ES256 signs until`));
-    t.match(lines[1], /^created  \S+ ES256 published now, signs from/);
+    t.match(lines[1], /^created {2}\S+ ES256 published now, signs from/);
     const retired = (await readKeyFolder(dir)).find((k) => k.kid === record?.kid);
     t.ok(Math.abs((retired?.signs_until ?? 0) - (now() + 120)) <= 2, '--delay defaults to JWKS_CACHE_TTL');
     t.equal(retired?.publish_until, (retired?.signs_until ?? 0) + 60, 'the token lifetime defaults to ACCESS_TOKEN_TTL');
@@ -44,7 +44,10 @@ t.test('npm run keys:rotate', async (t) => {
       const run = await rotate(['--dir', dir, ...args]);
       t.equal(run.code, 0, run.stderr);
       t.match(run.stdout, new RegExp(`\\(replaces revoked ${kid}\\)\\nrevoked  ${kid} ES256 removed at once`));
-      t.notOk((await readKeyFolder(dir)).some((k) => k.kid === kid), `${kid} is gone`);
+      t.notOk(
+        (await readKeyFolder(dir)).some((k) => k.kid === kid),
+        `${kid} is gone`,
+      );
     }
   });
 
@@ -56,7 +59,10 @@ t.test('npm run keys:rotate', async (t) => {
     await chmod(file, 0o644);
     const run = await rotate(['--dir', dir, '--prune']);
     t.equal(run.code, 0);
-    t.equal(run.stderr, `warning: key file ${file} is readable by others (mode 0644): fix it with "chmod o-r ${file}" (a Kubernetes secret volume: defaultMode: 0400)\n`);
+    t.equal(
+      run.stderr,
+      `warning: key file ${file} is readable by others (mode 0644): fix it with "chmod o-r ${file}" (a Kubernetes secret volume: defaultMode: 0400)\n`,
+    );
     t.match(run.stdout, /^kept {5}/);
   });
 
@@ -69,7 +75,10 @@ t.test('npm run keys:rotate', async (t) => {
       [['--dir', dir, '--delay', 'soon'], 'error: --delay must be a whole number of seconds\n'],
       [['--dir', dir, '--bogus'], /^error: Unknown option '--bogus'[^\n]*\n$/],
       [['--dir', dir, '--revoke', 'nope'], `error: no key with kid nope in ${dir}\n`],
-      [['--dir', open], `error: keys folder ${open} is writable by group or others (mode 0777), so anyone there can plant a signing key: fix it with "chmod go-w ${open}"\n`],
+      [
+        ['--dir', open],
+        `error: keys folder ${open} is writable by group or others (mode 0777), so anyone there can plant a signing key: fix it with "chmod go-w ${open}"\n`,
+      ],
     ];
     for (const [args, stderr] of cases) {
       const run = await rotate(args);

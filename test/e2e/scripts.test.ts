@@ -1,6 +1,6 @@
-import t from 'tap';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret, verifyClientSecret } from '../../src/clients/secret.js';
 import { verifyPassword } from '../../src/users/password.js';
@@ -20,9 +20,19 @@ t.test('secret:hash prints the stored form on one line', async (t) => {
 t.test('client:add registers a client and prints its secret once', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'clients.json');
-  const run = await runNode('scripts/client-add.js', ['--file', file, '--name', 'Reports', '--grant', 'client_credentials', '--scope', 'read reports']);
+  const run = await runNode('scripts/client-add.js', [
+    '--file',
+    file,
+    '--name',
+    'Reports',
+    '--grant',
+    'client_credentials',
+    '--scope',
+    'read reports',
+  ]);
   t.equal(run.code, 0, run.stderr);
-  const [, clientId, secret] = /^added client (client-[A-Za-z0-9_-]{16}) to .*\nclient_secret: ([A-Za-z0-9_-]{43})\n/.exec(run.stdout) ?? [];
+  const [, clientId, secret] =
+    /^added client (client-[A-Za-z0-9_-]{16}) to .*\nclient_secret: ([A-Za-z0-9_-]{43})\n/.exec(run.stdout) ?? [];
   t.ok(clientId && secret, run.stdout);
   t.equal(Buffer.from(secret as string, 'base64url').length, 32, 'a 256-bit secret');
   const content = await readFile(file, 'utf8');
@@ -33,23 +43,59 @@ t.test('client:add registers a client and prints its secret once', async (t) => 
   t.same(client?.scope, ['read', 'reports']);
   t.ok(verifyClientSecret(secret as string, client?.secretDigest));
 
-  const second = await runNode('scripts/client-add.js', ['--id', 'spa', '--auth-method', 'none', '--grant', 'authorization_code', '--redirect-uri', 'https://spa.example.com/cb'], { CLIENTS_FILE: file });
+  const second = await runNode(
+    'scripts/client-add.js',
+    ['--id', 'spa', '--auth-method', 'none', '--grant', 'authorization_code', '--redirect-uri', 'https://spa.example.com/cb'],
+    { CLIENTS_FILE: file },
+  );
   t.equal(second.code, 0, second.stderr);
   t.equal(second.stdout, `added client spa to ${file}\n`, 'a public client gets no secret');
   t.equal((await ClientRegistry.load(file)).all().length, 2, 'appended, the first client kept');
 
-  const invalid = await runNode('scripts/client-add.js', ['--file', file, '--id', 'bad', '--auth-method', 'none', '--grant', 'client_credentials']);
+  const invalid = await runNode('scripts/client-add.js', [
+    '--file',
+    file,
+    '--id',
+    'bad',
+    '--auth-method',
+    'none',
+    '--grant',
+    'client_credentials',
+  ]);
   t.equal(invalid.code, 1);
   t.equal(invalid.stderr, `error: ${file}: client "bad": grant_types: client_credentials needs a confidential client\n`);
   t.equal((await ClientRegistry.load(file)).all().length, 2, 'a refused client leaves the file unchanged');
 
-  const resourceServer = await runNode('scripts/client-add.js', ['--file', file, '--id', 'rs', '--grant', 'client_credentials', '--introspect-all-tokens']);
+  const resourceServer = await runNode('scripts/client-add.js', [
+    '--file',
+    file,
+    '--id',
+    'rs',
+    '--grant',
+    'client_credentials',
+    '--introspect-all-tokens',
+  ]);
   t.equal(resourceServer.code, 0, resourceServer.stderr);
   t.equal((await ClientRegistry.load(file)).get('rs')?.introspectAllTokens, true, '--introspect-all-tokens marks a resource server');
   t.equal((await ClientRegistry.load(file)).get('spa')?.introspectAllTokens, false);
-  const publicIntrospector = await runNode('scripts/client-add.js', ['--file', file, '--id', 'pub', '--auth-method', 'none', '--grant', 'authorization_code', '--redirect-uri', 'https://spa.example.com/cb', '--introspect-all-tokens']);
+  const publicIntrospector = await runNode('scripts/client-add.js', [
+    '--file',
+    file,
+    '--id',
+    'pub',
+    '--auth-method',
+    'none',
+    '--grant',
+    'authorization_code',
+    '--redirect-uri',
+    'https://spa.example.com/cb',
+    '--introspect-all-tokens',
+  ]);
   t.equal(publicIntrospector.code, 1);
-  t.equal(publicIntrospector.stderr, `error: ${file}: client "pub": introspect_all_tokens: a public client cannot introspect; only a confidential client may hold this right\n`);
+  t.equal(
+    publicIntrospector.stderr,
+    `error: ${file}: client "pub": introspect_all_tokens: a public client cannot introspect; only a confidential client may hold this right\n`,
+  );
 
   await writeFile(file, '{"nope": 1}');
   const corrupt = await runNode('scripts/client-add.js', ['--file', file]);

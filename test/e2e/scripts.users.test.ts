@@ -1,6 +1,6 @@
-import t from 'tap';
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { PASSWORD_HASH_PATTERN, verifyPassword } from '../../src/users/password.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { tempDir } from '../helpers/keys.js';
@@ -38,7 +38,10 @@ t.test('user:add', async (t) => {
     t.notMatch(content, 'alice-password-1', 'the password itself is not stored');
     const json = JSON.parse(content) as { users: { username: string; password_hash: string; sub: string }[] };
     t.strictSame(Object.keys(json), ['users']);
-    t.strictSame(json.users.map((u) => Object.keys(u)), [['username', 'password_hash', 'sub']]);
+    t.strictSame(
+      json.users.map((u) => Object.keys(u)),
+      [['username', 'password_hash', 'sub']],
+    );
     t.match(json.users[0]?.password_hash, /^scrypt\$32768\$8\$1\$/);
     t.strictSame(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), { username: 'alice', sub: 'u-1' });
   });
@@ -49,7 +52,14 @@ t.test('user:add', async (t) => {
     t.equal(run.code, 0, run.stderr);
     t.equal(run.stdout, `added user bob to ${file}\n`);
     t.equal((await stat(file)).mode & 0o777, 0o600, 'rewritten with mode 0600');
-    t.strictSame(await users(), [{ username: 'alice', sub: 'u-1' }, { username: 'bob', sub: 'bob' }], 'sub defaults to the username');
+    t.strictSame(
+      await users(),
+      [
+        { username: 'alice', sub: 'u-1' },
+        { username: 'bob', sub: 'bob' },
+      ],
+      'sub defaults to the username',
+    );
     const registry = await UserRegistry.load(file);
     t.strictSame(await registry.authenticate('bob', 'bob password 2'), { username: 'bob', sub: 'bob' }, 'the line ending is stripped');
     t.equal(await registry.authenticate('bob', 'bob password 2\r'), undefined);
@@ -57,7 +67,11 @@ t.test('user:add', async (t) => {
 
     const unterminated = await runNode('scripts/user-add.js', ['--file', file, '--username', 'carol'], {}, 'carol-password');
     t.equal(unterminated.code, 0, unterminated.stderr);
-    t.strictSame(await (await UserRegistry.load(file)).authenticate('carol', 'carol-password'), { username: 'carol', sub: 'carol' }, 'no final newline needed');
+    t.strictSame(
+      await (await UserRegistry.load(file)).authenticate('carol', 'carol-password'),
+      { username: 'carol', sub: 'carol' },
+      'no final newline needed',
+    );
   });
 
   t.test('a refused user leaves the file unchanged', async (t) => {
@@ -65,16 +79,36 @@ t.test('user:add', async (t) => {
     const refusals: [string[], string | undefined, string][] = [
       [['--username', 'alice'], 'another-password\n', `error: ${file}: user "alice": username: registered twice`],
       [['--username', 'dave', '--sub', 'u-1'], 'dave-password\n', `error: ${file}: user "dave": sub: already used by another user`],
-      [['--username', 'dave', '--sub', 'has space'], 'dave-password\n', `error: ${file}: user "dave": sub: must be 1-255 printable ASCII characters without spaces`],
-      [['--username', 'dave', '--sub', ''], 'dave-password\n', `error: ${file}: user "dave": sub: must be 1-255 printable ASCII characters without spaces`],
-      [['--username', ' dave'], 'dave-password\n', `error: ${file}: user " dave": username: must have no control characters and no surrounding spaces`],
+      [
+        ['--username', 'dave', '--sub', 'has space'],
+        'dave-password\n',
+        `error: ${file}: user "dave": sub: must be 1-255 printable ASCII characters without spaces`,
+      ],
+      [
+        ['--username', 'dave', '--sub', ''],
+        'dave-password\n',
+        `error: ${file}: user "dave": sub: must be 1-255 printable ASCII characters without spaces`,
+      ],
+      [
+        ['--username', ' dave'],
+        'dave-password\n',
+        `error: ${file}: user " dave": username: must have no control characters and no surrounding spaces`,
+      ],
       [['--username', 'dave'], 'short\n', 'error: the password (read from standard input) must have at least 8 characters'],
-      [['--username', 'dave'], '\u{1F511}\u{1F511}\u{1F511}\u{1F511}\n', 'error: the password (read from standard input) must have at least 8 characters'],
+      [
+        ['--username', 'dave'],
+        '\u{1F511}\u{1F511}\u{1F511}\u{1F511}\n',
+        'error: the password (read from standard input) must have at least 8 characters',
+      ],
       [['--username', 'dave'], '\n', 'error: no password on standard input (pipe it in; see --help)'],
       [['--username', 'dave'], undefined, 'error: no password on standard input (pipe it in; see --help)'],
       [[], 'dave-password\n', 'error: --username is required'],
       [['--username', 'dave', '--password', 'dave-password'], undefined, "error: Unknown option '--password'"],
-      [['--username', 'dave', 'dave-password'], undefined, "error: Unexpected argument 'dave-password'. This command does not take positional arguments"],
+      [
+        ['--username', 'dave', 'dave-password'],
+        undefined,
+        "error: Unexpected argument 'dave-password'. This command does not take positional arguments",
+      ],
     ];
     for (const [args, input, stderr] of refusals) {
       const run = await runNode('scripts/user-add.js', ['--file', file, ...args], {}, input);

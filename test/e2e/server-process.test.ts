@@ -1,18 +1,21 @@
-import t from 'tap';
-import type { Test } from 'tap';
-import { writeFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
+import type { Test } from 'tap';
+import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
+import { freePort } from '../helpers/ports.js';
 import { runNode, startServerProcess } from '../helpers/process.js';
 import { rawExchange } from '../helpers/raw-http.js';
-import { freePort, startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../helpers/redis.js';
 
 const SECRET = 'process-test-secret-0123456789abcdefghijklmnop';
-const CLIENTS = { clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }] };
+const CLIENTS = {
+  clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }],
+};
 
 async function clientsFile(t: Test): Promise<string> {
   const file = join(await tempDir(t), 'clients.json');
@@ -23,7 +26,10 @@ async function clientsFile(t: Test): Promise<string> {
 async function token(baseUrl: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}/oauth2/token`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: 'grant_type=client_credentials',
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -52,7 +58,10 @@ t.test('the server process refuses to start on bad input, with a clear message',
 
   const keysDir = await keysDirWithSigningKey(t);
   const file = join(await tempDir(t), 'clients.json');
-  await writeFile(file, JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: 'sha256:nope', grant_types: ['client_credentials'] }] }));
+  await writeFile(
+    file,
+    JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: 'sha256:nope', grant_types: ['client_credentials'] }] }),
+  );
   const badClients = await runNode('src/main.js', [], { KEYS_DIR: keysDir, CLIENTS_FILE: file, PORT: String(await freePort()) });
   t.equal(badClients.code, 1);
   t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "npm run secret:hash"\n`);
@@ -78,7 +87,11 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
     const inFlight = Array.from({ length: 20 }, () => token(server.baseUrl));
     server.child.kill('SIGHUP');
     const results = await Promise.all(inFlight);
-    t.same(results.map((r) => r.status), Array(20).fill(200), 'no request failed during the reload');
+    t.same(
+      results.map((r) => r.status),
+      Array(20).fill(200),
+      'no request failed during the reload',
+    );
     await eventually(async () => (await jwksKids(server.baseUrl)).length === 2, 'the new key in the JWKS');
     const next = await token(server.baseUrl);
     t.not(decodeProtectedHeader(next.body.access_token as string).kid, firstKid, 'new tokens carry the new kid');
@@ -111,18 +124,34 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
 
 t.test('KEYS_RELOAD_INTERVAL re-reads the folder without a signal', async (t) => {
   const keysDir = await keysDirWithSigningKey(t);
-  const server = await startServerProcess(t, { PORT: String(await freePort()), KEYS_DIR: keysDir, CLIENTS_FILE: await clientsFile(t), KEYS_RELOAD_INTERVAL: '1' });
+  const server = await startServerProcess(t, {
+    PORT: String(await freePort()),
+    KEYS_DIR: keysDir,
+    CLIENTS_FILE: await clientsFile(t),
+    KEYS_RELOAD_INTERVAL: '1',
+  });
   const before = await jwksKids(server.baseUrl);
   t.equal(before.length, 1);
-  const scheduled = (await rotateKeys(keysDir, { delay: 300, accessTokenTtl: 3600 })).find((change) => change.action === 'created')?.key.kid as string;
+  const scheduled = (await rotateKeys(keysDir, { delay: 300, accessTokenTtl: 3600 })).find((change) => change.action === 'created')?.key
+    .kid as string;
   await eventually(async () => (await jwksKids(server.baseUrl)).length === 2, 'the periodic reload', 5000);
-  t.same(await jwksKids(server.baseUrl), [...before, scheduled].sort(), 'the scheduled key is published within the interval, the current one kept');
+  t.same(
+    await jwksKids(server.baseUrl),
+    [...before, scheduled].sort(),
+    'the scheduled key is published within the interval, the current one kept',
+  );
 });
 
 t.test('logs are JSON with a request id and never carry credentials, at trace, whatever the request', async (t) => {
   const keysDir = await keysDirWithSigningKey(t);
   const port = await freePort();
-  const server = await startServerProcess(t, { PORT: String(port), KEYS_DIR: keysDir, CLIENTS_FILE: await clientsFile(t), LOG_LEVEL: 'trace', HTTP_REQUEST_TIMEOUT: '1' });
+  const server = await startServerProcess(t, {
+    PORT: String(port),
+    KEYS_DIR: keysDir,
+    CLIENTS_FILE: await clientsFile(t),
+    LOG_LEVEL: 'trace',
+    HTTP_REQUEST_TIMEOUT: '1',
+  });
   const issued = await token(server.baseUrl);
   const basicHeader = `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`;
   const credentials = `Host: a\r\nauthorization: ${basicHeader}\r\ncookie: session=cookie-value`;
@@ -150,7 +179,10 @@ t.test('logs are JSON with a request id and never carry credentials, at trace, w
   t.same(statuses, [404, 405, 404, 400, 400, 405, 431, 400, 408], 'every shape got an HTTP answer');
   await server.stop();
   const output = server.output();
-  const lines = output.trim().split('\n').filter((l) => l.startsWith('{'));
+  const lines = output
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'));
   t.ok(lines.length > 20);
   for (const line of lines) JSON.parse(line);
   t.match(output, /"reqId":"[0-9a-f-]{36}"/);
@@ -158,6 +190,17 @@ t.test('logs are JSON with a request id and never carry credentials, at trace, w
   t.match(output, /"url":"\/oauth2\/tokn\?client_secret=\[REDACTED\]&refresh_token=\[REDACTED\]","msg":"route not found"/);
   t.match(output, /"clientError":"ERR_HTTP_REQUEST_TIMEOUT","statusCode":408/);
   t.notMatch(output, 'rawPacket');
-  const secrets = [SECRET, basicHeader.slice(6), 'query-code-value', 'query-refresh-value', 'query-typo-value', 'query-token-value', 'cookie-value', 'hunter2', 'garbage-credential', issued.body.access_token as string];
+  const secrets = [
+    SECRET,
+    basicHeader.slice(6),
+    'query-code-value',
+    'query-refresh-value',
+    'query-typo-value',
+    'query-token-value',
+    'cookie-value',
+    'hunter2',
+    'garbage-credential',
+    issued.body.access_token as string,
+  ];
   for (const secret of secrets) t.notMatch(output, secret, `log does not contain ${secret.slice(0, 12)}…`);
 });

@@ -1,16 +1,20 @@
-import t from 'tap';
-import type { Test } from 'tap';
 import { once } from 'node:events';
+import type { Test } from 'tap';
+import t from 'tap';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
-import { startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { freePort } from '../helpers/ports.js';
+import { type ServerProcess, startServerProcess } from '../helpers/process.js';
 import { clientMidRequest, parseRawResponse, recordingClient } from '../helpers/raw-http.js';
-import { freePort } from '../helpers/redis.js';
 
 /** SIGTERM as an orchestrator sends it, with clients holding connections. */
 
 async function serverProcess(t: Test, shutdownTimeout: string): Promise<{ server: ServerProcess; port: number }> {
   const port = await freePort();
-  const server = await startServerProcess(t, { PORT: String(port), KEYS_DIR: await keysDirWithSigningKey(t), SHUTDOWN_TIMEOUT: shutdownTimeout });
+  const server = await startServerProcess(t, {
+    PORT: String(port),
+    KEYS_DIR: await keysDirWithSigningKey(t),
+    SHUTDOWN_TIMEOUT: shutdownTimeout,
+  });
   return { server, port };
 }
 

@@ -1,6 +1,6 @@
-import t from 'tap';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
@@ -16,7 +16,12 @@ t.test('the server refuses to start when CLIENTS_FILE and USERS_FILE collide', a
   const usersFile = join(dir, 'users.json');
   await writeFile(clientsFile, JSON.stringify({ clients: [webApp('web'), service('bob')] }));
   await writeFile(usersFile, JSON.stringify({ users: [{ username: 'bob', password_hash: PASSWORD_HASH }] }));
-  const env = { KEYS_DIR: await keysDirWithSigningKey(t), CLIENTS_FILE: clientsFile, USERS_FILE: usersFile, PORT: String(await freePort()) };
+  const env = {
+    KEYS_DIR: await keysDirWithSigningKey(t),
+    CLIENTS_FILE: clientsFile,
+    USERS_FILE: usersFile,
+    PORT: String(await freePort()),
+  };
   const run = await runNode('src/main.js', [], env);
   t.equal(run.code, 1);
   t.equal(run.stderr, `${collision('bob', clientsFile, 'bob', usersFile)}\n`);
@@ -46,19 +51,46 @@ t.test('client:add checks the users file (USERS_FILE or --users-file)', async (t
   const usersFile = join(dir, 'users.json');
   await writeFile(usersFile, JSON.stringify({ users: [{ username: 'alice', password_hash: PASSWORD_HASH, sub: 'user-alice' }] }));
 
-  const viaEnv = await runNode('scripts/client-add.js', ['--file', clientsFile, '--id', 'user-alice', '--grant', 'client_credentials'], { USERS_FILE: usersFile });
+  const viaEnv = await runNode('scripts/client-add.js', ['--file', clientsFile, '--id', 'user-alice', '--grant', 'client_credentials'], {
+    USERS_FILE: usersFile,
+  });
   t.equal(viaEnv.code, 1);
   t.equal(viaEnv.stderr, `error: ${collision('user-alice', clientsFile, 'alice', usersFile)}\n`);
-  const viaFlag = await runNode('scripts/client-add.js', ['--file', clientsFile, '--id', 'user-alice', '--grant', 'client_credentials', '--users-file', usersFile]);
+  const viaFlag = await runNode('scripts/client-add.js', [
+    '--file',
+    clientsFile,
+    '--id',
+    'user-alice',
+    '--grant',
+    'client_credentials',
+    '--users-file',
+    usersFile,
+  ]);
   t.equal(viaFlag.code, 1);
   t.equal(viaFlag.stderr, `error: ${collision('user-alice', clientsFile, 'alice', usersFile)}\n`);
   await t.rejects(readFile(clientsFile), { code: 'ENOENT' }, 'a refused client is not written');
 
-  const codeFlow = await runNode('scripts/client-add.js', ['--file', clientsFile, '--id', 'user-alice', '--grant', 'authorization_code', '--redirect-uri', 'https://app.example.com/cb'], { USERS_FILE: usersFile });
+  const codeFlow = await runNode(
+    'scripts/client-add.js',
+    ['--file', clientsFile, '--id', 'user-alice', '--grant', 'authorization_code', '--redirect-uri', 'https://app.example.com/cb'],
+    { USERS_FILE: usersFile },
+  );
   t.equal(codeFlow.code, 0, codeFlow.stderr);
-  const noUsersYet = await runNode('scripts/client-add.js', ['--file', clientsFile, '--id', 'svc', '--grant', 'client_credentials', '--users-file', join(dir, 'missing.json')]);
+  const noUsersYet = await runNode('scripts/client-add.js', [
+    '--file',
+    clientsFile,
+    '--id',
+    'svc',
+    '--grant',
+    'client_credentials',
+    '--users-file',
+    join(dir, 'missing.json'),
+  ]);
   t.equal(noUsersYet.code, 0, noUsersYet.stderr);
-  t.same((await ClientRegistry.load(clientsFile)).all().map((c) => c.clientId), ['user-alice', 'svc']);
+  t.same(
+    (await ClientRegistry.load(clientsFile)).all().map((c) => c.clientId),
+    ['user-alice', 'svc'],
+  );
 });
 
 t.test('user:add checks the clients file (CLIENTS_FILE or --clients-file)', async (t) => {
@@ -67,15 +99,34 @@ t.test('user:add checks the clients file (CLIENTS_FILE or --clients-file)', asyn
   const usersFile = join(dir, 'users.json');
   await writeFile(clientsFile, JSON.stringify({ clients: [service('svc'), webApp('web')] }));
 
-  const viaEnv = await runNode('scripts/user-add.js', ['--file', usersFile, '--username', 'sam', '--sub', 'svc'], { CLIENTS_FILE: clientsFile }, 'sam-password-1\n');
+  const viaEnv = await runNode(
+    'scripts/user-add.js',
+    ['--file', usersFile, '--username', 'sam', '--sub', 'svc'],
+    { CLIENTS_FILE: clientsFile },
+    'sam-password-1\n',
+  );
   t.equal(viaEnv.code, 1);
   t.equal(viaEnv.stderr, `error: ${collision('svc', clientsFile, 'sam', usersFile)}\n`);
-  const viaFlag = await runNode('scripts/user-add.js', ['--file', usersFile, '--username', 'svc', '--clients-file', clientsFile], {}, 'svc-password-1\n');
+  const viaFlag = await runNode(
+    'scripts/user-add.js',
+    ['--file', usersFile, '--username', 'svc', '--clients-file', clientsFile],
+    {},
+    'svc-password-1\n',
+  );
   t.equal(viaFlag.code, 1);
   t.equal(viaFlag.stderr, `error: ${collision('svc', clientsFile, 'svc', usersFile)}\n`, 'a sub that defaults to the username');
   await t.rejects(readFile(usersFile), { code: 'ENOENT' }, 'a refused user is not written');
 
-  const web = await runNode('scripts/user-add.js', ['--file', usersFile, '--username', 'web', '--clients-file', clientsFile], {}, 'web-password-1\n');
+  const web = await runNode(
+    'scripts/user-add.js',
+    ['--file', usersFile, '--username', 'web', '--clients-file', clientsFile],
+    {},
+    'web-password-1\n',
+  );
   t.equal(web.code, 0, web.stderr);
-  t.same((await UserRegistry.load(usersFile)).all(), [{ username: 'web', sub: 'web' }], 'the id of a client without client_credentials is free');
+  t.same(
+    (await UserRegistry.load(usersFile)).all(),
+    [{ username: 'web', sub: 'web' }],
+    'the id of a client without client_credentials is free',
+  );
 });

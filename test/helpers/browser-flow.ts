@@ -1,5 +1,5 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
 /** Drives the authorization endpoint through inject() like a browser: cookies, forms, redirects. */
 export class InjectBrowser {

@@ -55,12 +55,30 @@ export const ENDPOINTS = [
   '/healthz',
   '/readyz',
 ] as const;
-const UNKNOWN_PATHS = ['/', '/oauth2', '/oauth2/token/', '/OAUTH2/TOKEN', '/oauth2/authorize/x', '/favicon.ico', '/%F0%9F%94%91', '/oauth2/%zz', '//oauth2//token', '/.well-known/'];
+const UNKNOWN_PATHS = [
+  '/',
+  '/oauth2',
+  '/oauth2/token/',
+  '/OAUTH2/TOKEN',
+  '/oauth2/authorize/x',
+  '/favicon.ico',
+  '/%F0%9F%94%91',
+  '/oauth2/%zz',
+  '//oauth2//token',
+  '/.well-known/',
+];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH'];
 
 /** Parameters whose values logs may show: never given a secret. */
 const PUBLIC: Record<string, readonly string[]> = {
-  grant_type: ['client_credentials', 'authorization_code', 'refresh_token', 'password', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'implicit'],
+  grant_type: [
+    'client_credentials',
+    'authorization_code',
+    'refresh_token',
+    'password',
+    'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    'implicit',
+  ],
   client_id: ['web', 'single', 'spa', 'service', 'owner', 'nobody', 'wéb'],
   scope: ['read', 'read write', 'admin', 'read  read', '"quoted"', 'ré'],
   redirect_uri: [WEB_REDIRECT, 'https://evil.example/cb', 'http://127.0.0.1:8080/cb', 'javascript:alert(1)'],
@@ -69,8 +87,22 @@ const PUBLIC: Record<string, readonly string[]> = {
   code_challenge_method: ['S256', 'plain', 's256'],
   token_type_hint: ['access_token', 'refresh_token', 'id_token'],
 };
-const SECRET_NAMES = ['client_secret', 'code', 'code_verifier', 'refresh_token', 'password', 'username', 'token', 'state', 'nonce', 'code_challenge', 'interaction', 'csrf_token', 'decision'];
-const ODD_TEXT = ['', ' ', '\u0000', '%00', '💥', 'ü'.repeat(50), '\u202e', '<script>', "'\"", '%zz', '+', '&&', '=='];
+const SECRET_NAMES = [
+  'client_secret',
+  'code',
+  'code_verifier',
+  'refresh_token',
+  'password',
+  'username',
+  'token',
+  'state',
+  'nonce',
+  'code_challenge',
+  'interaction',
+  'csrf_token',
+  'decision',
+];
+const ODD_TEXT = ['', ' ', '\u0000', '%00', '💥', 'ü'.repeat(50), '\u202e', '<script>', '\'"', '%zz', '+', '&&', '=='];
 
 export class RequestGenerator {
   constructor(private readonly random: Random) {}
@@ -106,7 +138,12 @@ export class RequestGenerator {
     const r = this.random;
     const params = Array.from({ length: r.int(8) }, () => this.parameter());
     if (params.length > 0 && r.chance(0.1)) params.push(r.pick(params));
-    const parts = params.map(([n, v]) => (r.chance(0.05) ? encodeURIComponent(v) : `${encodeURIComponent(n)}=${r.chance(0.05) ? v.replace(/[&=#\s\u0000-\u001f\u007f-\uffff]/g, '') : encodeURIComponent(v)}`));
+    const parts = params.map(([n, v]) =>
+      r.chance(0.05)
+        ? encodeURIComponent(v)
+        : // biome-ignore lint/suspicious/noControlCharactersInRegex: the fuzzer strips control characters on purpose
+          `${encodeURIComponent(n)}=${r.chance(0.05) ? v.replace(/[&=#\s\u0000-\u001f\u007f-\uffff]/g, '') : encodeURIComponent(v)}`,
+    );
     if (r.chance(0.05)) parts.push('%zz=%');
     return parts.join(r.chance(0.05) ? '&&' : '&');
   }
@@ -119,7 +156,14 @@ export class RequestGenerator {
       case 1:
         return basic(r.pick(['web', 'nobody', 'spa']), this.secretValue());
       case 2:
-        return r.pick(['Basic', 'Basic !!!', 'Basic Og==', `Basic ${Buffer.from(`${MARKER}-no-colon`).toString('base64')}`, 'basic', 'Digest x']);
+        return r.pick([
+          'Basic',
+          'Basic !!!',
+          'Basic Og==',
+          `Basic ${Buffer.from(`${MARKER}-no-colon`).toString('base64')}`,
+          'basic',
+          'Digest x',
+        ]);
       case 3:
         return `Bearer ${this.headerSecret()}`;
       default:
@@ -133,9 +177,15 @@ export class RequestGenerator {
       case 0:
         return {};
       case 1:
-        return { contentType: 'application/json', body: JSON.stringify(Object.fromEntries(Array.from({ length: 3 }, () => this.parameter()))) };
+        return {
+          contentType: 'application/json',
+          body: JSON.stringify(Object.fromEntries(Array.from({ length: 3 }, () => this.parameter()))),
+        };
       case 2:
-        return { contentType: r.pick(['text/plain', 'multipart/form-data; boundary=x', 'application/octet-stream', 'form', '']), body: this.encoded() };
+        return {
+          contentType: r.pick(['text/plain', 'multipart/form-data; boundary=x', 'application/octet-stream', 'form', '']),
+          body: this.encoded(),
+        };
       case 3:
         return { contentType: 'application/x-www-form-urlencoded', body: r.bytes(r.int(300)) };
       case 4:
@@ -143,7 +193,14 @@ export class RequestGenerator {
       case 5:
         return { body: this.encoded() };
       default:
-        return { contentType: r.pick(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=UTF-8', 'APPLICATION/X-WWW-FORM-URLENCODED']), body: this.encoded() };
+        return {
+          contentType: r.pick([
+            'application/x-www-form-urlencoded',
+            'application/x-www-form-urlencoded; charset=UTF-8',
+            'APPLICATION/X-WWW-FORM-URLENCODED',
+          ]),
+          body: this.encoded(),
+        };
     }
   }
 
@@ -152,10 +209,30 @@ export class RequestGenerator {
     const r = this.random;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const templates: (() => FuzzRequest)[] = [
-      () => ({ method: 'POST', path: '/oauth2/token', headers: { ...form, authorization: basic('service', WEB_SECRET) }, body: 'grant_type=client_credentials&scope=read' }),
-      () => ({ method: 'POST', path: '/oauth2/token', headers: { ...form, authorization: basic('owner', WEB_SECRET) }, body: `grant_type=password&username=alice&password=${this.headerSecret()}` }),
-      () => ({ method: 'POST', path: '/oauth2/token', headers: { ...form, authorization: basic('web', WEB_SECRET) }, body: `grant_type=${r.pick(['refresh_token&refresh_token', 'authorization_code&code'])}=${this.headerSecret()}` }),
-      () => ({ method: 'POST', path: r.pick(['/oauth2/revoke', '/oauth2/introspect']), headers: { ...form, authorization: basic('web', WEB_SECRET) }, body: `token=${this.headerSecret()}` }),
+      () => ({
+        method: 'POST',
+        path: '/oauth2/token',
+        headers: { ...form, authorization: basic('service', WEB_SECRET) },
+        body: 'grant_type=client_credentials&scope=read',
+      }),
+      () => ({
+        method: 'POST',
+        path: '/oauth2/token',
+        headers: { ...form, authorization: basic('owner', WEB_SECRET) },
+        body: `grant_type=password&username=alice&password=${this.headerSecret()}`,
+      }),
+      () => ({
+        method: 'POST',
+        path: '/oauth2/token',
+        headers: { ...form, authorization: basic('web', WEB_SECRET) },
+        body: `grant_type=${r.pick(['refresh_token&refresh_token', 'authorization_code&code'])}=${this.headerSecret()}`,
+      }),
+      () => ({
+        method: 'POST',
+        path: r.pick(['/oauth2/revoke', '/oauth2/introspect']),
+        headers: { ...form, authorization: basic('web', WEB_SECRET) },
+        body: `token=${this.headerSecret()}`,
+      }),
       () => ({
         method: 'GET',
         path: `/oauth2/authorize?response_type=code&client_id=web&redirect_uri=${encodeURIComponent(WEB_REDIRECT)}&scope=read&state=${this.headerSecret()}&code_challenge=${MARKER}${'c'.repeat(35)}&code_challenge_method=S256`,
@@ -167,15 +244,25 @@ export class RequestGenerator {
     // One mutation: an extra, a repeated or a cut parameter.
     const body = String(base.body ?? '');
     const [name, value] = this.parameter();
-    const mutated = r.pick([`${body}&${encodeURIComponent(name)}=${encodeURIComponent(value)}`, `${body}&${body.split('&')[0]}`, body.slice(0, r.int(body.length + 1))]);
-    return base.method === 'GET' ? { ...base, path: `${base.path}&${encodeURIComponent(name)}=${encodeURIComponent(value)}` } : { ...base, body: mutated };
+    const mutated = r.pick([
+      `${body}&${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+      `${body}&${body.split('&')[0]}`,
+      body.slice(0, r.int(body.length + 1)),
+    ]);
+    return base.method === 'GET'
+      ? { ...base, path: `${base.path}&${encodeURIComponent(name)}=${encodeURIComponent(value)}` }
+      : { ...base, body: mutated };
   }
 
   next(): FuzzRequest {
     const r = this.random;
     if (r.chance(0.25)) return this.wellFormed();
     const path = r.chance(0.9) ? r.pick(ENDPOINTS) : r.pick(UNKNOWN_PATHS);
-    const method = r.chance(0.8) ? (path.startsWith('/oauth2/') && path !== '/oauth2/authorize' ? 'POST' : r.pick(['GET', 'POST'])) : r.pick(METHODS);
+    const method = r.chance(0.8)
+      ? path.startsWith('/oauth2/') && path !== '/oauth2/authorize'
+        ? 'POST'
+        : r.pick(['GET', 'POST'])
+      : r.pick(METHODS);
     const query = r.chance(0.5) ? this.encoded() : '';
     const headers: Record<string, string | string[]> = {};
     const authorization = this.authorization();
@@ -193,16 +280,36 @@ export class RequestGenerator {
     const auth = `Authorization: Basic ${Buffer.from(`web:${this.secretValue()}`).toString('base64')}\r\nCookie: s=${this.headerSecret()}`;
     const shapes = [
       () => r.bytes(1 + r.int(200)),
-      () => Buffer.from(`${r.pick(['BREW', 'G ET', 'get', 'GET\u0000', 'PRI'])} /oauth2/token?code=${this.secretValue()} HTTP/1.1\r\nHost: a\r\n${auth}\r\n\r\n`),
-      () => Buffer.from(`POST /oauth2/token HTTP/1.1\r\nHost: a\r\n${auth}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`),
+      () =>
+        Buffer.from(
+          `${r.pick(['BREW', 'G ET', 'get', 'GET\u0000', 'PRI'])} /oauth2/token?code=${this.secretValue()} HTTP/1.1\r\nHost: a\r\n${auth}\r\n\r\n`,
+        ),
+      () =>
+        Buffer.from(
+          `POST /oauth2/token HTTP/1.1\r\nHost: a\r\n${auth}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        ),
       () => Buffer.from(`POST /oauth2/token HTTP/1.1\r\nHost: a\r\n${auth}\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!`),
-      () => Buffer.from(`POST /oauth2/token HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n${r.pick(['zz', '-1', 'ffffffffffffffff'])}\r\npassword=${this.secretValue()}\r\n0\r\n\r\n`),
-      () => Buffer.from(`GET /healthz HTTP/1.1\r\nHost: a\r\n${r.pick(['Bad Header: x', 'NoColon', ' leading: space', `X: ${'v'.repeat(20_000)}`])}\r\n${auth}\r\n\r\n`),
-      () => Buffer.concat([Buffer.from('GET /oauth2/'), Buffer.from('ключ💥', 'utf8'), Buffer.from(`?state=${this.secretValue()} HTTP/1.1\r\nHost: a\r\n\r\n`)]),
+      () =>
+        Buffer.from(
+          `POST /oauth2/token HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n${r.pick(['zz', '-1', 'ffffffffffffffff'])}\r\npassword=${this.secretValue()}\r\n0\r\n\r\n`,
+        ),
+      () =>
+        Buffer.from(
+          `GET /healthz HTTP/1.1\r\nHost: a\r\n${r.pick(['Bad Header: x', 'NoColon', ' leading: space', `X: ${'v'.repeat(20_000)}`])}\r\n${auth}\r\n\r\n`,
+        ),
+      () =>
+        Buffer.concat([
+          Buffer.from('GET /oauth2/'),
+          Buffer.from('ключ💥', 'utf8'),
+          Buffer.from(`?state=${this.secretValue()} HTTP/1.1\r\nHost: a\r\n\r\n`),
+        ]),
       () => Buffer.from(`CONNECT ${r.pick(['example.com:443', '/oauth2/token', '*'])} HTTP/1.1\r\nHost: a\r\n${auth}\r\n\r\n`),
       () => Buffer.from(`GET http://evil.example/oauth2/token?code=${this.secretValue()} HTTP/1.1\r\nHost: a\r\n\r\n`),
       () => Buffer.from(`GET /healthz HTTP/1.0\r\n\r\n`),
-      () => Buffer.from(`POST /oauth2/token HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 40\r\n\r\npassword=${MARKER}`),
+      () =>
+        Buffer.from(
+          `POST /oauth2/token HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 40\r\n\r\npassword=${MARKER}`,
+        ),
       () => Buffer.from(`POST /oauth2/token HTTP/1.1\r\nHost: a\r\n${auth}\r\nContent-Length: 100\r\n\r\npassword=${this.secretValue()}`),
     ];
     return r.pick(shapes)();

@@ -24,7 +24,11 @@ export class HttpBrowser {
 }
 
 /** Signs in and approves at `base`; returns the Location the consent POST sends the browser to. */
-export async function approveOverHttp(base: string, authorizeQuery: Record<string, string>, credentials: { username: string; password: string }): Promise<string> {
+export async function approveOverHttp(
+  base: string,
+  authorizeQuery: Record<string, string>,
+  credentials: { username: string; password: string },
+): Promise<string> {
   const browser = new HttpBrowser();
   const login = await (await browser.request(`${base}/oauth2/authorize?${new URLSearchParams(authorizeQuery)}`)).text();
   const afterLogin = await browser.request(`${base}${formAction(login)}`, { ...formFields(login), ...credentials });

@@ -24,7 +24,12 @@ export interface ExpectedOAuthError {
 export function expectOAuthError(t: Test, res: InjectedResponse, expected: ExpectedOAuthError): void {
   const what = expected.description ?? expected.error;
   t.equal(res.statusCode, expected.status, `status ${expected.status}: ${what}`);
-  const headers: Record<string, string> = { 'content-type': 'application/json;charset=UTF-8', 'cache-control': 'no-store', pragma: 'no-cache', ...expected.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json;charset=UTF-8',
+    'cache-control': 'no-store',
+    pragma: 'no-cache',
+    ...expected.headers,
+  };
   t.same(Object.fromEntries(Object.keys(headers).map((name) => [name, res.headers[name]])), headers, 'RFC 6749 §5.1 headers');
   const body = res.json() as Record<string, unknown>;
   if (expected.description === undefined) {

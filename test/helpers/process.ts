@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -22,7 +22,12 @@ export interface CommandResult {
 }
 
 /** Runs a built script; `input`, when given, is written to its standard input. */
-export async function runNode(script: string, args: string[] = [], env: Record<string, string> = {}, input?: string): Promise<CommandResult> {
+export async function runNode(
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<CommandResult> {
   const child = spawn(process.execPath, [join(DIST, script), ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

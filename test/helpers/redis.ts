@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import type { Test } from 'tap';
 import { freePort } from './ports.js';
-
-export { freePort };
 
 /** A private redis-server on a free port, killed when the test ends. Never skipped: if it cannot start, the test fails. */
 export interface PrivateRedis {
@@ -40,7 +38,9 @@ export async function startPrivateRedis(t: Test): Promise<PrivateRedis> {
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
     { stdio: 'ignore' },
   );
-  const failed = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`cannot run redis-server: ${err.message}`))));
+  const failed = new Promise<never>((_, reject) =>
+    child.once('error', (err) => reject(new Error(`cannot run redis-server: ${err.message}`))),
+  );
   await Promise.race([waitForPort(port, Date.now() + 10_000), failed]);
   let exited = false;
   child.once('exit', () => (exited = true));

@@ -4,7 +4,7 @@ import tap, { type Test } from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/types.js';
-import { startPrivateRedis, type PrivateRedis } from './redis.js';
+import { type PrivateRedis, startPrivateRedis } from './redis.js';
 
 /** The injected clock, in milliseconds since the epoch; the store and the server read it. */
 export interface TestClock {
@@ -39,7 +39,9 @@ export async function memoryStore(t: Test): Promise<TestStore> {
   return {
     store,
     clock,
-    advance: async (seconds) => void (clock.now += seconds * 1000),
+    advance: async (seconds) => {
+      clock.now += seconds * 1000;
+    },
   };
 }
 

@@ -12,6 +12,16 @@ export const collision = (clientId: string, clients: string, username: string, u
   `the client's client_credentials tokens would carry the user's sub (RFC 9700 §4.15); change the client_id or the user's sub`;
 
 /** A client_credentials client: its tokens carry sub = client_id. */
-export const service = (clientId: string) => ({ client_id: clientId, client_secret_hash: HASH, grant_types: ['client_credentials'], scope: 'read' });
+export const service = (clientId: string) => ({
+  client_id: clientId,
+  client_secret_hash: HASH,
+  grant_types: ['client_credentials'],
+  scope: 'read',
+});
 /** A client without client_credentials: never a sub. */
-export const webApp = (clientId: string) => ({ client_id: clientId, client_secret_hash: HASH, grant_types: ['authorization_code'], redirect_uris: ['https://app.example.com/cb'] });
+export const webApp = (clientId: string) => ({
+  client_id: clientId,
+  client_secret_hash: HASH,
+  grant_types: ['authorization_code'],
+  redirect_uris: ['https://app.example.com/cb'],
+});

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { basic, form, FORM_HEADERS } from './server.js';
+import { basic, FORM_HEADERS, form } from './server.js';
 
 /** Back-channel calls of one client: HTTP Basic when it has a secret, client_id in the body when public. */
 export class TokenClient {

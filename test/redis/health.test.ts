@@ -1,6 +1,6 @@
-import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/redis.js';
+import t, { type Test } from 'tap';
+import { type PrivateRedis, startPrivateRedis } from '../helpers/redis.js';
 import { buildTestServer } from '../helpers/server.js';
 import { redisStore } from '../helpers/stores.js';
 

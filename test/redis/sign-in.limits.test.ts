@@ -15,7 +15,11 @@ t.test('Redis down: no sign-in, a clear error, no password checked', async (t) =
   const form = await loginForm('192.0.2.1');
   await down.kill();
   const token = await passwordGrant(ALICE.username, ALICE.password, '192.0.2.1');
-  expectOAuthError(t, token, { status: 500, error: 'server_error', description: 'the authorization server encountered an unexpected condition' });
+  expectOAuthError(t, token, {
+    status: 500,
+    error: 'server_error',
+    description: 'the authorization server encountered an unexpected condition',
+  });
   const login = await form.submit(ALICE.username, ALICE.password);
   t.equal(login.statusCode, 303);
   t.same(redirectParams(login.headers.location as string), {

@@ -1,8 +1,8 @@
-import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
+import t, { type Test } from 'tap';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
-import { redisStore, type RedisTestStore } from '../helpers/stores.js';
+import { type RedisTestStore, redisStore } from '../helpers/stores.js';
 import { RECORD, storeContract } from '../suites/store.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
@@ -23,7 +23,11 @@ t.test('RedisStore key layout', async (t) => {
     await store.reserveAttempt('username:alice', 5, 60);
     await store.reserveAttempt('address:192.0.2.1', 5, 60);
     const keys = await inspector.keys(`${keyPrefix}*`);
-    t.same(keys.sort(), [keyOf('username:alice'), keyOf('address:192.0.2.1')].sort(), 'a SHA-256 digest as the hash tag: no username or address in clear');
+    t.same(
+      keys.sort(),
+      [keyOf('username:alice'), keyOf('address:192.0.2.1')].sort(),
+      'a SHA-256 digest as the hash tag: no username or address in clear',
+    );
     for (const key of keys) {
       const ttl = await inspector.pttl(key);
       t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
@@ -31,7 +35,11 @@ t.test('RedisStore key layout', async (t) => {
     await store.releaseAttempt('username:alice');
     await store.releaseAttempt('username:alice');
     await store.releaseAttempt('username:nobody');
-    t.same(await inspector.keys(`${keyPrefix}*`), [keyOf('address:192.0.2.1')], 'the last release deletes the counter; a release creates none');
+    t.same(
+      await inspector.keys(`${keyPrefix}*`),
+      [keyOf('address:192.0.2.1')],
+      'the last release deletes the counter; a release creates none',
+    );
   });
 
   t.test('keys are digests under the grant hash tag, every one with a TTL', async (t) => {

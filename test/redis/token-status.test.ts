@@ -1,5 +1,5 @@
-import t from 'tap';
 import { Writable } from 'node:stream';
+import t from 'tap';
 import { STORE_RETRY_AFTER_SECONDS } from '../../src/http/oauth-reply.js';
 import { ALICE, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
@@ -24,10 +24,16 @@ t.test('Redis down: revocation and introspection answer 503 with Retry-After (RF
   const server = await buildTestServer(t, { clients: CLIENTS, users: testUsers(), store, logger: { level: 'info', stream: logs } });
   const app = new TokenClient(server.app, 'app', WEB_SECRET);
   const rs = new TokenClient(server.app, 'rs', WEB_SECRET);
-  const { access_token, refresh_token } = (await app.token({ grant_type: 'password', username: ALICE.username, password: ALICE.password })).json();
+  const { access_token, refresh_token } = (
+    await app.token({ grant_type: 'password', username: ALICE.username, password: ALICE.password })
+  ).json();
   await redis.kill();
 
-  const unavailable = { status: 503, error: 'temporarily_unavailable', description: `the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds` };
+  const unavailable = {
+    status: 503,
+    error: 'temporarily_unavailable',
+    description: `the token store is unavailable: retry after ${STORE_RETRY_AFTER_SECONDS} seconds`,
+  };
   const calls = [
     ['revoke a refresh token', () => app.revoke(refresh_token)],
     ['revoke an access token', () => app.revoke(access_token)],
@@ -35,14 +41,20 @@ t.test('Redis down: revocation and introspection answer 503 with Retry-After (RF
     ['introspect an access token', () => rs.post('/oauth2/introspect', { token: access_token })],
   ] as const;
   for (const [what, call] of calls) {
-    await t.test(what, async (t) => expectOAuthError(t, await call(), { ...unavailable, headers: { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) } }));
+    await t.test(what, async (t) =>
+      expectOAuthError(t, await call(), { ...unavailable, headers: { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) } }),
+    );
   }
   t.equal(STORE_RETRY_AFTER_SECONDS, 5, 'the Retry-After the README documents');
   const garbage = await rs.post('/oauth2/introspect', { token: 'not-a-token' });
   t.same([garbage.statusCode, garbage.json()], [200, { active: false }], 'a token that needs no store lookup is still answered');
 
   const refresh = await app.refresh(refresh_token);
-  expectOAuthError(t, refresh, { status: 500, error: 'server_error', description: 'the authorization server encountered an unexpected condition' });
+  expectOAuthError(t, refresh, {
+    status: 500,
+    error: 'server_error',
+    description: 'the authorization server encountered an unexpected condition',
+  });
 
   const unavailableLogs = lines.filter((line) => line.includes('store unavailable: answered 503'));
   t.equal(unavailableLogs.length, 4, 'each 503 is logged once');

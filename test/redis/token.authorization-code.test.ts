@@ -13,5 +13,9 @@ t.test('Redis down at redemption: server_error, no token', async (t) => {
   const code = await newCode();
   await redis.kill();
   const res = await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: verifier });
-  expectOAuthError(t, res, { status: 500, error: 'server_error', description: 'the authorization server encountered an unexpected condition' });
+  expectOAuthError(t, res, {
+    status: 500,
+    error: 'server_error',
+    description: 'the authorization server encountered an unexpected condition',
+  });
 });

@@ -21,7 +21,13 @@ t.test('parallel refreshes with one token against real Redis', async (t) => {
     const ok = results.filter((r) => r.statusCode === 200);
     t.equal(ok.length, 2);
     t.same(ok[0]?.json(), ok[1]?.json(), 'the rotation and the grace answer carry the same tokens');
-    t.same(results.filter((r) => r.statusCode === 400).map((r) => r.json().error_description).sort(), [INVALID, INVALID, REUSED]);
+    t.same(
+      results
+        .filter((r) => r.statusCode === 400)
+        .map((r) => r.json().error_description)
+        .sort(),
+      [INVALID, INVALID, REUSED],
+    );
     expectInvalidGrant(t, await app.refresh(ok[0]?.json().refresh_token), INVALID);
   });
 
@@ -32,7 +38,10 @@ t.test('parallel refreshes with one token against real Redis', async (t) => {
     const results = await Promise.all([mobile.refresh(first.refresh_token), mobile.refresh(first.refresh_token)]);
     const ok = results.filter((r) => r.statusCode === 200);
     t.equal(ok.length, 1);
-    t.same(results.filter((r) => r.statusCode === 400).map((r) => r.json()), [{ error: 'invalid_grant', error_description: REUSED }]);
+    t.same(
+      results.filter((r) => r.statusCode === 400).map((r) => r.json()),
+      [{ error: 'invalid_grant', error_description: REUSED }],
+    );
     expectInvalidGrant(t, await mobile.refresh(ok[0]?.json().refresh_token), INVALID);
   });
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { StoreUnavailableError } from '../../src/errors.js';
+import { ALICE } from '../helpers/authorize-fixtures.js';
 import { startPrivateRedis } from '../helpers/redis.js';
 import { redisStore } from '../helpers/stores.js';
-import { ALICE } from '../helpers/authorize-fixtures.js';
 import { signInLimitsSuite, signInService } from '../suites/sign-in-service.js';
 
 signInLimitsSuite(t, 'RedisStore', redisStore);

@@ -29,7 +29,8 @@ export async function setup(t: Test, open: OpenStore, env: Record<string, string
   return { ...server, app, firstTokens, clientNamed };
 }
 
-export const expectInvalidGrant = (t: Test, res: InjectedResponse, description: string) => expectOAuthError(t, res, { status: 400, error: 'invalid_grant', description });
+export const expectInvalidGrant = (t: Test, res: InjectedResponse, description: string) =>
+  expectOAuthError(t, res, { status: 400, error: 'invalid_grant', description });
 
 export function refreshTokenSuite(t: Test, name: string, open: OpenStore): void {
   t.test(`grant_type=refresh_token (${name})`, async (t) => {
@@ -81,7 +82,11 @@ export function refreshTokenSuite(t: Test, name: string, open: OpenStore): void 
       const { app, firstTokens, clientNamed } = await setup(t, open);
       const first = await firstTokens();
       expectInvalidGrant(t, await clientNamed('other').refresh(first.refresh_token), INVALID);
-      expectOAuthError(t, await clientNamed('app', null).refresh(first.refresh_token), { status: 401, error: 'invalid_client', description: 'client authentication failed: this client authenticates with client_secret_basic' });
+      expectOAuthError(t, await clientNamed('app', null).refresh(first.refresh_token), {
+        status: 401,
+        error: 'invalid_client',
+        description: 'client authentication failed: this client authenticates with client_secret_basic',
+      });
       t.equal((await app.refresh(first.refresh_token)).statusCode, 200, 'the failed attempts did not burn the token');
     });
 

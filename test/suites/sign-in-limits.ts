@@ -1,5 +1,5 @@
-import type { Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import type { UserRegistry } from '../../src/users/registry.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
@@ -22,7 +22,12 @@ const ROOMY = { PASSWORD_VERIFY_QUEUE: '1000' };
 /** A server whose password checks are counted; `passwordGrant` and `loginForm` sign in through either endpoint. */
 export async function setup(t: Test, options: { env?: Record<string, string>; store?: TestStore; users?: UserRegistry } = {}) {
   const { users, counting } = CountingAuthenticator.around(options.users ?? testUsers());
-  const server = await buildTestServer(t, { clients: CLIENTS, users, env: { ...ROOMY, ...options.env }, ...(options.store ? { store: options.store } : {}) });
+  const server = await buildTestServer(t, {
+    clients: CLIENTS,
+    users,
+    env: { ...ROOMY, ...options.env },
+    ...(options.store ? { store: options.store } : {}),
+  });
   const passwordGrant = (username: string, password: string, ip: string, client = 'first-party') =>
     new TokenClient(server.app, client, client === 'cli' ? null : WEB_SECRET, ip).token({ grant_type: 'password', username, password });
   /** Opens the login page in a fresh browser at `ip`; `submit` posts the credentials. */
@@ -38,7 +43,10 @@ export async function setup(t: Test, options: { env?: Record<string, string>; st
 }
 
 export const statuses = (responses: readonly LightMyRequestResponse[]) =>
-  responses.reduce<Record<number, number>>((counts, { statusCode }) => ({ ...counts, [statusCode]: (counts[statusCode] ?? 0) + 1 }), {});
+  responses.reduce<Record<number, number>>((counts, { statusCode }) => {
+    counts[statusCode] = (counts[statusCode] ?? 0) + 1;
+    return counts;
+  }, {});
 
 /** The limits through both endpoints, on one store kind. */
 export function endpointLimitsSuite(t: Test, name: string, open: OpenStore): void {
@@ -47,9 +55,17 @@ export function endpointLimitsSuite(t: Test, name: string, open: OpenStore): voi
     const responses = await Promise.all(Array.from({ length: 60 }, (_, i) => passwordGrant('alice', `wrong-${i}`, `198.51.100.${i}`)));
     t.equal(counting.verifications, 5, 'exactly LOGIN_MAX_FAILURES passwords checked');
     t.same(statuses(responses), { 400: 5, 429: 55 });
-    t.same(responses.find((r) => r.statusCode === 400)?.json(), { error: 'invalid_grant', error_description: 'invalid username or password' });
+    t.same(responses.find((r) => r.statusCode === 400)?.json(), {
+      error: 'invalid_grant',
+      error_description: 'invalid username or password',
+    });
     const refused = responses.find((r) => r.statusCode === 429) as LightMyRequestResponse;
-    expectOAuthError(t, refused, { status: 429, error: 'invalid_grant', description: 'too many failed attempts: retry after 900 seconds', headers: { 'retry-after': '900' } });
+    expectOAuthError(t, refused, {
+      status: 429,
+      error: 'invalid_grant',
+      description: 'too many failed attempts: retry after 900 seconds',
+      headers: { 'retry-after': '900' },
+    });
     t.equal((await passwordGrant(ALICE.username, ALICE.password, '192.0.2.1')).statusCode, 429, 'the right password afterwards too');
     t.equal(counting.verifications, 5);
   });
@@ -64,11 +80,17 @@ export function endpointLimitsSuite(t: Test, name: string, open: OpenStore): voi
     const refused = responses.find((r) => r.statusCode === 429) as LightMyRequestResponse;
     t.equal(refused.headers['retry-after'], '900');
     t.match(refused.body, '<p class="error" role="alert">Too many failed sign-in attempts. Try again in 15 minutes.</p>');
-    t.ok(forms.every((form) => form.browser.cookie('oauth_session') === undefined), 'no session anywhere');
+    t.ok(
+      forms.every((form) => form.browser.cookie('oauth_session') === undefined),
+      'no session anywhere',
+    );
   });
 
   t.test(`${name}: the login form and the password grant count on the same counters`, async (t) => {
-    const { loginForm, passwordGrant, counting } = await setup(t, { store: await open(t), env: { LOGIN_MAX_FAILURES: '4', LOGIN_MAX_FAILURES_PER_IP: '3' } });
+    const { loginForm, passwordGrant, counting } = await setup(t, {
+      store: await open(t),
+      env: { LOGIN_MAX_FAILURES: '4', LOGIN_MAX_FAILURES_PER_IP: '3' },
+    });
     for (const i of [1, 2]) t.equal((await (await loginForm(`198.51.100.${i}`)).submit('alice', 'wrong')).statusCode, 200);
     for (const i of [3, 4]) t.equal((await passwordGrant('alice', 'wrong', `198.51.100.${i}`)).statusCode, 400);
     t.equal((await passwordGrant(ALICE.username, ALICE.password, '198.51.100.5')).statusCode, 429, 'per username, across endpoints');

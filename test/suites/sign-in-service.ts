@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import type { AttemptCounter } from '../../src/store/types.js';
 import { PasswordSignIn } from '../../src/users/sign-in.js';
-import { SignInThrottle, type SignInLimits } from '../../src/users/sign-in-throttle.js';
+import { type SignInLimits, SignInThrottle } from '../../src/users/sign-in-throttle.js';
 import { VerificationSlots } from '../../src/users/verification-slots.js';
 import { ALICE, testUsers } from '../helpers/authorize-fixtures.js';
 import { CountingAuthenticator, until } from '../helpers/sign-in.js';
@@ -13,12 +13,19 @@ const UNLIMITED_SLOTS = { concurrency: 1000, queue: 0 };
 /** PasswordSignIn over `counter`, its password checks counted. */
 export function signInService(counter: AttemptCounter, limits: Partial<SignInLimits> = {}, slots = UNLIMITED_SLOTS) {
   const counting = new CountingAuthenticator(testUsers(200));
-  const signIn = new PasswordSignIn(counting, new SignInThrottle(counter, { ...LIMITS, ...limits }), new VerificationSlots(slots.concurrency, slots.queue));
+  const signIn = new PasswordSignIn(
+    counting,
+    new SignInThrottle(counter, { ...LIMITS, ...limits }),
+    new VerificationSlots(slots.concurrency, slots.queue),
+  );
   return { signIn, counting };
 }
 
 const tally = (outcomes: readonly { outcome: string }[]) =>
-  outcomes.reduce<Record<string, number>>((counts, { outcome }) => ({ ...counts, [outcome]: (counts[outcome] ?? 0) + 1 }), {});
+  outcomes.reduce<Record<string, number>>((counts, { outcome }) => {
+    counts[outcome] = (counts[outcome] ?? 0) + 1;
+    return counts;
+  }, {});
 
 /** The same behaviour on every store: the limits hold in one process and across instances. */
 export function signInLimitsSuite(t: Test, name: string, open: OpenStore): void {
@@ -27,8 +34,15 @@ export function signInLimitsSuite(t: Test, name: string, open: OpenStore): void 
     const outcomes = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn.attempt('alice', `wrong-${i}`, `198.51.100.${i}`)));
     t.equal(counting.verifications, 5);
     t.same(tally(outcomes), { wrong_credentials: 5, throttled: 55 });
-    t.same(outcomes.find((o) => o.outcome === 'throttled'), { outcome: 'throttled', retryAfterSeconds: 900 });
-    t.same(await signIn.attempt('ALICE', ALICE.password, '192.0.2.1'), { outcome: 'throttled', retryAfterSeconds: 900 }, 'the username counts case-insensitively');
+    t.same(
+      outcomes.find((o) => o.outcome === 'throttled'),
+      { outcome: 'throttled', retryAfterSeconds: 900 },
+    );
+    t.same(
+      await signIn.attempt('ALICE', ALICE.password, '192.0.2.1'),
+      { outcome: 'throttled', retryAfterSeconds: 900 },
+      'the username counts case-insensitively',
+    );
     t.equal(counting.verifications, 5);
   });
 
@@ -46,10 +60,18 @@ export function signInLimitsSuite(t: Test, name: string, open: OpenStore): void 
     counting.hold();
     const inFlight = Array.from({ length: 5 }, (_, i) => signIn.attempt('alice', `wrong-${i}`, `198.51.100.${i}`));
     await until(() => counting.verifications === 5, 'five checks in flight');
-    t.same(await signIn.attempt(ALICE.username, ALICE.password, '192.0.2.1'), { outcome: 'throttled', retryAfterSeconds: 900 }, 'refused while five are in flight');
+    t.same(
+      await signIn.attempt(ALICE.username, ALICE.password, '192.0.2.1'),
+      { outcome: 'throttled', retryAfterSeconds: 900 },
+      'refused while five are in flight',
+    );
     counting.release();
     t.same(tally(await Promise.all(inFlight)), { wrong_credentials: 5 });
-    t.same(await signIn.attempt(ALICE.username, ALICE.password, '192.0.2.1'), { outcome: 'throttled', retryAfterSeconds: 900 }, 'and after they failed');
+    t.same(
+      await signIn.attempt(ALICE.username, ALICE.password, '192.0.2.1'),
+      { outcome: 'throttled', retryAfterSeconds: 900 },
+      'and after they failed',
+    );
     t.equal(counting.verifications, 5);
   });
 
@@ -68,7 +90,11 @@ export function signInLimitsSuite(t: Test, name: string, open: OpenStore): void 
     t.match(await signIn.attempt('alice', ALICE.password, '203.0.113.1'), { outcome: 'signed_in', user: { sub: 'user-alice' } });
     const next = await Promise.all([1, 2, 3, 4].map((i) => signIn.attempt('alice', `again-${i}`, `203.0.113.${10 + i}`)));
     t.same(tally(next), { wrong_credentials: 3, throttled: 1 }, 'the username starts again from zero');
-    t.same(await signIn.attempt('bob', 'x', '203.0.113.1'), { outcome: 'wrong_credentials' }, 'the address kept its two failures, not the success');
+    t.same(
+      await signIn.attempt('bob', 'x', '203.0.113.1'),
+      { outcome: 'wrong_credentials' },
+      'the address kept its two failures, not the success',
+    );
     t.same(await signIn.attempt('bob', 'x', '203.0.113.1'), { outcome: 'throttled', retryAfterSeconds: 900 });
     t.equal(counting.verifications, 7);
   });

@@ -22,7 +22,11 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       await store.saveAuthorizationCode(code.ref, RECORD, 60);
       t.same(await store.consumeAuthorizationCode(code.ref), { status: 'consumed', record: RECORD });
       t.same(await store.consumeAuthorizationCode(code.ref), { status: 'replayed', record: RECORD });
-      t.same(await store.consumeAuthorizationCode(refOf(code.value)!), { status: 'replayed', record: RECORD }, 'found again from the presented value');
+      t.same(
+        await store.consumeAuthorizationCode(refOf(code.value)!),
+        { status: 'replayed', record: RECORD },
+        'found again from the presented value',
+      );
     });
 
     t.test('an unknown code is not_found', async (t) => {
@@ -99,7 +103,9 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       t.equal((await store.readRefreshToken(first.ref))?.state, 'current');
       await advance(1.2);
       t.equal(await store.readRefreshToken(first.ref), undefined);
-      t.same(await store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 1, graceSeconds: 0 }), { status: 'invalid' });
+      t.same(await store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 1, graceSeconds: 0 }), {
+        status: 'invalid',
+      });
     });
 
     t.test('the family dies at its absolute lifetime, however often it rotates', async (t) => {
@@ -110,7 +116,9 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       for (let i = 0; i < 2; i += 1) {
         await advance(0.8);
         const next = mintOpaqueToken(grantId);
-        t.same(await store.rotateRefreshToken(current.ref, next.ref, 'sealed', { idleSeconds: 60, graceSeconds: 0 }), { status: 'rotated' });
+        t.same(await store.rotateRefreshToken(current.ref, next.ref, 'sealed', { idleSeconds: 60, graceSeconds: 0 }), {
+          status: 'rotated',
+        });
         current = next;
       }
       await advance(0.6);
@@ -146,7 +154,11 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: true });
       await advance(1.1);
       t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: true });
-      t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: false, retryAfterSeconds: 2 }, 'the window opened at the first');
+      t.same(
+        await store.reserveAttempt('username:alice', 2, 3),
+        { reserved: false, retryAfterSeconds: 2 },
+        'the window opened at the first',
+      );
       t.same(await store.reserveAttempt('username:bob', 2, 3), { reserved: true }, 'per key');
       t.same(await store.reserveAttempt('username:alice', 5, 3), { reserved: true }, 'the limit is the caller’s');
       await advance(2.1);
@@ -174,14 +186,10 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       const { store } = await open(t);
       const outcomes = await Promise.all(Array.from({ length: 60 }, () => store.reserveAttempt('username:carol', 5, 60)));
       t.equal(outcomes.filter((o) => o.reserved).length, 5);
-      t.same(outcomes.find((o) => !o.reserved), { reserved: false, retryAfterSeconds: 60 });
-    });
-  });
-
-  t.test(`${name}: ping`, async (t) => {
-    t.test('answers', async (t) => {
-      const { store } = await open(t);
-      await t.resolves(store.ping());
+      t.same(
+        outcomes.find((o) => !o.reserved),
+        { reserved: false, retryAfterSeconds: 60 },
+      );
     });
   });
 }

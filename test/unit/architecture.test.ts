@@ -1,6 +1,6 @@
-import t from 'tap';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
+import t from 'tap';
 
 /**
  * The one rule between the layers (ARCHITECTURE.md): data enters at a route and flows
@@ -13,7 +13,11 @@ const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : Promise.resolve(entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []))));
+  const nested = await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : Promise.resolve(entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []),
+    ),
+  );
   return nested.flat();
 }
 
@@ -33,7 +37,10 @@ t.test('domain folders never import fastify, src/http, src/routes or src/pages',
     for (const file of await sourceFiles(join(ROOT, 'src', folder))) {
       checked += 1;
       for (const imported of await importsOf(file)) {
-        const upward = imported === 'fastify' || imported.startsWith('@fastify/') || HTTP_FOLDERS.some((f) => imported === f || imported.startsWith(`${f}/`));
+        const upward =
+          imported === 'fastify' ||
+          imported.startsWith('@fastify/') ||
+          HTTP_FOLDERS.some((f) => imported === f || imported.startsWith(`${f}/`));
         if (upward) violations.push(`${relative(ROOT, file)} imports ${imported}`);
       }
     }

@@ -1,7 +1,7 @@
-import t, { type Test } from 'tap';
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import t, { type Test } from 'tap';
 import { StoreUnavailableError } from '../../src/errors.js';
-import { AUTHORIZE_CLIENTS, ALICE, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
+import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { buildTestServer, ISSUER } from '../helpers/server.js';
 import { memoryStore } from '../helpers/stores.js';
@@ -17,7 +17,12 @@ t.test('the login page', async (t) => {
   const browser = new InjectBrowser(app);
   const res = await browser.get(authorizeUrl(CODE_REQUEST));
   t.equal(res.statusCode, 200);
-  t.match(res.headers, { 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+  t.match(res.headers, {
+    'content-type': 'text/html; charset=utf-8',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+  });
   const csp = res.headers['content-security-policy'] as string;
   t.match(csp, "default-src 'none'");
   t.match(csp, "frame-ancestors 'none'");
@@ -29,7 +34,9 @@ t.test('the login page', async (t) => {
   t.match(res.body, '<meta name="viewport" content="width=device-width, initial-scale=1">');
   t.equal(formAction(res.body), '/oauth2/authorize/login');
   t.same(Object.keys(formFields(res.body)).sort(), ['csrf_token', 'interaction']);
-  const csrf = (res.cookies as { name: string; httpOnly?: boolean; sameSite?: string; secure?: boolean; path?: string }[]).find((c) => c.name === 'oauth_csrf');
+  const csrf = (res.cookies as { name: string; httpOnly?: boolean; sameSite?: string; secure?: boolean; path?: string }[]).find(
+    (c) => c.name === 'oauth_csrf',
+  );
   t.match(csrf, { httpOnly: true, sameSite: 'Lax', secure: true, path: '/oauth2/' });
 });
 
@@ -38,7 +45,10 @@ t.test('signing in', async (t) => {
     const { app } = await server(t);
     const browser = new InjectBrowser(app);
     const login = await browser.get(authorizeUrl(CODE_REQUEST));
-    for (const credentials of [{ username: 'alice', password: 'nope' }, { username: 'mallory', password: 'nope' }]) {
+    for (const credentials of [
+      { username: 'alice', password: 'nope' },
+      { username: 'mallory', password: 'nope' },
+    ]) {
       const res = await browser.post(formAction(login.body), { ...formFields(login.body), ...credentials });
       t.equal(res.statusCode, 200);
       t.match(res.body, '<p class="error" role="alert">Incorrect username or password.</p>');
@@ -53,7 +63,9 @@ t.test('signing in', async (t) => {
     const res = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
     t.equal(res.statusCode, 303);
     t.equal(res.headers.location, authorizeUrl(CODE_REQUEST));
-    const session = (res.cookies as { name: string; httpOnly?: boolean; sameSite?: string; secure?: boolean }[]).find((c) => c.name === 'oauth_session');
+    const session = (res.cookies as { name: string; httpOnly?: boolean; sameSite?: string; secure?: boolean }[]).find(
+      (c) => c.name === 'oauth_session',
+    );
     t.match(session, { httpOnly: true, sameSite: 'Lax', secure: true });
     const consent = await browser.get(res.headers.location as string);
     t.equal(consent.statusCode, 200);
@@ -128,13 +140,19 @@ t.test('signing in', async (t) => {
 });
 
 t.test('consent and the authorization response', async (t) => {
-  const jwksOf = async (app: Awaited<ReturnType<typeof server>>['app']) => createLocalJWKSet((await app.inject({ url: '/.well-known/jwks.json' })).json());
+  const jwksOf = async (app: Awaited<ReturnType<typeof server>>['app']) =>
+    createLocalJWKSet((await app.inject({ url: '/.well-known/jwks.json' })).json());
 
   t.test('Deny sends access_denied to the client with 303', async (t) => {
     const { app } = await server(t);
     const res = await signInAndDecide(new InjectBrowser(app), CODE_REQUEST, ALICE, 'deny');
     t.equal(res.statusCode, 303);
-    t.same(redirectParams(res.headers.location as string), { error: 'access_denied', error_description: 'the user denied the request', state: 'st-1', iss: ISSUER });
+    t.same(redirectParams(res.headers.location as string), {
+      error: 'access_denied',
+      error_description: 'the user denied the request',
+      state: 'st-1',
+      iss: ISSUER,
+    });
   });
 
   t.test('Allow sends code, state and iss in the query', async (t) => {
@@ -170,14 +188,22 @@ t.test('consent and the authorization response', async (t) => {
 
   t.test('response_type=token returns an access token in the fragment, never a refresh token', async (t) => {
     const { app, clock } = await server(t);
-    const res = await signInAndDecide(new InjectBrowser(app), { response_type: 'token', client_id: 'spa', scope: 'profile', state: 'imp' }, ALICE);
+    const res = await signInAndDecide(
+      new InjectBrowser(app),
+      { response_type: 'token', client_id: 'spa', scope: 'profile', state: 'imp' },
+      ALICE,
+    );
     t.equal(res.statusCode, 303);
     const location = res.headers.location as string;
     t.ok(location.startsWith('https://spa.example.com/cb#access_token='));
     const params = redirectParams(location, 'fragment');
     t.same(Object.keys(params), ['access_token', 'token_type', 'expires_in', 'scope', 'state', 'iss']);
     t.match(params, { token_type: 'bearer', expires_in: '3600', scope: 'profile', state: 'imp', iss: ISSUER });
-    const { payload } = await jwtVerify(params.access_token as string, await jwksOf(app), { issuer: ISSUER, typ: 'at+jwt', currentDate: new Date(clock.now) });
+    const { payload } = await jwtVerify(params.access_token as string, await jwksOf(app), {
+      issuer: ISSUER,
+      typ: 'at+jwt',
+      currentDate: new Date(clock.now),
+    });
     t.match(payload, { sub: 'user-alice', client_id: 'spa', scope: 'profile' });
     t.type(payload.auth_time, 'number');
   });
@@ -212,7 +238,11 @@ t.test('consent and the authorization response', async (t) => {
     };
     const { app } = await server(t, { store: down });
     const { challenge } = pkcePair();
-    const res = await signInAndDecide(new InjectBrowser(app), { ...CODE_REQUEST, code_challenge: challenge, code_challenge_method: 'S256' }, ALICE);
+    const res = await signInAndDecide(
+      new InjectBrowser(app),
+      { ...CODE_REQUEST, code_challenge: challenge, code_challenge_method: 'S256' },
+      ALICE,
+    );
     t.equal(res.statusCode, 303);
     t.same(redirectParams(res.headers.location as string), {
       error: 'temporarily_unavailable',

@@ -1,7 +1,7 @@
-import t from 'tap';
 import type { Test } from 'tap';
-import { authorizeUrl, pkcePair, redirectParams } from '../helpers/browser-flow.js';
+import t from 'tap';
 import { AUTHORIZE_CLIENTS, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
+import { authorizeUrl, pkcePair, redirectParams } from '../helpers/browser-flow.js';
 import { buildTestServer, ISSUER } from '../helpers/server.js';
 
 const PAGE_HEADERS = {
@@ -59,12 +59,22 @@ t.test('GET /oauth2/authorize: requests that must not redirect', async (t) => {
 t.test('GET /oauth2/authorize: errors redirect to the client with state and iss', async (t) => {
   const { app } = await buildTestServer(t, { clients: AUTHORIZE_CLIENTS });
   const base = { response_type: 'code', client_id: 'web', redirect_uri: WEB_REDIRECT, state: 'a b&c=d/é' };
-  const expectRedirectError = async (t: Test, url: string, error: string, description: string, part: 'query' | 'fragment' = 'query', state: string | null = base.state) => {
+  const expectRedirectError = async (
+    t: Test,
+    url: string,
+    error: string,
+    description: string,
+    part: 'query' | 'fragment' = 'query',
+    state: string | null = base.state,
+  ) => {
     const res = await app.inject({ url });
     t.equal(res.statusCode, 302, url);
     t.equal(res.headers['cache-control'], 'no-store');
     const location = res.headers.location as string;
-    t.ok(location.startsWith(part === 'query' ? `${WEB_REDIRECT}?` : `${WEB_REDIRECT}#`) || location.startsWith('https://spa.example.com/cb#'), location);
+    t.ok(
+      location.startsWith(part === 'query' ? `${WEB_REDIRECT}?` : `${WEB_REDIRECT}#`) || location.startsWith('https://spa.example.com/cb#'),
+      location,
+    );
     t.same(redirectParams(location, part), { error, error_description: description, ...(state !== null ? { state } : {}), iss: ISSUER });
   };
 
@@ -72,7 +82,12 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
     const { response_type: _, ...noType } = base;
     await expectRedirectError(t, authorizeUrl(noType), 'invalid_request', 'response_type is required');
     await expectRedirectError(t, `${authorizeUrl(base)}&scope=read&scope=write`, 'invalid_request', 'parameter "scope" is repeated');
-    await expectRedirectError(t, authorizeUrl({ ...base, response_mode: 'jwt' }), 'invalid_request', 'response_mode must be query, fragment or form_post');
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, response_mode: 'jwt' }),
+      'invalid_request',
+      'response_mode must be query, fragment or form_post',
+    );
   });
 
   t.test('a repeated state is not echoed', async (t) => {
@@ -80,22 +95,63 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
   });
 
   t.test('unsupported_response_type and unauthorized_client', async (t) => {
-    await expectRedirectError(t, authorizeUrl({ ...base, response_type: 'id_token' }), 'unsupported_response_type', 'response_type must be code or token');
-    await expectRedirectError(t, authorizeUrl({ ...base, response_type: 'token' }), 'unauthorized_client', 'this client is not registered for response_type token', 'fragment');
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, response_type: 'id_token' }),
+      'unsupported_response_type',
+      'response_type must be code or token',
+    );
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, response_type: 'token' }),
+      'unauthorized_client',
+      'this client is not registered for response_type token',
+      'fragment',
+    );
   });
 
   t.test('invalid_scope: outside the client scope, or bad syntax', async (t) => {
-    await expectRedirectError(t, authorizeUrl({ ...base, scope: 'read admin' }), 'invalid_scope', 'scope not allowed for this client: admin');
-    await expectRedirectError(t, authorizeUrl({ ...base, scope: 'read\\write' }), 'invalid_scope', 'scope is not a space-separated list of scope tokens (RFC 6749 §3.3)');
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, scope: 'read admin' }),
+      'invalid_scope',
+      'scope not allowed for this client: admin',
+    );
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, scope: 'read\\write' }),
+      'invalid_scope',
+      'scope is not a space-separated list of scope tokens (RFC 6749 §3.3)',
+    );
   });
 
   t.test('PKCE: S256 only, well-formed, required for public clients', async (t) => {
     const { challenge } = pkcePair();
-    await expectRedirectError(t, authorizeUrl({ ...base, code_challenge: challenge, code_challenge_method: 'plain' }), 'invalid_request', 'code_challenge_method must be S256');
-    await expectRedirectError(t, authorizeUrl({ ...base, code_challenge: challenge }), 'invalid_request', 'code_challenge_method must be S256');
-    await expectRedirectError(t, authorizeUrl({ ...base, code_challenge_method: 'S256' }), 'invalid_request', 'code_challenge is required with code_challenge_method');
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, code_challenge: challenge, code_challenge_method: 'plain' }),
+      'invalid_request',
+      'code_challenge_method must be S256',
+    );
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, code_challenge: challenge }),
+      'invalid_request',
+      'code_challenge_method must be S256',
+    );
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, code_challenge_method: 'S256' }),
+      'invalid_request',
+      'code_challenge is required with code_challenge_method',
+    );
     for (const bad of ['short', 'x'.repeat(129), `${'a'.repeat(42)}!`]) {
-      await expectRedirectError(t, authorizeUrl({ ...base, code_challenge: bad, code_challenge_method: 'S256' }), 'invalid_request', 'code_challenge must be 43-128 unreserved characters (RFC 7636 §4.2)');
+      await expectRedirectError(
+        t,
+        authorizeUrl({ ...base, code_challenge: bad, code_challenge_method: 'S256' }),
+        'invalid_request',
+        'code_challenge must be 43-128 unreserved characters (RFC 7636 §4.2)',
+      );
     }
     const res = await app.inject({ url: authorizeUrl({ response_type: 'code', client_id: 'spa', state: 'x' }) });
     t.equal(res.statusCode, 302);
@@ -108,7 +164,13 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
   });
 
   t.test('errors follow the response mode', async (t) => {
-    await expectRedirectError(t, authorizeUrl({ ...base, scope: 'nope', response_mode: 'fragment' }), 'invalid_scope', 'scope not allowed for this client: nope', 'fragment');
+    await expectRedirectError(
+      t,
+      authorizeUrl({ ...base, scope: 'nope', response_mode: 'fragment' }),
+      'invalid_scope',
+      'scope not allowed for this client: nope',
+      'fragment',
+    );
     const fragmentDefault = await buildTestServer(t, { clients: AUTHORIZE_CLIENTS, env: { AUTHORIZE_CODE_RESPONSE_MODE: 'fragment' } });
     const res = await fragmentDefault.app.inject({ url: authorizeUrl({ ...base, scope: 'nope' }) });
     t.match(res.headers.location, `${WEB_REDIRECT}#error=invalid_scope`);

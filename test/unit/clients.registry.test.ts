@@ -1,6 +1,6 @@
-import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { ClientRegistry, ClientsFileError } from '../../src/clients/registry.js';
 import { hashClientSecret, storedSecretDigest, verifyClientSecret } from '../../src/clients/secret.js';
 import { tempDir } from '../helpers/keys.js';
@@ -31,27 +31,60 @@ t.test('ClientRegistry', async (t) => {
     t.same(registry.get('svc')?.scope, ['read', 'write']);
     t.equal(web?.introspectAllTokens, false, 'a client introspects only its own tokens by default');
     t.equal(registry.get('nobody'), undefined);
-    const rs = ClientRegistry.fromMetadata([{ client_id: 'rs', client_secret_hash: HASH, grant_types: ['client_credentials'], introspect_all_tokens: true }]);
+    const rs = ClientRegistry.fromMetadata([
+      { client_id: 'rs', client_secret_hash: HASH, grant_types: ['client_credentials'], introspect_all_tokens: true },
+    ]);
     t.equal(rs.get('rs')?.introspectAllTokens, true);
   });
 
   t.test('a bad entry is refused naming the client and the field', async (t) => {
     const cases: [unknown, string][] = [
-      [{ client_id: 'a', grant_types: ['client_credentials'] }, 'clients: client "a": client_secret_hash: required with token_endpoint_auth_method "client_secret_basic"'],
-      [{ client_id: 'b', client_secret_hash: 'plain', grant_types: ['client_credentials'] }, 'clients: client "b": client_secret_hash: must be the output of "npm run secret:hash"'],
-      [{ client_id: 'c', client_secret_hash: HASH, grant_types: ['magic'] }, 'clients: client "c": grant_types.0: Invalid option: expected one of "authorization_code"|"implicit"|"password"|"client_credentials"|"refresh_token"'],
-      [{ client_id: 'd', token_endpoint_auth_method: 'none', grant_types: ['client_credentials'] }, 'clients: client "d": grant_types: client_credentials needs a confidential client'],
+      [
+        { client_id: 'a', grant_types: ['client_credentials'] },
+        'clients: client "a": client_secret_hash: required with token_endpoint_auth_method "client_secret_basic"',
+      ],
+      [
+        { client_id: 'b', client_secret_hash: 'plain', grant_types: ['client_credentials'] },
+        'clients: client "b": client_secret_hash: must be the output of "npm run secret:hash"',
+      ],
+      [
+        { client_id: 'c', client_secret_hash: HASH, grant_types: ['magic'] },
+        'clients: client "c": grant_types.0: Invalid option: expected one of "authorization_code"|"implicit"|"password"|"client_credentials"|"refresh_token"',
+      ],
+      [
+        { client_id: 'd', token_endpoint_auth_method: 'none', grant_types: ['client_credentials'] },
+        'clients: client "d": grant_types: client_credentials needs a confidential client',
+      ],
       [{ client_id: 'e', client_secret_hash: HASH }, 'clients: client "e": redirect_uris: required for authorization_code and implicit'],
-      [{ client_id: 'f', client_secret_hash: HASH, redirect_uris: ['https://x.example/cb#frag'] }, 'clients: client "f": redirect_uris.0: must not have a fragment'],
-      [{ client_id: 'g', client_secret_hash: HASH, grant_types: ['client_credentials'], scope: 'a  b' }, 'clients: client "g": scope: must be space-separated scope tokens (RFC 6749 §3.3)'],
-      [{ client_id: 'h', client_secret_hash: HASH, grant_types: ['client_credentials'], secret: 'x' }, 'clients: client "h": entry: Unrecognized key: "secret"'],
+      [
+        { client_id: 'f', client_secret_hash: HASH, redirect_uris: ['https://x.example/cb#frag'] },
+        'clients: client "f": redirect_uris.0: must not have a fragment',
+      ],
+      [
+        { client_id: 'g', client_secret_hash: HASH, grant_types: ['client_credentials'], scope: 'a  b' },
+        'clients: client "g": scope: must be space-separated scope tokens (RFC 6749 §3.3)',
+      ],
+      [
+        { client_id: 'h', client_secret_hash: HASH, grant_types: ['client_credentials'], secret: 'x' },
+        'clients: client "h": entry: Unrecognized key: "secret"',
+      ],
       [{ client_name: 'no id' }, 'clients: client #1: client_id: Invalid input: expected string, received undefined'],
-      [{ client_id: 'i', redirect_uris: ['https://spa.example/cb'], token_endpoint_auth_method: 'none', introspect_all_tokens: true }, 'clients: client "i": introspect_all_tokens: a public client cannot introspect; only a confidential client may hold this right'],
-      [{ client_id: 'j', client_secret_hash: HASH, grant_types: ['client_credentials'], introspect_all_tokens: 'yes' }, 'clients: client "j": introspect_all_tokens: Invalid input: expected boolean, received string'],
+      [
+        { client_id: 'i', redirect_uris: ['https://spa.example/cb'], token_endpoint_auth_method: 'none', introspect_all_tokens: true },
+        'clients: client "i": introspect_all_tokens: a public client cannot introspect; only a confidential client may hold this right',
+      ],
+      [
+        { client_id: 'j', client_secret_hash: HASH, grant_types: ['client_credentials'], introspect_all_tokens: 'yes' },
+        'clients: client "j": introspect_all_tokens: Invalid input: expected boolean, received string',
+      ],
     ];
     for (const [entry, message] of cases) t.throws(() => ClientRegistry.fromMetadata([entry]), new ClientsFileError(message));
     t.throws(
-      () => ClientRegistry.fromMetadata([{ client_id: 'x', client_secret_hash: HASH, grant_types: ['client_credentials'] }, { client_id: 'x', client_secret_hash: HASH, grant_types: ['client_credentials'] }]),
+      () =>
+        ClientRegistry.fromMetadata([
+          { client_id: 'x', client_secret_hash: HASH, grant_types: ['client_credentials'] },
+          { client_id: 'x', client_secret_hash: HASH, grant_types: ['client_credentials'] },
+        ]),
       { message: 'clients: client "x": client_id: registered twice' },
     );
   });
@@ -59,7 +92,10 @@ t.test('ClientRegistry', async (t) => {
   t.test('load() reads CLIENTS_FILE and names the file on errors', async (t) => {
     const dir = await tempDir(t);
     const file = join(dir, 'clients.json');
-    await writeFile(file, JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: HASH, grant_types: ['client_credentials'] }] }));
+    await writeFile(
+      file,
+      JSON.stringify({ clients: [{ client_id: 'svc', client_secret_hash: HASH, grant_types: ['client_credentials'] }] }),
+    );
     t.ok((await ClientRegistry.load(file)).get('svc'));
     await writeFile(file, '{"clients": [');
     await t.rejects(ClientRegistry.load(file), { message: new RegExp(`^${file}: not valid JSON`) });

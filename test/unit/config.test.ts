@@ -105,6 +105,9 @@ t.test('loadConfig', async (t) => {
       'PASSWORD_VERIFY_CONCURRENCY must be at least 1',
       'PASSWORD_VERIFY_QUEUE must be a whole number',
     ]);
-    t.match(loadConfig({ PASSWORD_VERIFY_CONCURRENCY: '2', PASSWORD_VERIFY_QUEUE: '0' }), { passwordVerifyConcurrency: 2, passwordVerifyQueue: 0 });
+    t.match(loadConfig({ PASSWORD_VERIFY_CONCURRENCY: '2', PASSWORD_VERIFY_QUEUE: '0' }), {
+      passwordVerifyConcurrency: 2,
+      passwordVerifyQueue: 0,
+    });
   });
 });

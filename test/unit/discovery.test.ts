@@ -63,7 +63,12 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     t.equal(metadata.token_endpoint, 'https://example.com/tenant-a/oauth2/token');
     t.equal(metadata.jwks_uri, 'https://example.com/tenant-a/.well-known/jwks.json');
     t.equal((await app.inject({ url: '/tenant-a/.well-known/jwks.json' })).statusCode, 200);
-    const token = await app.inject({ method: 'POST', url: '/tenant-a/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+    const token = await app.inject({
+      method: 'POST',
+      url: '/tenant-a/oauth2/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=client_credentials',
+    });
     t.equal(token.json().error, 'invalid_client', 'the token endpoint answers below the issuer path');
   });
 });

@@ -1,10 +1,10 @@
-import t from 'tap';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { AUTHORIZE_CLIENTS, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
-import { MARKER, Random, RequestGenerator, type FuzzRequest } from '../helpers/fuzz.js';
+import { type FuzzRequest, MARKER, Random, RequestGenerator } from '../helpers/fuzz.js';
 import { capturedLogger } from '../helpers/logs.js';
-import { listenOnFreePort, rawExchange, type RawResult } from '../helpers/raw-http.js';
+import { listenOnFreePort, type RawResult, rawExchange } from '../helpers/raw-http.js';
 import { buildTestServer } from '../helpers/server.js';
 
 /**
@@ -20,7 +20,14 @@ const CONCURRENCY = 8;
 
 const BACK_CHANNEL = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect']);
 // RFC 6749 §5.2 error codes.
-const TOKEN_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']);
+const TOKEN_ERRORS = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+]);
 
 interface Answer {
   readonly status: number;
@@ -79,7 +86,8 @@ function rawProblems(answer: RawResult): string[] {
   if (answer.status === undefined) return [`no HTTP answer${answer.reset ? ' (reset)' : ''}`];
   const problems = answer.status >= 500 ? [`status ${answer.status}`] : [];
   if (!answer.closed) problems.push('connection left open');
-  if (answer.status >= 400 && answer.headers['cache-control'] !== 'no-store') problems.push(`cache-control ${answer.headers['cache-control']}`);
+  if (answer.status >= 400 && answer.headers['cache-control'] !== 'no-store')
+    problems.push(`cache-control ${answer.headers['cache-control']}`);
   return problems;
 }
 
@@ -95,11 +103,15 @@ async function inParallel<T>(items: readonly T[], work: (item: T, index: number)
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-const describe = (req: FuzzRequest | Buffer) => (Buffer.isBuffer(req) ? JSON.stringify(req.toString('latin1')) : JSON.stringify(req)).slice(0, 600);
+const describe = (req: FuzzRequest | Buffer) =>
+  (Buffer.isBuffer(req) ? JSON.stringify(req.toString('latin1')) : JSON.stringify(req)).slice(0, 600);
 
 t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_SEED=${SEED})`, async (t) => {
   const logs = capturedLogger('trace');
-  const clients = [...AUTHORIZE_CLIENTS, { client_id: 'owner', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['password', 'refresh_token'], scope: 'read' }];
+  const clients = [
+    ...AUTHORIZE_CLIENTS,
+    { client_id: 'owner', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['password', 'refresh_token'], scope: 'read' },
+  ];
   const { app } = await buildTestServer(t, { clients, users: testUsers(), logger: logs.logger });
   const port = await listenOnFreePort(app);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -124,7 +136,12 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
       const value = answer.status === 200 ? (jsonError(answer) as Record<string, unknown>)[field] : undefined;
       if (typeof value === 'string') issued.push(value);
     }
-    record(index, `${describe(req)}\n  answer: ${answer.status} ${JSON.stringify(answer.headers)} ${answer.body.slice(0, 200)}`, problemsOf(req, answer), answer.status);
+    record(
+      index,
+      `${describe(req)}\n  answer: ${answer.status} ${JSON.stringify(answer.headers)} ${answer.body.slice(0, 200)}`,
+      problemsOf(req, answer),
+      answer.status,
+    );
   });
   await inParallel(raws, async (raw, index) => {
     const answer = await rawExchange(port, raw, { waitMs: 3000, endAfterWrite: true });
@@ -137,7 +154,10 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
   const text = logs.text();
   t.ok(logs.lines().length > HTTP_REQUESTS, `${logs.lines().length} log lines captured`);
   t.notOk(text.includes(MARKER), 'no planted secret appears in any log line');
-  t.notOk(issued.some((token) => text.includes(token)), 'no issued token appears in any log line');
+  t.notOk(
+    issued.some((token) => text.includes(token)),
+    'no issued token appears in any log line',
+  );
   t.notOk(text.includes('rawPacket'), 'no raw packet is logged');
   const alarming = logs.lines().filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
   t.same(alarming.slice(0, 5), [], 'no warning or error was logged (no unexpected failure, no reply sent twice)');

@@ -1,7 +1,7 @@
-import t from 'tap';
 import type { Test } from 'tap';
+import t from 'tap';
 import { capturedLogger } from '../helpers/logs.js';
-import { listenOnFreePort, openSocket, parseRawResponse, rawExchange, type RawResult } from '../helpers/raw-http.js';
+import { listenOnFreePort, openSocket, parseRawResponse, type RawResult, rawExchange } from '../helpers/raw-http.js';
 import { buildTestServer } from '../helpers/server.js';
 
 /** The answer to anything the HTTP parser rejects: RFC 6749 JSON, no-store, and the connection closes. */
@@ -20,7 +20,10 @@ t.test('requests Node cannot parse get an HTTP answer and a closed connection', 
   const port = await listenOnFreePort(app);
 
   t.test('an unknown method (BREW)', async (t) => {
-    const res = await rawExchange(port, 'BREW /pot HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cmF3LXBhY2tldC1zZWNyZXQ=\r\nCookie: sid=raw-cookie-value\r\n\r\n');
+    const res = await rawExchange(
+      port,
+      'BREW /pot HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cmF3LXBhY2tldC1zZWNyZXQ=\r\nCookie: sid=raw-cookie-value\r\n\r\n',
+    );
     assertParserAnswer(t, res, 400, 'the request is not valid HTTP/1.1');
   });
 
@@ -43,7 +46,10 @@ t.test('requests Node cannot parse get an HTTP answer and a closed connection', 
   });
 
   t.test('a chunked body with an invalid chunk size', async (t) => {
-    const res = await rawExchange(port, 'POST /oauth2/token HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\npassword=raw-body-password\r\n');
+    const res = await rawExchange(
+      port,
+      'POST /oauth2/token HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\npassword=raw-body-password\r\n',
+    );
     assertParserAnswer(t, res, 400, 'the request is not valid HTTP/1.1');
   });
 
@@ -77,11 +83,19 @@ t.test('requests Node cannot parse get an HTTP answer and a closed connection', 
     const lines = logs.lines().filter((line) => line.includes('"msg":"client error"'));
     t.same(
       lines.map((line) => JSON.parse(line).clientError),
-      ['HPE_INVALID_METHOD', 'HPE_INVALID_METHOD', 'HPE_HEADER_OVERFLOW', 'HPE_HEADER_OVERFLOW', 'HPE_INVALID_CHUNK_SIZE', 'HPE_INVALID_METHOD'],
+      [
+        'HPE_INVALID_METHOD',
+        'HPE_INVALID_METHOD',
+        'HPE_HEADER_OVERFLOW',
+        'HPE_HEADER_OVERFLOW',
+        'HPE_INVALID_CHUNK_SIZE',
+        'HPE_INVALID_METHOD',
+      ],
     );
     const text = logs.text();
     t.notMatch(text, 'rawPacket');
-    for (const secret of ['cmF3LXBhY2tldC1zZWNyZXQ=', 'raw-cookie-value', 'raw-body-password', 'unframed-body-password']) t.notMatch(text, secret);
+    for (const secret of ['cmF3LXBhY2tldC1zZWNyZXQ=', 'raw-cookie-value', 'raw-body-password', 'unframed-body-password'])
+      t.notMatch(text, secret);
   });
 });
 

@@ -14,7 +14,10 @@ t.test('a path no route serves: 404, JSON, the URL neither echoed nor logged', a
     t.same(res.json(), { error: 'not_found', error_description: 'there is no endpoint at this path' });
   }
   const text = logs.text();
-  t.match(text, /"method":"GET","url":"\/oauth2\/tokn\?client_secret=\[REDACTED\]&code=\[REDACTED\]&refresh_token=\[REDACTED\]","msg":"route not found"/);
+  t.match(
+    text,
+    /"method":"GET","url":"\/oauth2\/tokn\?client_secret=\[REDACTED\]&code=\[REDACTED\]&refresh_token=\[REDACTED\]","msg":"route not found"/,
+  );
   t.notMatch(text, /qs-(secret|code|refresh)-value/);
   t.notMatch(text, /Route GET/, "Fastify's own not-found line never appears");
 });
@@ -34,7 +37,12 @@ t.test('a malformed Content-Type is refused before routing: 400, as a page below
   t.equal(json.statusCode, 400);
   t.match(json.headers, NO_STORE_JSON);
   t.same(json.json(), { error: 'invalid_request', error_description: 'unsupported content type: use application/x-www-form-urlencoded' });
-  const page = await app.inject({ method: 'POST', url: '/oauth2/authorize/elsewhere', headers: { 'content-type': 'form' }, payload: 'a=b' });
+  const page = await app.inject({
+    method: 'POST',
+    url: '/oauth2/authorize/elsewhere',
+    headers: { 'content-type': 'form' },
+    payload: 'a=b',
+  });
   t.equal(page.statusCode, 400);
   t.equal(page.headers['content-type'], 'text/html; charset=utf-8');
   t.match(page.body, 'unsupported content type');

@@ -1,6 +1,6 @@
-import t from 'tap';
 import { chmod, mkdir, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { checkKeyFolder } from '../../src/keys/folder-safety.js';
 import { keyFileName, readKeyFolder } from '../../src/keys/key-file.js';
 import { Keystore } from '../../src/keys/keystore.js';
@@ -48,7 +48,9 @@ t.test('checkKeyFolder', async (t) => {
   t.test('refuses a key file that group or others can write; every problem gets its own line', async (t) => {
     const { dir, file } = await oneKey(t);
     await chmod(file, 0o620);
-    await t.rejects(checkKeyFolder(dir), { message: `key file ${file} is writable by group or others (mode 0620): fix it with "chmod go-w ${file}"` });
+    await t.rejects(checkKeyFolder(dir), {
+      message: `key file ${file} is writable by group or others (mode 0620): fix it with "chmod go-w ${file}"`,
+    });
     await chmod(dir, 0o777);
     await t.rejects(checkKeyFolder(dir), {
       message:
@@ -75,7 +77,9 @@ t.test('checkKeyFolder', async (t) => {
       `key file ${link} (a link to ${target}) is readable by others (mode 0644): fix it with "chmod o-r ${target}" (a Kubernetes secret volume: defaultMode: 0400)`,
     ]);
     await chmod(target, 0o666);
-    await t.rejects(checkKeyFolder(dir), { message: `key file ${link} (a link to ${target}) is writable by group or others (mode 0666): fix it with "chmod go-w ${target}"` });
+    await t.rejects(checkKeyFolder(dir), {
+      message: `key file ${link} (a link to ${target}) is writable by group or others (mode 0666): fix it with "chmod go-w ${target}"`,
+    });
     await chmod(target, 0o600);
     await chmod(version, 0o777);
     await t.rejects(checkKeyFolder(dir), {
@@ -88,10 +92,15 @@ t.test('checkKeyFolder', async (t) => {
     await chmod(dir, 0o1777);
     await chmod(file, 0o660);
     const probed: string[] = [];
-    const onReadOnlyFileSystem = async (path: string) => (probed.push(path), true);
+    const onReadOnlyFileSystem = async (path: string) => {
+      probed.push(path);
+      return true;
+    };
     t.same(await checkKeyFolder(dir, { onReadOnlyFileSystem }), []);
     t.same(probed.sort(), [dir, file].sort(), 'only paths with write bits are probed');
-    await t.rejects(checkKeyFolder(dir, { onReadOnlyFileSystem: async () => false }), { message: /^keys folder .* is writable by group or others \(mode 1777\)/ });
+    await t.rejects(checkKeyFolder(dir, { onReadOnlyFileSystem: async () => false }), {
+      message: /^keys folder .* is writable by group or others \(mode 1777\)/,
+    });
   });
 
   t.test('a dangling link fails like an unreadable key file', async (t) => {

@@ -1,6 +1,6 @@
-import t from 'tap';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { Keystore } from '../../src/keys/keystore.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
@@ -25,6 +25,24 @@ t.test('Keystore', async (t) => {
     await t.rejects(Keystore.open(dir, now()), { message: /^key file bad\.json: alg: / });
     await writeFile(join(dir, 'bad.json'), '[', { mode: 0o600 });
     await t.rejects(Keystore.open(dir, now()), { message: 'key file bad.json: not valid JSON' });
+  });
+
+  t.test('refuses a key file published for less time than it signs', async (t) => {
+    const dir = await keysDirWithSigningKey(t);
+    const [file] = (await readdir(dir)).filter((name) => name.endsWith('.json'));
+    const record = JSON.parse(await readFile(join(dir, file as string), 'utf8')) as Record<string, unknown>;
+    await writeFile(join(dir, file as string), JSON.stringify({ ...record, publish_until: now() + 60 }), { mode: 0o600 });
+    await t.rejects(Keystore.open(dir, now()), {
+      message: `key file ${file}: publish_until: publish_until needs a signs_until no later than it (a key is published for as long as it signs)`,
+    });
+    await writeFile(join(dir, file as string), JSON.stringify({ ...record, signs_until: now() + 120, publish_until: now() + 60 }), {
+      mode: 0o600,
+    });
+    await t.rejects(Keystore.open(dir, now()), { message: /^key file .*: publish_until: publish_until needs a signs_until/ });
+    await writeFile(join(dir, file as string), JSON.stringify({ ...record, signs_until: now() + 60, publish_until: now() + 120 }), {
+      mode: 0o600,
+    });
+    t.equal((await Keystore.open(dir, now())).signingKeyAt(now())?.kid, record.kid, 'published past its signing window: accepted');
   });
 
   t.test('ignores the README, .gitignore and temporary files', async (t) => {

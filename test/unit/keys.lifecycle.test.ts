@@ -7,8 +7,8 @@ import {
   planCleanup,
   planRevocation,
   planRotation,
-  signingKeyAt,
   type RotationPlan,
+  signingKeyAt,
 } from '../../src/keys/lifecycle.js';
 
 const key = (kid: string, fields: Partial<KeyRecord> = {}): KeyRecord => ({
@@ -25,8 +25,10 @@ const DELAY = 300;
 const after = (plan: RotationPlan): KeyRecord[] => [...plan.keep, ...plan.retire, ...plan.extend.map((e) => e.key), ...plan.create];
 const windows = (keys: KeyRecord[]) =>
   keys.map((k) => [k.kid, k.signs_from, k.signs_until, k.publish_until]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-const rotate = (keys: KeyRecord[], kid: string, now: number) => after(planRotation(keys, key(kid, { created_at: now }), { now, delay: DELAY, accessTokenTtl: TTL }));
-const revoke = (keys: KeyRecord[], kid: string, now: number, spare = 'spare') => planRevocation(keys, kid, key(spare), { now, accessTokenTtl: TTL });
+const rotate = (keys: KeyRecord[], kid: string, now: number) =>
+  after(planRotation(keys, key(kid, { created_at: now }), { now, delay: DELAY, accessTokenTtl: TTL }));
+const revoke = (keys: KeyRecord[], kid: string, now: number, spare = 'spare') =>
+  planRevocation(keys, kid, key(spare), { now, accessTokenTtl: TTL });
 const prune = (keys: KeyRecord[], now: number) => planCleanup(keys, key('spare'), { now, accessTokenTtl: TTL });
 
 /** A rotated at 100: A signs until 400 and is published until 4000; B signs from 400. */
@@ -56,15 +58,24 @@ t.test('firstUnsignedInstant: the invariant is that keys sign at every instant f
 t.test('planRotation', async (t) => {
   t.test('the first key signs at once, whatever the delay', async (t) => {
     const plan = planRotation([], key('first'), { now: 100, delay: 300, accessTokenTtl: TTL });
-    t.same(plan.create.map((k) => [k.kid, k.signs_from, k.signs_until]), [['first', 100, undefined]]);
+    t.same(
+      plan.create.map((k) => [k.kid, k.signs_from, k.signs_until]),
+      [['first', 100, undefined]],
+    );
     t.same(plan.retire, []);
   });
 
   t.test('a later key signs after the delay; the current one stops then and stays published for one token lifetime', async (t) => {
     const current = key('current', { signs_from: 0 });
     const plan = planRotation([current], key('new'), { now: 100, delay: 300, accessTokenTtl: TTL });
-    t.same(plan.create.map((k) => [k.kid, k.signs_from]), [['new', 400]]);
-    t.same(plan.retire.map((k) => [k.kid, k.signs_until, k.publish_until]), [['current', 400, 400 + TTL]]);
+    t.same(
+      plan.create.map((k) => [k.kid, k.signs_from]),
+      [['new', 400]],
+    );
+    t.same(
+      plan.retire.map((k) => [k.kid, k.signs_until, k.publish_until]),
+      [['current', 400, 400 + TTL]],
+    );
     const keys = after(plan);
     t.equal(signingKeyAt(keys, 399)?.kid, 'current');
     t.equal(signingKeyAt(keys, 400)?.kid, 'new');
@@ -74,30 +85,57 @@ t.test('planRotation', async (t) => {
     const old = key('old', { signs_from: 0, signs_until: 400, publish_until: 400 + TTL });
     const pending = key('pending', { created_at: 100, signs_from: 400 });
     const plan = planRotation([old, pending], key('newest'), { now: 200, delay: 300, accessTokenTtl: TTL });
-    t.same(plan.keep.map((k) => k.kid), ['old']);
-    t.same(plan.retire.map((k) => [k.kid, k.signs_until]), [['pending', 500]]);
-    t.same(plan.create.map((k) => [k.kid, k.signs_from]), [['newest', 500]]);
+    t.same(
+      plan.keep.map((k) => k.kid),
+      ['old'],
+    );
+    t.same(
+      plan.retire.map((k) => [k.kid, k.signs_until]),
+      [['pending', 500]],
+    );
+    t.same(
+      plan.create.map((k) => [k.kid, k.signs_from]),
+      [['newest', 500]],
+    );
   });
 
   t.test('expired keys are removed by every run', async (t) => {
     const expired = key('expired', { signs_until: 10, publish_until: 50 });
     const current = key('current', { signs_from: 10 });
     const plan = planRotation([expired, current], key('new'), { now: 100, delay: 0, accessTokenTtl: TTL });
-    t.same(plan.remove.map((k) => k.kid), ['expired']);
-    t.same(prune([expired, current], 100).remove.map((k) => k.kid), ['expired']);
-    t.same(prune([expired, current], 100).keep.map((k) => k.kid), ['current']);
+    t.same(
+      plan.remove.map((k) => k.kid),
+      ['expired'],
+    );
+    t.same(
+      prune([expired, current], 100).remove.map((k) => k.kid),
+      ['expired'],
+    );
+    t.same(
+      prune([expired, current], 100).keep.map((k) => k.kid),
+      ['current'],
+    );
   });
 
   t.test('a key that stops with no successor is extended up to the new key', async (t) => {
     const orphan = key('orphan', { signs_until: 200, publish_until: 200 + TTL });
     const plan = planRotation([orphan], key('new'), { now: 100, delay: DELAY, accessTokenTtl: TTL });
-    t.same(plan.extend.map((e) => [e.key.kid, e.from, e.key.signs_until, e.key.publish_until]), [['orphan', 200, 400, 400 + TTL]]);
-    t.same(windows(after(plan)), [['new', 400, undefined, undefined], ['orphan', 0, 400, 400 + TTL]]);
+    t.same(
+      plan.extend.map((e) => [e.key.kid, e.from, e.key.signs_until, e.key.publish_until]),
+      [['orphan', 200, 400, 400 + TTL]],
+    );
+    t.same(windows(after(plan)), [
+      ['new', 400, undefined, undefined],
+      ['orphan', 0, 400, 400 + TTL],
+    ]);
   });
 
   t.test('with nothing signing now, the new key signs at once', async (t) => {
     const plan = planRotation([key('B', { signs_from: 400 })], key('new'), { now: 100, delay: DELAY, accessTokenTtl: TTL });
-    t.same(plan.create.map((k) => [k.kid, k.signs_from]), [['new', 100]]);
+    t.same(
+      plan.create.map((k) => [k.kid, k.signs_from]),
+      [['new', 100]],
+    );
     t.equal(firstUnsignedInstant(after(plan), 100), undefined);
   });
 });
@@ -107,22 +145,37 @@ t.test('planRevocation', async (t) => {
     const retired = key('retired', { signs_until: 50, publish_until: 50 + TTL });
     const current = key('current', { signs_from: 50 });
     const plan = planRevocation([retired, current], 'retired', key('spare'), { now: 100, accessTokenTtl: TTL });
-    t.same(plan.remove.map((k) => k.kid), ['retired']);
+    t.same(
+      plan.remove.map((k) => k.kid),
+      ['retired'],
+    );
     t.same(plan.create, []);
     t.same(plan.extend, []);
   });
 
   t.test('revoking the only key puts a replacement in at once', async (t) => {
     const plan = revoke([key('current')], 'current', 100);
-    t.same(plan.remove.map((k) => k.kid), ['current']);
-    t.same(plan.create.map((k) => [k.kid, k.created_at, k.signs_from, k.signs_until]), [['spare', 100, 100, undefined]]);
+    t.same(
+      plan.remove.map((k) => k.kid),
+      ['current'],
+    );
+    t.same(
+      plan.create.map((k) => [k.kid, k.created_at, k.signs_from, k.signs_until]),
+      [['spare', 100, 100, undefined]],
+    );
     t.equal(plan.stopGap?.kid, 'spare');
   });
 
   t.test('revoke the current key: the replacement signs at once and hands over to the scheduled key', async (t) => {
     const plan = revoke(rotated(), 'A', 100);
-    t.same(plan.remove.map((k) => k.kid), ['A']);
-    t.same(plan.create.map((k) => [k.kid, k.signs_from, k.signs_until, k.publish_until]), [['spare', 100, 400, 400 + TTL]]);
+    t.same(
+      plan.remove.map((k) => k.kid),
+      ['A'],
+    );
+    t.same(
+      plan.create.map((k) => [k.kid, k.signs_from, k.signs_until, k.publish_until]),
+      [['spare', 100, 400, 400 + TTL]],
+    );
     t.same(plan.extend, []);
     const keys = after(plan);
     t.equal(signingKeyAt(keys, 100)?.kid, 'spare');
@@ -132,9 +185,15 @@ t.test('planRevocation', async (t) => {
 
   t.test('revoke the scheduled key: the current key signs on, for good', async (t) => {
     const plan = revoke(rotated(), 'B', 100);
-    t.same(plan.remove.map((k) => k.kid), ['B']);
+    t.same(
+      plan.remove.map((k) => k.kid),
+      ['B'],
+    );
     t.same(plan.create, [], 'no new key: the current one is already published everywhere');
-    t.same(plan.extend.map((e) => [e.key.kid, e.from, e.key.signs_until, e.key.publish_until]), [['A', 400, undefined, undefined]]);
+    t.same(
+      plan.extend.map((e) => [e.key.kid, e.from, e.key.signs_until, e.key.publish_until]),
+      [['A', 400, undefined, undefined]],
+    );
     t.equal(signingKeyAt(after(plan), 400)?.kid, 'A');
     t.equal(firstUnsignedInstant(after(plan), 100), undefined);
   });
@@ -142,15 +201,24 @@ t.test('planRevocation', async (t) => {
   t.test('revoke both, current first: the replacement is extended, never a revoked key', async (t) => {
     const first = revoke(rotated(), 'A', 100, 'S1');
     const second = revoke(after(first), 'B', 120, 'S2');
-    t.same(second.remove.map((k) => k.kid), ['B']);
-    t.same(second.extend.map((e) => [e.key.kid, e.from, e.key.signs_until]), [['S1', 400, undefined]]);
+    t.same(
+      second.remove.map((k) => k.kid),
+      ['B'],
+    );
+    t.same(
+      second.extend.map((e) => [e.key.kid, e.from, e.key.signs_until]),
+      [['S1', 400, undefined]],
+    );
     t.same(windows(after(second)), [['S1', 100, undefined, undefined]]);
   });
 
   t.test('revoke both, scheduled first: the extended key, once revoked, gives way to a replacement', async (t) => {
     const first = revoke(rotated(), 'B', 100, 'S1');
     const second = revoke(after(first), 'A', 120, 'S2');
-    t.same(second.remove.map((k) => k.kid), ['A']);
+    t.same(
+      second.remove.map((k) => k.kid),
+      ['A'],
+    );
     t.same(second.extend, []);
     t.same(windows(after(second)), [['S2', 120, undefined, undefined]]);
     t.equal(second.stopGap?.kid, 'S2');
@@ -167,9 +235,16 @@ t.test('planRevocation', async (t) => {
 
   t.test('rotate twice, then revoke the middle key: the first signs on until the last takes over', async (t) => {
     const twice = rotate(rotate([key('A')], 'B', 100), 'C', 200);
-    t.same(windows(twice), [['A', 0, 400, 400 + TTL], ['B', 400, 500, 500 + TTL], ['C', 500, undefined, undefined]]);
+    t.same(windows(twice), [
+      ['A', 0, 400, 400 + TTL],
+      ['B', 400, 500, 500 + TTL],
+      ['C', 500, undefined, undefined],
+    ]);
     const plan = revoke(twice, 'B', 250);
-    t.same(plan.extend.map((e) => [e.key.kid, e.from, e.key.signs_until, e.key.publish_until]), [['A', 400, 500, 500 + TTL]]);
+    t.same(
+      plan.extend.map((e) => [e.key.kid, e.from, e.key.signs_until, e.key.publish_until]),
+      [['A', 400, 500, 500 + TTL]],
+    );
     const keys = after(plan);
     t.equal(signingKeyAt(keys, 450)?.kid, 'A');
     t.equal(signingKeyAt(keys, 500)?.kid, 'C');
@@ -185,8 +260,14 @@ t.test('planCleanup', async (t) => {
       t.same([plan.remove, plan.create, plan.extend], [[], [], []], `nothing changes at ${now}`);
     }
     const plan = prune(keys, 4000);
-    t.same(plan.remove.map((k) => k.kid), ['A']);
-    t.same(after(plan).map((k) => k.kid), ['B']);
+    t.same(
+      plan.remove.map((k) => k.kid),
+      ['A'],
+    );
+    t.same(
+      after(plan).map((k) => k.kid),
+      ['B'],
+    );
   });
 
   t.test('a key that signs now is never deleted, even past its publication', async (t) => {
@@ -198,10 +279,16 @@ t.test('planCleanup', async (t) => {
     const orphan = key('A', { signs_until: 400, publish_until: 400 + TTL });
     const published = prune([orphan], 1000);
     t.same(published.remove, [], 'the orphan is still published');
-    t.same(published.create.map((k) => [k.kid, k.signs_from, k.signs_until]), [['spare', 1000, undefined]]);
+    t.same(
+      published.create.map((k) => [k.kid, k.signs_from, k.signs_until]),
+      [['spare', 1000, undefined]],
+    );
     t.equal(published.stopGap?.kid, 'spare');
     const expired = prune([orphan], 5000);
-    t.same(expired.remove.map((k) => k.kid), ['A']);
+    t.same(
+      expired.remove.map((k) => k.kid),
+      ['A'],
+    );
     t.same(windows(after(expired)), [['spare', 5000, undefined, undefined]]);
   });
 });
@@ -222,10 +309,19 @@ t.test('every sequence of rotate, prune and revoke keeps a key signing at every 
     if (revoked && keys.some((k) => k.kid === revoked)) fail('the revoked key is still there');
     for (const k of plan.remove) if (k.kid !== revoked && !isExpiredAt(k, now)) fail(`deleted ${k.kid}, which signs or is published`);
     for (const k of keys) {
-      if ((k.publish_until === undefined) !== (k.signs_until === undefined)) fail(`${k.kid} is published for good but signs for a while, or the reverse`);
-      if (k.signs_until !== undefined && (k.publish_until ?? 0) < k.signs_until + TTL) fail(`${k.kid} is unpublished before its last token expires`);
+      if ((k.publish_until === undefined) !== (k.signs_until === undefined))
+        fail(`${k.kid} is published for good but signs for a while, or the reverse`);
+      if (k.signs_until !== undefined && (k.publish_until ?? 0) < k.signs_until + TTL)
+        fail(`${k.kid} is unpublished before its last token expires`);
     }
-    if (plan.stopGap && (plan.stopGap.signs_from !== now || signingKeyAt(before.filter((k) => k.kid !== revoked), now))) {
+    if (
+      plan.stopGap &&
+      (plan.stopGap.signs_from !== now ||
+        signingKeyAt(
+          before.filter((k) => k.kid !== revoked),
+          now,
+        ))
+    ) {
       fail('a stop-gap that was not needed, or that does not sign at once');
     }
     const signerBefore = signingKeyAt(before, now);

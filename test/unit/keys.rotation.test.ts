@@ -1,12 +1,12 @@
-import t from 'tap';
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { generateKeyRecord, readKeyFolder, writeKeyFile, type KeyRecord } from '../../src/keys/key-file.js';
-import { Keystore } from '../../src/keys/keystore.js';
-import { pruneKeys, revokeKey, rotateKeys, type KeyChange } from '../../src/keys/rotation.js';
-import { AccessTokens } from '../../src/tokens/access-token.js';
+import t from 'tap';
 import { describeKeyChange } from '../../scripts/key-change-lines.js';
+import { generateKeyRecord, type KeyRecord, readKeyFolder, writeKeyFile } from '../../src/keys/key-file.js';
+import { Keystore } from '../../src/keys/keystore.js';
+import { type KeyChange, pruneKeys, revokeKey, rotateKeys } from '../../src/keys/rotation.js';
+import { AccessTokens } from '../../src/tokens/access-token.js';
 import { tempDir } from '../helpers/keys.js';
 
 /**
@@ -53,9 +53,20 @@ t.test('rotateKeys', async (t) => {
     ]);
     const keystore = await Keystore.open(dir, NOW);
     t.equal(keystore.signingKeyAt(NOW + 299)?.kid, first?.kid, 'the old key still signs during the delay');
-    t.same(keystore.jwksAt(NOW).keys.map((k) => k.kid).sort(), [first?.kid, fresh?.kid].sort(), 'both are published');
+    t.same(
+      keystore
+        .jwksAt(NOW)
+        .keys.map((k) => k.kid)
+        .sort(),
+      [first?.kid, fresh?.kid].sort(),
+      'both are published',
+    );
     t.equal(keystore.signingKeyAt(NOW + 300)?.kid, fresh?.kid, 'the new key signs after the delay');
-    t.same(keystore.jwksAt(NOW + 300 + TTL).keys.map((k) => k.kid), [fresh?.kid], 'the old key is unpublished once its tokens have expired');
+    t.same(
+      keystore.jwksAt(NOW + 300 + TTL).keys.map((k) => k.kid),
+      [fresh?.kid],
+      'the old key is unpublished once its tokens have expired',
+    );
   });
 
   for (const alg of ['ES256', 'EdDSA', 'RS256', 'PS256'] as const) {
@@ -67,7 +78,11 @@ t.test('rotateKeys', async (t) => {
       const { token } = await issuer.issue({ subject: 's', clientId: 'c', scope: ['read'] });
       const jwks = keystore.jwksAt(NOW);
       t.equal(jwks.keys[0]?.alg, alg);
-      const { protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'https://as', audience: 'api', currentDate: new Date(NOW * 1000) });
+      const { protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {
+        issuer: 'https://as',
+        audience: 'api',
+        currentDate: new Date(NOW * 1000),
+      });
       t.equal(protectedHeader.alg, alg);
     });
   }
@@ -121,12 +136,21 @@ t.test('pruneKeys', async (t) => {
       `kept     ${current?.kid} ES256 signs ${iso(NOW - 9_900)} to open-ended, published until open-ended`,
       `deleted  ${expired?.kid} ES256 removed: every token it signed expired at ${iso(NOW - 9_900 + 60)}`,
     ]);
-    t.same((await readKeyFolder(dir)).map((k) => k.kid), [current?.kid]);
+    t.same(
+      (await readKeyFolder(dir)).map((k) => k.kid),
+      [current?.kid],
+    );
   });
 
   t.test('in a folder where no key signs any more, puts in one that signs at once', async (t) => {
     const dir = await tempDir(t);
-    const orphan = await writeKey(dir, { kid: 'orphan', created_at: NOW - 9000, signs_from: NOW - 9000, signs_until: NOW - 8000, publish_until: NOW - 4400 });
+    const orphan = await writeKey(dir, {
+      kid: 'orphan',
+      created_at: NOW - 9000,
+      signs_from: NOW - 9000,
+      signs_until: NOW - 8000,
+      publish_until: NOW - 4400,
+    });
     const changes = await pruneKeys(dir, { accessTokenTtl: TTL, now: NOW });
     const [spare] = await readKeyFolder(dir);
     t.same(lines(changes), [

@@ -1,9 +1,9 @@
-import t from 'tap';
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import t from 'tap';
 import { refOf } from '../../src/tokens/opaque.js';
+import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { pkcePair } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { basic, ISSUER, NO_STORE_JSON } from '../helpers/server.js';
 import { memoryStore } from '../helpers/stores.js';
 import { expectInvalidGrant, parallelRedemptionSuite, setup } from '../suites/authorization-code.js';
@@ -19,7 +19,12 @@ t.test('POST /oauth2/token grant_type=authorization_code', async (t) => {
     t.match(body, { token_type: 'bearer', expires_in: 3600, scope: 'read write' });
     t.match(body.refresh_token, /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
     const jwks = createLocalJWKSet((await app.inject({ url: '/.well-known/jwks.json' })).json());
-    const { payload } = await jwtVerify(body.access_token, jwks, { issuer: ISSUER, audience: ISSUER, typ: 'at+jwt', currentDate: new Date(clock.now) });
+    const { payload } = await jwtVerify(body.access_token, jwks, {
+      issuer: ISSUER,
+      audience: ISSUER,
+      typ: 'at+jwt',
+      currentDate: new Date(clock.now),
+    });
     t.match(payload, { sub: 'user-alice', client_id: 'web', scope: 'read write' });
     t.type(payload.auth_time, 'number');
   });
@@ -55,28 +60,60 @@ t.test('POST /oauth2/token grant_type=authorization_code', async (t) => {
     const { verifier, newCode, redeem } = await setup(t);
     const unknown = 'the authorization code is invalid, expired, or was issued to another client';
     expectInvalidGrant(t, await redeem({ code: 'not-a-code', redirect_uri: WEB_REDIRECT, code_verifier: verifier }), unknown);
-    expectInvalidGrant(t, await redeem({ code: await newCode(), redirect_uri: WEB_REDIRECT, code_verifier: verifier }, basic('single', WEB_SECRET)), unknown);
-    expectInvalidGrant(t, await redeem({ code: await newCode(), code_verifier: verifier }), 'redirect_uri is required: the authorization request carried one');
-    expectInvalidGrant(t, await redeem({ code: await newCode(), redirect_uri: `${WEB_REDIRECT}/`, code_verifier: verifier }), 'redirect_uri does not match the authorization request');
-    expectInvalidGrant(t, await redeem({ code: await newCode(), redirect_uri: WEB_REDIRECT }), 'code_verifier is required: the authorization request had a code_challenge');
-    expectInvalidGrant(t, await redeem({ code: await newCode(), redirect_uri: WEB_REDIRECT, code_verifier: pkcePair().verifier }), 'code_verifier does not match the code_challenge');
+    expectInvalidGrant(
+      t,
+      await redeem({ code: await newCode(), redirect_uri: WEB_REDIRECT, code_verifier: verifier }, basic('single', WEB_SECRET)),
+      unknown,
+    );
+    expectInvalidGrant(
+      t,
+      await redeem({ code: await newCode(), code_verifier: verifier }),
+      'redirect_uri is required: the authorization request carried one',
+    );
+    expectInvalidGrant(
+      t,
+      await redeem({ code: await newCode(), redirect_uri: `${WEB_REDIRECT}/`, code_verifier: verifier }),
+      'redirect_uri does not match the authorization request',
+    );
+    expectInvalidGrant(
+      t,
+      await redeem({ code: await newCode(), redirect_uri: WEB_REDIRECT }),
+      'code_verifier is required: the authorization request had a code_challenge',
+    );
+    expectInvalidGrant(
+      t,
+      await redeem({ code: await newCode(), redirect_uri: WEB_REDIRECT, code_verifier: pkcePair().verifier }),
+      'code_verifier does not match the code_challenge',
+    );
     const code = await newCode();
     await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: 'wrong'.repeat(10) });
-    expectInvalidGrant(t, await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: verifier }), 'the authorization code was already used; the tokens issued from it are revoked');
+    expectInvalidGrant(
+      t,
+      await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: verifier }),
+      'the authorization code was already used; the tokens issued from it are revoked',
+    );
   });
 
   t.test('a verifier for a code issued without a challenge is a downgrade, refused', async (t) => {
     const { newCode, redeem, request } = await setup(t);
     const { code_challenge: _c, code_challenge_method: _m, ...withoutPkce } = request;
     const code = await newCode(withoutPkce);
-    expectInvalidGrant(t, await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: pkcePair().verifier }), 'code_verifier sent, but the authorization request had no code_challenge');
+    expectInvalidGrant(
+      t,
+      await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: pkcePair().verifier }),
+      'code_verifier sent, but the authorization request had no code_challenge',
+    );
   });
 
   t.test('an expired code is invalid_grant', async (t) => {
     const { advance, verifier, newCode, redeem } = await setup(t, memoryStore, { AUTHORIZATION_CODE_TTL: '30' });
     const code = await newCode();
     await advance(31);
-    expectInvalidGrant(t, await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: verifier }), 'the authorization code is invalid, expired, or was issued to another client');
+    expectInvalidGrant(
+      t,
+      await redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: verifier }),
+      'the authorization code is invalid, expired, or was issued to another client',
+    );
   });
 
   t.test('scope may narrow the grant, never widen it', async (t) => {

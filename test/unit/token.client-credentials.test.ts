@@ -1,6 +1,6 @@
-import t from 'tap';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { basic, buildTestServer, form, FORM_HEADERS, ISSUER, NO_STORE_JSON, SECRETS } from '../helpers/server.js';
+import t from 'tap';
+import { basic, buildTestServer, FORM_HEADERS, form, ISSUER, NO_STORE_JSON, SECRETS } from '../helpers/server.js';
 
 t.test('POST /oauth2/token grant_type=client_credentials', async (t) => {
   const { app, clock, keystore } = await buildTestServer(t);
@@ -61,14 +61,20 @@ t.test('POST /oauth2/token grant_type=client_credentials', async (t) => {
     for (const scope of ['read  write', ' read', 'read\u00e9', 'a"b', 'a\\b']) {
       const res = await request({ grant_type: 'client_credentials', scope });
       t.equal(res.statusCode, 400, JSON.stringify(scope));
-      t.same(res.json(), { error: 'invalid_scope', error_description: 'scope is not a space-separated list of scope tokens (RFC 6749 §3.3)' });
+      t.same(res.json(), {
+        error: 'invalid_scope',
+        error_description: 'scope is not a space-separated list of scope tokens (RFC 6749 §3.3)',
+      });
     }
   });
 
   t.test('a client without the grant is unauthorized_client', async (t) => {
     const res = await request({ grant_type: 'client_credentials' }, basic('webapp', 'webapp-secret'));
     t.equal(res.statusCode, 400);
-    t.same(res.json(), { error: 'unauthorized_client', error_description: 'this client is not registered for grant_type client_credentials' });
+    t.same(res.json(), {
+      error: 'unauthorized_client',
+      error_description: 'this client is not registered for grant_type client_credentials',
+    });
   });
 
   t.test('a client registered for client_secret_post authenticates in the body', async (t) => {

@@ -21,19 +21,34 @@ t.test('POST /oauth2/token grant_type=password', async (t) => {
 
   t.test('unknown user and wrong password: the same invalid_grant', async (t) => {
     const { client } = await setup(t);
-    for (const [username, pass] of [['alice', 'wrong'], ['nobody', 'wrong']] as const) {
-      expectOAuthError(t, await client('first-party').token(password(username, pass)), { status: 400, error: 'invalid_grant', description: 'invalid username or password' });
+    for (const [username, pass] of [
+      ['alice', 'wrong'],
+      ['nobody', 'wrong'],
+    ] as const) {
+      expectOAuthError(t, await client('first-party').token(password(username, pass)), {
+        status: 400,
+        error: 'invalid_grant',
+        description: 'invalid username or password',
+      });
     }
   });
 
   t.test('only for clients that register it; parameters required', async (t) => {
     const { client } = await setup(t);
     const res = await client('web').token(password(ALICE.username, ALICE.password));
-    expectOAuthError(t, res, { status: 400, error: 'unauthorized_client', description: 'this client is not registered for grant_type password' });
+    expectOAuthError(t, res, {
+      status: 400,
+      error: 'unauthorized_client',
+      description: 'this client is not registered for grant_type password',
+    });
     const missing = await client('first-party').token({ grant_type: 'password', username: 'alice' });
     expectOAuthError(t, missing, { status: 400, error: 'invalid_request', description: 'parameter "password" is required' });
     const anonymous = await client('first-party', null).token(password(ALICE.username, ALICE.password));
-    expectOAuthError(t, anonymous, { status: 401, error: 'invalid_client', description: 'client authentication failed: this client authenticates with client_secret_basic' });
+    expectOAuthError(t, anonymous, {
+      status: 401,
+      error: 'invalid_client',
+      description: 'client authentication failed: this client authenticates with client_secret_basic',
+    });
   });
 
   t.test('failures per username are limited: 429 with Retry-After and an OAuth error body', async (t) => {
@@ -41,7 +56,12 @@ t.test('POST /oauth2/token grant_type=password', async (t) => {
     for (let i = 0; i < 3; i += 1) await client('first-party', WEB_SECRET, `198.51.100.${i}`).token(password('alice', `wrong-${i}`));
     const res = await client('no-refresh', WEB_SECRET, '198.51.100.200').token(password(ALICE.username, ALICE.password));
     // Even the right password, from another client and address.
-    expectOAuthError(t, res, { status: 429, error: 'invalid_grant', description: 'too many failed attempts: retry after 300 seconds', headers: { 'retry-after': '300' } });
+    expectOAuthError(t, res, {
+      status: 429,
+      error: 'invalid_grant',
+      description: 'too many failed attempts: retry after 300 seconds',
+      headers: { 'retry-after': '300' },
+    });
     t.equal((await client('first-party').token(password('bob', 'bob-password-1'))).statusCode, 200, 'other users are unaffected');
   });
 
@@ -50,6 +70,10 @@ t.test('POST /oauth2/token grant_type=password', async (t) => {
     const attacker = client('first-party', WEB_SECRET, '192.0.2.66');
     for (const username of ['u1', 'u2']) await attacker.token(password(username, 'x'));
     t.equal((await attacker.token(password(ALICE.username, ALICE.password))).statusCode, 429);
-    t.equal((await client('first-party', WEB_SECRET, '192.0.2.67').token(password(ALICE.username, ALICE.password))).statusCode, 200, 'another address is unaffected');
+    t.equal(
+      (await client('first-party', WEB_SECRET, '192.0.2.67').token(password(ALICE.username, ALICE.password))).statusCode,
+      200,
+      'another address is unaffected',
+    );
   });
 });

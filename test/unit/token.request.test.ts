@@ -1,7 +1,7 @@
-import t from 'tap';
 import type { Test } from 'tap';
+import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { basic, buildTestServer, form, FORM_HEADERS, ISSUER, NO_STORE_JSON, SECRETS, TEST_CLIENTS } from '../helpers/server.js';
+import { basic, buildTestServer, FORM_HEADERS, form, ISSUER, NO_STORE_JSON, SECRETS, TEST_CLIENTS } from '../helpers/server.js';
 
 const WWW_AUTHENTICATE = `Basic realm="${ISSUER}", charset="UTF-8"`;
 
@@ -20,13 +20,7 @@ t.test('POST /oauth2/token request validation', async (t) => {
   });
   const post = (payload: string, headers: Record<string, string> = {}, url = '/oauth2/token') =>
     app.inject({ method: 'POST', url, headers: { ...FORM_HEADERS, ...headers }, payload });
-  const expectError = async (
-    t: Test,
-    res: Awaited<ReturnType<typeof post>>,
-    status: number,
-    error: string,
-    description: string,
-  ) => {
+  const expectError = async (t: Test, res: Awaited<ReturnType<typeof post>>, status: number, error: string, description: string) => {
     t.equal(res.statusCode, status);
     t.match(res.headers, NO_STORE_JSON);
     t.same(res.json(), { error, error_description: description });
@@ -36,7 +30,10 @@ t.test('POST /oauth2/token request validation', async (t) => {
 
   t.test('content types other than application/x-www-form-urlencoded are invalid_request', async (t) => {
     for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x']) {
-      const res = await post(type === 'application/json' ? '{"grant_type":"client_credentials"}' : valid, { ...serviceAuth, 'content-type': type });
+      const res = await post(type === 'application/json' ? '{"grant_type":"client_credentials"}' : valid, {
+        ...serviceAuth,
+        'content-type': type,
+      });
       await expectError(t, res, 400, 'invalid_request', 'unsupported content type: use application/x-www-form-urlencoded');
     }
   });
@@ -97,7 +94,13 @@ t.test('POST /oauth2/token request validation', async (t) => {
     });
 
     t.test('a malformed Basic header is invalid_request', async (t) => {
-      for (const authorization of ['Basic', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':secret').toString('base64')}`, `Basic ${Buffer.from('%zz:secret').toString('base64')}`]) {
+      for (const authorization of [
+        'Basic',
+        'Basic !!!',
+        `Basic ${Buffer.from('no-colon').toString('base64')}`,
+        `Basic ${Buffer.from(':secret').toString('base64')}`,
+        `Basic ${Buffer.from('%zz:secret').toString('base64')}`,
+      ]) {
         const res = await post(valid, { authorization });
         await expectError(t, res, 400, 'invalid_request', 'malformed HTTP Basic credentials');
       }
@@ -119,17 +122,39 @@ t.test('POST /oauth2/token request validation', async (t) => {
     });
 
     t.test('a client secret in the query string is invalid_request', async (t) => {
-      const res = await post(form({ grant_type: 'client_credentials', client_id: 'poster' }), {}, `/oauth2/token?client_secret=${SECRETS.poster}`);
+      const res = await post(
+        form({ grant_type: 'client_credentials', client_id: 'poster' }),
+        {},
+        `/oauth2/token?client_secret=${SECRETS.poster}`,
+      );
       await expectError(t, res, 400, 'invalid_request', 'client_secret must not be sent in the query string');
     });
 
     t.test('a client must use the method it registered', async (t) => {
       const viaPost = await post(form({ grant_type: 'client_credentials', client_id: 'service', client_secret: SECRETS.service }));
-      await expectError(t, viaPost, 401, 'invalid_client', 'client authentication failed: this client authenticates with client_secret_basic');
+      await expectError(
+        t,
+        viaPost,
+        401,
+        'invalid_client',
+        'client authentication failed: this client authenticates with client_secret_basic',
+      );
       const viaBasic = await post(valid, { authorization: basic('poster', SECRETS.poster) });
-      await expectError(t, viaBasic, 401, 'invalid_client', 'client authentication failed: this client authenticates with client_secret_post');
+      await expectError(
+        t,
+        viaBasic,
+        401,
+        'invalid_client',
+        'client authentication failed: this client authenticates with client_secret_post',
+      );
       const idOnly = await post(form({ grant_type: 'client_credentials', client_id: 'service' }));
-      await expectError(t, idOnly, 401, 'invalid_client', 'client authentication failed: this client authenticates with client_secret_basic');
+      await expectError(
+        t,
+        idOnly,
+        401,
+        'invalid_client',
+        'client authentication failed: this client authenticates with client_secret_basic',
+      );
     });
 
     t.test('a public client cannot use client_credentials', async (t) => {

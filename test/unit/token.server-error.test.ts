@@ -1,6 +1,6 @@
-import t from 'tap';
 import { Writable } from 'node:stream';
-import { basic, buildTestServer, form, FORM_HEADERS, NO_STORE_JSON, SECRETS } from '../helpers/server.js';
+import t from 'tap';
+import { basic, buildTestServer, FORM_HEADERS, form, NO_STORE_JSON, SECRETS } from '../helpers/server.js';
 
 t.test('POST /oauth2/token fails closed with server_error and no internals', async (t) => {
   const lines: string[] = [];

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
 import { StoreUnavailableError } from '../../src/errors.js';
 import type { AttemptCounter } from '../../src/store/types.js';
-import { memoryStore } from '../helpers/stores.js';
 import { ALICE } from '../helpers/authorize-fixtures.js';
+import { memoryStore } from '../helpers/stores.js';
 import { signInLimitsSuite, signInService } from '../suites/sign-in-service.js';
 
 signInLimitsSuite(t, 'MemoryStore', memoryStore);
@@ -12,7 +12,8 @@ t.test('fail closed: when the store fails, no one signs in', async (t) => {
   async function faultyStore(t: Test, fails: (operation: string, key: string) => boolean) {
     const { store } = await memoryStore(t);
     const counter: AttemptCounter = {
-      reserveAttempt: (key, limit, window) => (fails('reserve', key) ? Promise.reject(new StoreUnavailableError('down')) : store.reserveAttempt(key, limit, window)),
+      reserveAttempt: (key, limit, window) =>
+        fails('reserve', key) ? Promise.reject(new StoreUnavailableError('down')) : store.reserveAttempt(key, limit, window),
       releaseAttempt: (key) => (fails('release', key) ? Promise.reject(new StoreUnavailableError('down')) : store.releaseAttempt(key)),
       clearAttempts: (key) => (fails('clear', key) ? Promise.reject(new StoreUnavailableError('down')) : store.clearAttempts(key)),
     };

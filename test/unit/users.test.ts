@@ -1,7 +1,7 @@
-import t from 'tap';
 import { scryptSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import t from 'tap';
 import { hashPassword, isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from '../../src/users/password.js';
 import { UserRegistry, UsersFileError } from '../../src/users/registry.js';
 import { tempDir } from '../helpers/keys.js';
@@ -74,7 +74,14 @@ t.test('UserRegistry', async (t) => {
     t.equal(await registry.authenticate('mallory', 'alice-password'), undefined);
     t.strictSame(registry.get('alice'), { username: 'alice', sub: 'u-1' });
     t.equal(registry.get('mallory'), undefined);
-    t.strictSame(registry.all(), [{ username: 'alice', sub: 'u-1' }, { username: 'bob', sub: 'bob' }], 'no hash exposed');
+    t.strictSame(
+      registry.all(),
+      [
+        { username: 'alice', sub: 'u-1' },
+        { username: 'bob', sub: 'bob' },
+      ],
+      'no hash exposed',
+    );
   });
 
   t.test('unknown users and malformed hashes take as long as wrong passwords', async (t) => {
@@ -102,42 +109,86 @@ t.test('UserRegistry', async (t) => {
   t.test('a bad entry is refused naming the user and the field', async (t) => {
     const cases: [unknown, string][] = [
       [{ username: 'a', password_hash: 'plain' }, 'users: user "a": password_hash: must be the output of "npm run password:hash"'],
-      [{ username: 'a', password_hash: hash.replace('$16$', '$15$') }, 'users: user "a": password_hash: scrypt parameters out of bounds (N a power of 2 up to 2^20, r 1-32, p 1-16, 128*N*r at most 1 GiB)'],
+      [
+        { username: 'a', password_hash: hash.replace('$16$', '$15$') },
+        'users: user "a": password_hash: scrypt parameters out of bounds (N a power of 2 up to 2^20, r 1-32, p 1-16, 128*N*r at most 1 GiB)',
+      ],
       [{ username: 'a' }, 'users: user "a": password_hash: Invalid input: expected string, received undefined'],
       [{ username: '', password_hash: hash }, 'users: user "": username: Too small: expected string to have >=1 characters'],
-      [{ username: 'u'.repeat(129), password_hash: hash }, `users: user "${'u'.repeat(129)}": username: Too big: expected string to have <=128 characters`],
+      [
+        { username: 'u'.repeat(129), password_hash: hash },
+        `users: user "${'u'.repeat(129)}": username: Too big: expected string to have <=128 characters`,
+      ],
       [{ username: ' a', password_hash: hash }, 'users: user " a": username: must have no control characters and no surrounding spaces'],
       [{ username: 'a ', password_hash: hash }, 'users: user "a ": username: must have no control characters and no surrounding spaces'],
-      [{ username: 'a\tb', password_hash: hash }, 'users: user "a\tb": username: must have no control characters and no surrounding spaces'],
-      [{ username: 'a\u0085b', password_hash: hash }, 'users: user "a\u0085b": username: must have no control characters and no surrounding spaces'],
-      [{ username: 'a', password_hash: hash, sub: 'has space' }, 'users: user "a": sub: must be 1-255 printable ASCII characters without spaces'],
+      [
+        { username: 'a\tb', password_hash: hash },
+        'users: user "a\tb": username: must have no control characters and no surrounding spaces',
+      ],
+      [
+        { username: 'a\u0085b', password_hash: hash },
+        'users: user "a\u0085b": username: must have no control characters and no surrounding spaces',
+      ],
+      [
+        { username: 'a', password_hash: hash, sub: 'has space' },
+        'users: user "a": sub: must be 1-255 printable ASCII characters without spaces',
+      ],
       [{ username: 'a', password_hash: hash, sub: '' }, 'users: user "a": sub: must be 1-255 printable ASCII characters without spaces'],
       [{ username: 'a', password_hash: hash, sub: 'é' }, 'users: user "a": sub: must be 1-255 printable ASCII characters without spaces'],
-      [{ username: 'a', password_hash: hash, sub: 's'.repeat(256) }, 'users: user "a": sub: must be 1-255 printable ASCII characters without spaces'],
+      [
+        { username: 'a', password_hash: hash, sub: 's'.repeat(256) },
+        'users: user "a": sub: must be 1-255 printable ASCII characters without spaces',
+      ],
       [{ username: 'a', password_hash: hash, role: 'admin' }, 'users: user "a": entry: Unrecognized key: "role"'],
-      [{ username: 'a', password: 'alice-password' }, 'users: user "a": password_hash: Invalid input: expected string, received undefined\nusers: user "a": entry: Unrecognized key: "password"'],
+      [
+        { username: 'a', password: 'alice-password' },
+        'users: user "a": password_hash: Invalid input: expected string, received undefined\nusers: user "a": entry: Unrecognized key: "password"',
+      ],
       [{ password_hash: hash }, 'users: user #1: username: Invalid input: expected string, received undefined'],
       [{ username: 7, password_hash: hash }, 'users: user #1: username: Invalid input: expected string, received number'],
       [null, 'users: user #1: entry: Invalid input: expected object, received null'],
       ['alice', 'users: user #1: entry: Invalid input: expected object, received string'],
     ];
     for (const [entry, message] of cases) t.throws(() => UserRegistry.fromEntries([entry]), new UsersFileError(message));
-    t.throws(() => UserRegistry.fromEntries([{ username: 'a', password_hash: hash }, {}], 'users.json'), new UsersFileError('users.json: user #2: username: Invalid input: expected string, received undefined'));
-    t.strictSame(UserRegistry.fromEntries([{ username: 'a b', password_hash: hash, sub: 'ab' }]).all(), [{ username: 'a b', sub: 'ab' }], 'inner spaces are fine');
-    t.strictSame(UserRegistry.fromEntries([{ username: 'a b', password_hash: hash }]).all(), [{ username: 'a b', sub: 'a b' }], 'a defaulted sub keeps the username as is');
+    t.throws(
+      () => UserRegistry.fromEntries([{ username: 'a', password_hash: hash }, {}], 'users.json'),
+      new UsersFileError('users.json: user #2: username: Invalid input: expected string, received undefined'),
+    );
+    t.strictSame(
+      UserRegistry.fromEntries([{ username: 'a b', password_hash: hash, sub: 'ab' }]).all(),
+      [{ username: 'a b', sub: 'ab' }],
+      'inner spaces are fine',
+    );
+    t.strictSame(
+      UserRegistry.fromEntries([{ username: 'a b', password_hash: hash }]).all(),
+      [{ username: 'a b', sub: 'a b' }],
+      'a defaulted sub keeps the username as is',
+    );
   });
 
   t.test('a username or sub registered twice is refused', async (t) => {
     t.throws(
-      () => UserRegistry.fromEntries([{ username: 'a', password_hash: hash }, { username: 'a', password_hash: hash, sub: 'other' }]),
+      () =>
+        UserRegistry.fromEntries([
+          { username: 'a', password_hash: hash },
+          { username: 'a', password_hash: hash, sub: 'other' },
+        ]),
       new UsersFileError('users: user "a": username: registered twice'),
     );
     t.throws(
-      () => UserRegistry.fromEntries([{ username: 'a', password_hash: hash, sub: 'x' }, { username: 'b', password_hash: hash, sub: 'x' }]),
+      () =>
+        UserRegistry.fromEntries([
+          { username: 'a', password_hash: hash, sub: 'x' },
+          { username: 'b', password_hash: hash, sub: 'x' },
+        ]),
       new UsersFileError('users: user "b": sub: already used by another user'),
     );
     t.throws(
-      () => UserRegistry.fromEntries([{ username: 'a', password_hash: hash }, { username: 'b', password_hash: hash, sub: 'a' }]),
+      () =>
+        UserRegistry.fromEntries([
+          { username: 'a', password_hash: hash },
+          { username: 'b', password_hash: hash, sub: 'a' },
+        ]),
       new UsersFileError('users: user "b": sub: already used by another user'),
       'a sub defaulted from the username counts',
     );
@@ -151,7 +202,10 @@ t.test('UserRegistry', async (t) => {
     await writeFile(file, JSON.stringify({ users: [] }));
     t.strictSame((await UserRegistry.load(file)).all(), []);
     await writeFile(file, JSON.stringify({ users: [{ username: 'alice', password_hash: 'plain' }] }));
-    await t.rejects(UserRegistry.load(file), new UsersFileError(`${file}: user "alice": password_hash: must be the output of "npm run password:hash"`));
+    await t.rejects(
+      UserRegistry.load(file),
+      new UsersFileError(`${file}: user "alice": password_hash: must be the output of "npm run password:hash"`),
+    );
     await writeFile(file, '{');
     await t.rejects(UserRegistry.load(file), { name: 'UsersFileError', message: new RegExp(`^${file}: not valid JSON \\(`) });
     await writeFile(file, '{"clients": []}');

@@ -24,7 +24,11 @@ t.test('VerificationSlots: a cap on concurrent verifications with a bounded queu
     const tasks = Array.from({ length: 5 }, (_, i) => pending(i));
     const runs = tasks.map((task) => slots.run(task.task));
     await turn();
-    t.same(tasks.map((task) => task.started.count), [1, 1, 0, 0, 0], 'two run, one waits');
+    t.same(
+      tasks.map((task) => task.started.count),
+      [1, 1, 0, 0, 0],
+      'two run, one waits',
+    );
     t.same(await runs[3], { admitted: false }, 'refused without waiting for any running task');
     t.same(await runs[4], { admitted: false });
     tasks[0]?.finish();
@@ -33,14 +37,22 @@ t.test('VerificationSlots: a cap on concurrent verifications with a bounded queu
     t.equal(tasks[2]?.started.count, 1, 'the waiting task got the freed slot');
     tasks[1]?.finish();
     tasks[2]?.finish();
-    t.same(await Promise.all([runs[1], runs[2]]), [{ admitted: true, value: 1 }, { admitted: true, value: 2 }]);
+    t.same(await Promise.all([runs[1], runs[2]]), [
+      { admitted: true, value: 1 },
+      { admitted: true, value: 2 },
+    ]);
   });
 
   t.test('waiters are served first come, first served; a failing task frees its slot', async (t) => {
     const slots = new VerificationSlots(1, 3);
     const tasks = Array.from({ length: 4 }, (_, i) => pending(i));
     const order: number[] = [];
-    const runs = tasks.map((task, i) => slots.run(() => (order.push(i), task.task())));
+    const runs = tasks.map((task, i) =>
+      slots.run(() => {
+        order.push(i);
+        return task.task();
+      }),
+    );
     await turn();
     tasks[0]?.fail(new Error('scrypt failed'));
     await t.rejects(runs[0] as Promise<unknown>, { message: 'scrypt failed' });

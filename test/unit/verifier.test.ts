@@ -1,12 +1,12 @@
-import t from 'tap';
-import type { Test } from 'tap';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import Fastify from 'fastify';
 // Imported through the package's public exports, as resource servers do.
 import { createVerifier, TokenVerificationError } from 'oauth2-token-service/verifier';
 import { requireScope } from 'oauth2-token-service/verifier/fastify';
+import type { Test } from 'tap';
+import t from 'tap';
 import { signCompactJws } from '../../src/tokens/jws.js';
-import { basic, buildTestServer, form, FORM_HEADERS, ISSUER, SECRETS } from '../helpers/server.js';
+import { basic, buildTestServer, FORM_HEADERS, form, ISSUER, SECRETS } from '../helpers/server.js';
 
 t.test('createVerifier', async (t) => {
   const { app, keystore, clock } = await buildTestServer(t);
@@ -18,15 +18,38 @@ t.test('createVerifier', async (t) => {
   if (!key) throw new Error('no signing key');
 
   const issued = async (scope = 'read write') =>
-    (await app.inject({ method: 'POST', url: '/oauth2/token', headers: { ...FORM_HEADERS, authorization: basic('service', SECRETS.service) }, payload: form({ grant_type: 'client_credentials', scope }) })).json().access_token as string;
-  const claims = (extra: Record<string, unknown> = {}) => ({ iss: ISSUER, sub: 'alice', aud: ISSUER, client_id: 'service', scope: 'read', iat: now, exp: now + 600, jti: 'j-1', ...extra });
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { ...FORM_HEADERS, authorization: basic('service', SECRETS.service) },
+        payload: form({ grant_type: 'client_credentials', scope }),
+      })
+    ).json().access_token as string;
+  const claims = (extra: Record<string, unknown> = {}) => ({
+    iss: ISSUER,
+    sub: 'alice',
+    aud: ISSUER,
+    client_id: 'service',
+    scope: 'read',
+    iat: now,
+    exp: now + 600,
+    jti: 'j-1',
+    ...extra,
+  });
   const signed = (extra: Record<string, unknown> = {}, header: Record<string, unknown> = {}) =>
     signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt', ...header }, claims(extra), key.alg, key.privateKey);
   const refused = async (t: Test, token: string, description: string) => {
-    const err = await verifier.verify(token).then(() => undefined, (e: unknown) => e);
+    const err = await verifier.verify(token).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     t.type(err, TokenVerificationError);
     t.match(err, { code: 'invalid_token', status: 401, description });
-    t.equal((err as TokenVerificationError).wwwAuthenticate, `Bearer realm="${ISSUER}", error="invalid_token", error_description="${description}"`);
+    t.equal(
+      (err as TokenVerificationError).wwwAuthenticate,
+      `Bearer realm="${ISSUER}", error="invalid_token", error_description="${description}"`,
+    );
   };
 
   t.test('accepts our tokens and returns typed claims', async (t) => {
@@ -54,20 +77,34 @@ t.test('createVerifier', async (t) => {
 
   t.test('refuses an unknown kid (after a refetch) and a bad signature', async (t) => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    await refused(t, signCompactJws({ alg: 'ES256', kid: 'unknown-kid', typ: 'at+jwt' }, claims(), 'ES256', privateKey), 'the access token is signed with an unknown key');
-    await refused(t, signCompactJws({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' }, claims(), 'ES256', privateKey), 'the access token signature is invalid');
+    await refused(
+      t,
+      signCompactJws({ alg: 'ES256', kid: 'unknown-kid', typ: 'at+jwt' }, claims(), 'ES256', privateKey),
+      'the access token is signed with an unknown key',
+    );
+    await refused(
+      t,
+      signCompactJws({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' }, claims(), 'ES256', privateKey),
+      'the access token signature is invalid',
+    );
     await refused(t, 'not.a.jwt', 'the access token is malformed');
   });
 
   t.test('a missing scope is insufficient_scope, 403', async (t) => {
     const err = await verifier.verify(await issued('read'), { requiredScopes: ['read', 'write'] }).catch((e: unknown) => e);
     t.match(err, { code: 'insufficient_scope', status: 403, description: 'the access token lacks the scope write' });
-    t.equal((err as TokenVerificationError).wwwAuthenticate, `Bearer realm="${ISSUER}", error="insufficient_scope", error_description="the access token lacks the scope write", scope="read write"`);
+    t.equal(
+      (err as TokenVerificationError).wwwAuthenticate,
+      `Bearer realm="${ISSUER}", error="insufficient_scope", error_description="the access token lacks the scope write", scope="read write"`,
+    );
   });
 
   t.test('requireScope guards Fastify routes (RFC 6750)', async (t) => {
     const api = Fastify();
-    api.get('/api/me', { preHandler: requireScope(verifier, 'read') }, async (request) => ({ sub: request.accessToken?.sub, scope: request.accessToken?.scope }));
+    api.get('/api/me', { preHandler: requireScope(verifier, 'read') }, async (request) => ({
+      sub: request.accessToken?.sub,
+      scope: request.accessToken?.scope,
+    }));
     t.teardown(() => api.close());
     const get = (authorization?: string) => api.inject({ url: '/api/me', headers: authorization ? { authorization } : {} });
 

@@ -16,7 +16,9 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
     const decision = fields.get('decision');
     if (decision === 'deny') throw new AccessDenied('the user denied the request').redirectingTo(authorization);
     if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
-    const parameters = await sendingStoreFailuresToClient(authorization, () => approvedResponseParameters(authorization, user, endpoint.responses));
+    const parameters = await sendingStoreFailuresToClient(authorization, () =>
+      approvedResponseParameters(authorization, user, endpoint.responses),
+    );
     return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: true });
   });
 }

@@ -5,9 +5,9 @@ import { InvalidRequest, OAuthError, StoreUnavailableError } from '../../errors.
 import { BODY_LIMIT_BYTES, FORM_CONTENT_TYPE } from '../../http/form-body.js';
 import { errorPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
+import { consentRoute } from './consent.js';
 import { cookieJar } from './cookies.js';
 import { showConsent, showLogin, validate } from './interaction.js';
-import { consentRoute } from './consent.js';
 import { loginRoute } from './login.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendErrorToClient } from './response.js';
@@ -31,9 +31,16 @@ function queryOf(url: string): string {
  */
 function answerError(endpoint: AuthorizeRouteOptions, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) {
-    if (error.cause instanceof Error) request.log.error({ err: { type: error.cause.name, message: error.cause.message } }, `${error.error} sent to the client`);
-    if (error.redirectTo) return sendErrorToClient(reply, error.redirectTo, error, { issuer: endpoint.issuer, afterPost: request.method === 'POST' });
-    if (error.statusCode < 500) return sendPage(reply, error.statusCode, errorPage(error.statusCode === 403 ? 'Form refused' : 'Invalid authorization request', error.description));
+    if (error.cause instanceof Error)
+      request.log.error({ err: { type: error.cause.name, message: error.cause.message } }, `${error.error} sent to the client`);
+    if (error.redirectTo)
+      return sendErrorToClient(reply, error.redirectTo, error, { issuer: endpoint.issuer, afterPost: request.method === 'POST' });
+    if (error.statusCode < 500)
+      return sendPage(
+        reply,
+        error.statusCode,
+        errorPage(error.statusCode === 403 ? 'Form refused' : 'Invalid authorization request', error.description),
+      );
   }
   if (error instanceof StoreUnavailableError) {
     request.log.error({ err: { type: error.name, message: error.message } }, 'store unavailable on the authorization endpoint');

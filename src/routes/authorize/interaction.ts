@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { validateAuthorizationRequest, type AuthorizationRequest, type Parameters } from '../../authorize/request.js';
+import { type AuthorizationRequest, type Parameters, validateAuthorizationRequest } from '../../authorize/request.js';
 import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
 import { FormParams } from '../../oauth/form-params.js';
-import { consentPage, loginPage, type FormContext } from '../../pages/authorization.js';
+import { consentPage, type FormContext, loginPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
@@ -56,12 +56,19 @@ export async function sendingStoreFailuresToClient<T>(authorization: Authorizati
   try {
     return await step();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(authorization);
+    if (err instanceof StoreUnavailableError)
+      throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(authorization);
     throw err;
   }
 }
 
-function formContext(endpoint: AuthorizeRouteOptions, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, action: string): FormContext {
+function formContext(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authorization: AuthorizationRequest,
+  action: string,
+): FormContext {
   return {
     action,
     interaction: endpoint.signer.sign('interaction', authorization.parameters, nowSeconds(endpoint.clock) + INTERACTION_TTL_SECONDS),
@@ -81,7 +88,13 @@ export function showLogin(
   return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username));
 }
 
-export function showConsent(endpoint: AuthorizeRouteOptions, request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, sub: string): FastifyReply {
+export function showConsent(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authorization: AuthorizationRequest,
+  sub: string,
+): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.consent);
   // Chrome applies form-action to the redirect that follows the submission: allow the client's origin.
   return sendPage(reply, 200, consentPage(form, authorization.scope, sub), { formTargets: [new URL(authorization.redirectUri).origin] });

@@ -27,7 +27,11 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
     switch (signIn.outcome) {
       case 'throttled':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
-        return showLogin(endpoint, request, reply, authorization, { statusCode: 429, message: tooManyAttempts(signIn.retryAfterSeconds), username });
+        return showLogin(endpoint, request, reply, authorization, {
+          statusCode: 429,
+          message: tooManyAttempts(signIn.retryAfterSeconds),
+          username,
+        });
       case 'busy':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
         return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: BUSY, username });

@@ -1,6 +1,6 @@
 import type { AuthorizationResponseDependencies } from '../../authorize/respond.js';
-import type { Clock } from '../../clock.js';
 import type { ClientRegistry } from '../../clients/registry.js';
+import type { Clock } from '../../clock.js';
 import type { BrowserSession } from '../../session/browser-session.js';
 import type { Signer } from '../../session/signer.js';
 import type { PasswordSignIn } from '../../users/sign-in.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Parameters } from '../../authorize/request.js';
 import type { OAuthError } from '../../errors.js';
-import { redirectLocation, type ResponseTarget } from '../../oauth/response-mode.js';
+import { type ResponseTarget, redirectLocation } from '../../oauth/response-mode.js';
 import { FORM_POST_SCRIPT_HASH, formPostPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
 
@@ -39,5 +39,13 @@ export function sendErrorToClient(
   error: OAuthError,
   options: { issuer: string; afterPost: boolean },
 ): FastifyReply {
-  return sendToClient(reply, target, [['error', error.error], ['error_description', error.description]], options);
+  return sendToClient(
+    reply,
+    target,
+    [
+      ['error', error.error],
+      ['error_description', error.description],
+    ],
+    options,
+  );
 }
