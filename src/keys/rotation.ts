@@ -32,7 +32,7 @@ async function withFolderLock<T>(dir: string, work: () => Promise<T>): Promise<T
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const age = (Date.now() - (await stat(lock)).mtimeMs) / 1000;
-    if (age < STALE_LOCK_SECONDS) throw new Error(`another rotation holds ${lock}; try again later`);
+    if (age < STALE_LOCK_SECONDS) throw new Error(`another rotation holds ${lock}; try again later`, { cause: err });
     await unlink(lock);
     handle = await acquire();
   }

@@ -6,8 +6,7 @@
  */
 
 export type RedirectUriResolution =
-  | { readonly ok: true; readonly redirectUri: string; readonly sent: boolean }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly redirectUri: string; readonly sent: boolean } | { readonly ok: false; readonly reason: string };
 
 export function resolveRedirectUri(requested: string | undefined, registered: readonly string[]): RedirectUriResolution {
   if (requested !== undefined) {

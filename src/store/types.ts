@@ -157,7 +157,8 @@ export interface StoreLifecycle {
 }
 
 export interface Store
-  extends AuthorizationCodeStore,
+  extends
+    AuthorizationCodeStore,
     RefreshFamilyStore,
     GrantRevocation,
     RefreshTokenStore,

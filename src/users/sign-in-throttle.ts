@@ -18,8 +18,7 @@ export interface ReservedAttempt {
 }
 
 export type ThrottleDecision =
-  | { readonly reserved: true; readonly attempt: ReservedAttempt }
-  | { readonly reserved: false; readonly retryAfterSeconds: number };
+  { readonly reserved: true; readonly attempt: ReservedAttempt } | { readonly reserved: false; readonly retryAfterSeconds: number };
 
 /**
  * Sign-in throttling, shared by the login page and the password grant: both count on the
