@@ -74,7 +74,10 @@ t.test('the server process refuses to start on bad input, with a clear message',
   t.equal(badClients.code, 1);
   t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "npm run secret:hash"\n`);
 
-  const resources = await resourcesFile(t, [{ resource: `${RESOURCE}#tools`, scope: 'tools' }, { resource: RESOURCE, access_token_ttl: 0 }]);
+  const resources = await resourcesFile(t, [
+    { resource: `${RESOURCE}#tools`, scope: 'tools' },
+    { resource: RESOURCE, access_token_ttl: 0 },
+  ]);
   const badResources = await runNode('src/main.js', [], { KEYS_DIR: keysDir, RESOURCES_FILE: resources, PORT: String(await freePort()) });
   t.equal(badResources.code, 1);
   t.equal(

@@ -63,7 +63,11 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[1]], resources: RESOURCES });
     const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
     t.same(metadata.protected_resources, [MCP, API, 'https://files.example.com/store?tenant=a']);
-    t.same(metadata.scopes_supported, ['files:read', 'files:write', 'read', 'tools', 'write'], 'the union of the clients and the resources');
+    t.same(
+      metadata.scopes_supported,
+      ['files:read', 'files:write', 'read', 'tools', 'write'],
+      'the union of the clients and the resources',
+    );
     t.equal(metadata.resource_indicators_supported, undefined, 'no field a spec does not define');
   });
 
