@@ -9,6 +9,7 @@ import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { loggerOptions, redactUrl } from './http/logging.js';
 import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import type { Keystore } from './keys/keystore.js';
+import { ResourceRegistry } from './resources/registry.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
@@ -28,6 +29,8 @@ export interface ServerDependencies {
   readonly keystore: Keystore;
   readonly clients: ClientRegistry;
   readonly users: UserRegistry;
+  /** Protected resources (RFC 8707) clients may name with `resource`; default: none. */
+  readonly resources?: ResourceRegistry;
   readonly store: Store;
   /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
   readonly signer: Signer;
@@ -50,6 +53,7 @@ function commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
 /** Builds the application; never listens, so tests drive it with `inject()`. */
 export async function buildServer(config: Config, deps: ServerDependencies): Promise<FastifyInstance> {
   const { keystore, clients, store } = deps;
+  const resources = deps.resources ?? ResourceRegistry.fromEntries([]);
   const clock = deps.clock ?? systemClock;
   const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
   const oauth2 = `${pathPrefix}/oauth2`;
@@ -102,6 +106,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   const grants = grantTable({
     store,
     accessTokens,
+    resources,
     signIn,
     clock,
     refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
@@ -116,6 +121,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     jwksCacheTtl: config.jwksCacheTtl,
     keystore,
     clients,
+    resources,
     implementedGrants: [...grants.keys()],
     clock,
   });
@@ -137,6 +143,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     issuer: config.issuer,
     paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },
     clients,
+    resources,
     signIn,
     signer: deps.signer,
     session: new BrowserSession(

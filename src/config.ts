@@ -48,6 +48,7 @@ const EnvSchema = z.object({
   JWKS_CACHE_TTL: integer('JWKS_CACHE_TTL', 0, 86_400).default(300),
   CLIENTS_FILE: optionalPath,
   USERS_FILE: optionalPath,
+  RESOURCES_FILE: optionalPath,
   ACCESS_TOKEN_TTL: integer('ACCESS_TOKEN_TTL', 1, 86_400).default(3600),
   ACCESS_TOKEN_AUDIENCE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -87,6 +88,8 @@ export interface Config {
   readonly jwksCacheTtl: number;
   readonly clientsFile: string | undefined;
   readonly usersFile: string | undefined;
+  /** JSON file of protected resources (RFC 8707 resource indicators); undefined: none. */
+  readonly resourcesFile: string | undefined;
   readonly accessTokenTtl: number;
   readonly accessTokenAudience: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -156,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwksCacheTtl: e.JWKS_CACHE_TTL,
     clientsFile: e.CLIENTS_FILE,
     usersFile: e.USERS_FILE,
+    resourcesFile: e.RESOURCES_FILE,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? issuer,
     logLevel: e.LOG_LEVEL,

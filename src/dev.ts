@@ -4,6 +4,7 @@ import { ClientRegistry } from './clients/registry.js';
 import { generateClientSecret, hashClientSecret } from './clients/secret.js';
 import { loadConfig } from './config.js';
 import { ensureSigningKey } from './keys/rotation.js';
+import { ResourceRegistry } from './resources/registry.js';
 import { startServer, stopOnSignals } from './server.js';
 import { hashPassword } from './users/password.js';
 import { UserRegistry } from './users/registry.js';
@@ -12,9 +13,11 @@ import { UserRegistry } from './users/registry.js';
  * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
  * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
  * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
- * demo user with a fresh password.
+ * demo user with a fresh password, and (without RESOURCES_FILE) a demo resource: the
+ * example resource server's API.
  */
 const DEMO_REDIRECT_URI = 'http://localhost:8080/callback';
+const DEMO_RESOURCE = 'http://localhost:4000/api';
 
 try {
   const config = loadConfig();
@@ -60,8 +63,16 @@ try {
     users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password) }]);
     process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}\n\n`);
   }
+  let resources: ResourceRegistry | undefined;
+  if (!config.resourcesFile) {
+    resources = ResourceRegistry.fromEntries([{ resource: DEMO_RESOURCE, name: 'Demo API', scope: 'read write' }]);
+    process.stdout.write(
+      `Demo resource (in memory; set RESOURCES_FILE to use your own): ${DEMO_RESOURCE}, scopes read write\n` +
+        `  an access token for it: add -d resource=${DEMO_RESOURCE} to a token request\n\n`,
+    );
+  }
   const sources = { ...(clients ? { clients: 'the demo client' } : {}), ...(users ? { users: 'the demo user' } : {}) };
-  const server = await startServer(config, { clients, users, sources });
+  const server = await startServer(config, { clients, users, resources, sources });
   stopOnSignals(server, (code) => process.exit(code));
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);

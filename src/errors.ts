@@ -12,6 +12,7 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  | 'invalid_target'
   | 'access_denied'
   | 'unsupported_response_type'
   | 'server_error'
@@ -95,6 +96,15 @@ export class UnsupportedGrantType extends OAuthError {
 
 export class InvalidScope extends OAuthError {
   readonly error = 'invalid_scope';
+}
+
+/**
+ * RFC 8707 §2: "invalid_target: The requested resource is invalid, missing, unknown, or
+ * malformed." It "can also be used to inform the client that it has requested an invalid
+ * combination of resource and scope."
+ */
+export class InvalidTarget extends OAuthError {
+  readonly error = 'invalid_target';
 }
 
 /**

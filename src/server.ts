@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
 import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
+import { ResourceRegistry } from './resources/registry.js';
 import { Signer } from './session/signer.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
@@ -23,6 +24,8 @@ export interface StartOptions {
   readonly clients?: ClientRegistry | undefined;
   /** Users to use instead of USERS_FILE (the dev entry's demo user). */
   readonly users?: UserRegistry | undefined;
+  /** Resources to use instead of RESOURCES_FILE (the dev entry's demo resource). */
+  readonly resources?: ResourceRegistry | undefined;
   /** How messages name the given `clients` and `users` (default: CLIENTS_FILE and USERS_FILE). */
   readonly sources?: Partial<RegistrySources>;
 }
@@ -37,7 +40,7 @@ async function openStore(config: Config): Promise<Store> {
 }
 
 /**
- * Loads keys, clients and users (throwing on anything unusable, or on a client whose
+ * Loads keys, clients, users and resources (throwing on anything unusable, or on a client whose
  * id is a user's subject), opens the store, listens, and wires key reloads to SIGHUP
  * and to a periodic re-read of KEYS_DIR.
  */
@@ -45,13 +48,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const keystore = await Keystore.open(config.keysDir, nowSeconds());
   const clients = options.clients ?? (config.clientsFile ? await ClientRegistry.load(config.clientsFile) : new ClientRegistry([]));
   const users = options.users ?? (config.usersFile ? await UserRegistry.load(config.usersFile) : UserRegistry.fromEntries([]));
+  // RESOURCES_FILE is read here, once. Its SIGHUP reload hooks in at this line, the same way
+  // as the clients and users files: a holder swapped on SIGHUP (keeping the previous registry
+  // when the file is invalid) that buildServer reads on every request; nothing derived from
+  // the registry is cached (discovery included).
+  const resources =
+    options.resources ?? (config.resourcesFile ? await ResourceRegistry.load(config.resourcesFile) : ResourceRegistry.fromEntries([]));
   assertDistinctSubjects(clients.all(), users.all(), {
     clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
     users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
   });
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const store = await openStore(config);
-  const app = await buildServer(config, { keystore, clients, users, store, signer });
+  const app = await buildServer(config, { keystore, clients, users, resources, store, signer });
   const graceful = useGracefulClose(app);
 
   if (store instanceof RedisStore) {

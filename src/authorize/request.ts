@@ -1,5 +1,6 @@
 import type { Client, ClientRegistry } from '../clients/registry.js';
 import { InvalidRequest, OAuthError, UnauthorizedClient, UnsupportedResponseType } from '../errors.js';
+import { isRepeatable } from '../oauth/form-params.js';
 import { CODE_CHALLENGE_METHOD, isWellFormedCodeChallenge } from '../oauth/pkce.js';
 import { resolveRedirectUri } from '../oauth/redirect-uri.js';
 import {
@@ -10,7 +11,8 @@ import {
   type ResponseTarget,
   type ResponseType,
 } from '../oauth/response-mode.js';
-import { resolveRequestedScope } from '../oauth/scope.js';
+import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
+import type { ProtectedResource } from '../resources/registry.js';
 
 /**
  * Validation of an authorization request (RFC 6749 §4.1.1, §4.2.1, RFC 7636 §4.3). Pure:
@@ -25,6 +27,8 @@ export interface AuthorizationRequest extends ResponseTarget {
   readonly responseType: ResponseType;
   readonly redirectUriSent: boolean;
   readonly scope: readonly string[];
+  /** The resources requested (RFC 8707 §2.1), each registered; the consent page names them. */
+  readonly resources: readonly ProtectedResource[];
   readonly codeChallenge: string | undefined;
   /** The request's parameters as received (empty ones dropped), carried through login and consent. */
   readonly parameters: Parameters;
@@ -33,6 +37,8 @@ export interface AuthorizationRequest extends ResponseTarget {
 interface ReceivedParameters {
   readonly values: ReadonlyMap<string, string>;
   readonly repeated: ReadonlySet<string>;
+  /** Every value of the one repeatable parameter (RFC 8707 §2.1: several `resource`). */
+  readonly resource: readonly string[];
   readonly parameters: Parameters;
 }
 
@@ -42,18 +48,26 @@ function receive(received: Parameters): ReceivedParameters {
   const values = new Map<string, string>();
   const repeated = new Set<string>();
   for (const [name, value] of parameters) {
+    if (isRepeatable(name)) continue;
     if (values.has(name)) repeated.add(name);
     else values.set(name, value);
   }
-  return { values, repeated, parameters };
+  const resource = parameters.filter(([name]) => name === 'resource').map(([, value]) => value);
+  return { values, repeated, resource, parameters };
+}
+
+export interface AuthorizationRegistries {
+  readonly clients: ClientRegistry;
+  readonly resources: ResourceLookup;
 }
 
 export function validateAuthorizationRequest(
   received: Parameters,
-  clients: ClientRegistry,
+  registries: AuthorizationRegistries,
   codeResponseMode: 'query' | 'fragment',
 ): AuthorizationRequest {
-  const { values, repeated, parameters } = receive(received);
+  const { values, repeated, resource, parameters } = receive(received);
+  const { clients } = registries;
 
   // §4.1.2.1: without a valid client and redirect URI, "the authorization server SHOULD
   // inform the resource owner of the error and MUST NOT automatically redirect".
@@ -95,10 +109,11 @@ export function validateAuthorizationRequest(
     }
     if (!client.responseTypes.has(responseType))
       throw new UnauthorizedClient(`this client is not registered for response_type ${responseType}`);
-    const scope = resolveRequestedScope(values.get('scope'), client.scope);
+    // The user consents on the next page, so a client registered without scope may ask for what the resources accept.
+    const { resources, scope } = resolveNewTarget({ resource, scope: values.get('scope') }, client.scope, registries.resources, true);
     const codeChallenge =
       responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
-    return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, codeChallenge, parameters };
+    return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, resources, codeChallenge, parameters };
   } catch (err) {
     if (err instanceof OAuthError) throw err.redirectingTo(target);
     throw err;

@@ -25,6 +25,7 @@ export async function approvedResponseParameters(
       clientId: request.client.clientId,
       scope: request.scope,
       authTime: user.authTime,
+      resources: request.resources,
     });
     return [
       ['access_token', issued.token],
@@ -44,6 +45,7 @@ export async function approvedResponseParameters(
       redirectUri: request.redirectUri,
       redirectUriSent: request.redirectUriSent,
       scope: request.scope,
+      resources: request.resources.map((r) => r.resource),
       sub: user.sub,
       authTime: user.authTime,
       codeChallenge: request.codeChallenge,

@@ -1,17 +1,18 @@
 import { InvalidGrant } from '../errors.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
-import { resolveRequestedScope } from '../oauth/scope.js';
+import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
 import type { RefreshFamilies } from './refresh-family.js';
-import { type Grant, tokenResponse } from './types.js';
+import { type Grant, targetRequest, tokenResponse } from './types.js';
 
 export interface AuthorizationCodeGrantDependencies {
   readonly codes: AuthorizationCodeStore;
   readonly grants: GrantRevocation;
   readonly refreshFamilies: RefreshFamilies;
   readonly accessTokens: AccessTokens;
+  readonly resources: ResourceLookup;
   /** How long the revocation mark of a replayed code's grant is kept: the longest a refresh family lives. */
   readonly revocationMarkSeconds: number;
 }
@@ -43,9 +44,16 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
       if (record.clientId !== client.clientId) throw new InvalidGrant(INVALID_CODE);
       checkRedirectUri(record, params.get('redirect_uri'));
       checkCodeVerifier(record, params.get('code_verifier'));
-      const scope = resolveRequestedScope(params.get('scope'), record.scope);
+      const { resources, scope } = narrowGrantTarget(targetRequest(params), record, deps.resources);
 
-      const family = { clientId: record.clientId, sub: record.sub, scope: record.scope, authTime: record.authTime };
+      // The refresh family keeps the whole grant, even when this token request narrowed it.
+      const family = {
+        clientId: record.clientId,
+        sub: record.sub,
+        scope: record.scope,
+        resources: record.resources ?? [],
+        authTime: record.authTime,
+      };
       const refreshToken = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.start(ref.grantId, family) : undefined;
       const issued = await deps.accessTokens.issue({
         subject: record.sub,
@@ -53,6 +61,7 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         scope,
         authTime: record.authTime,
         grantId: ref.grantId,
+        resources,
       });
       return tokenResponse(issued, scope, refreshToken);
     },

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ResourceLookup } from '../oauth/resource.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
@@ -12,6 +13,8 @@ import type { Grant } from './types.js';
 export interface GrantTableDependencies {
   readonly store: Store;
   readonly accessTokens: AccessTokens;
+  /** The registered resources (RFC 8707), read on every request. */
+  readonly resources: ResourceLookup;
   readonly signIn: PasswordSignIn;
   readonly clock: Clock;
   readonly refreshLifetimes: RefreshLifetimes;
@@ -24,7 +27,7 @@ export interface GrantTableDependencies {
  * each handed only the services it uses.
  */
 export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
-  const { store, accessTokens, refreshLifetimes } = deps;
+  const { store, accessTokens, resources, refreshLifetimes } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -32,13 +35,15 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
       grants: store,
       refreshFamilies,
       accessTokens,
+      resources,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
     }),
-    clientCredentialsGrant({ accessTokens }),
-    passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, clock: deps.clock }),
+    clientCredentialsGrant({ accessTokens, resources }),
+    passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, resources, clock: deps.clock }),
     refreshTokenGrant({
       refreshTokens: store,
       accessTokens,
+      resources,
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
     }),

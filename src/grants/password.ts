@@ -1,17 +1,18 @@
 import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidGrant, SignInBusy, TooManyFailedAttempts } from '../errors.js';
-import { resolveRequestedScope } from '../oauth/scope.js';
+import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import type { RefreshFamilies } from './refresh-family.js';
-import { type Grant, tokenResponse } from './types.js';
+import { type Grant, targetRequest, tokenResponse } from './types.js';
 
 export interface PasswordGrantDependencies {
   /** Password sign-in with the limits shared with the login page. */
   readonly signIn: PasswordSignIn;
   readonly refreshFamilies: RefreshFamilies;
   readonly accessTokens: AccessTokens;
+  readonly resources: ResourceLookup;
   readonly clock: Clock;
 }
 
@@ -28,7 +29,8 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
     async handle({ client, params, clientAddress }) {
       const username = params.require('username');
       const password = params.require('password');
-      const scope = resolveRequestedScope(params.get('scope'), client.scope);
+      // The user types a password, but consents to nothing: the client's registered scope is the limit.
+      const { resources, scope } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
 
       // Unknown users and wrong passwords cost the same scrypt run and get the same error.
       const signIn = await deps.signIn.attempt(username, password, clientAddress);
@@ -40,9 +42,15 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       const grantId = newGrantId();
       const authTime = nowSeconds(deps.clock);
       const refreshToken = client.grantTypes.has('refresh_token')
-        ? await deps.refreshFamilies.start(grantId, { clientId: client.clientId, sub: user.sub, scope, authTime })
+        ? await deps.refreshFamilies.start(grantId, {
+            clientId: client.clientId,
+            sub: user.sub,
+            scope,
+            resources: resources.map((r) => r.resource),
+            authTime,
+          })
         : undefined;
-      const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId });
+      const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId, resources });
       return tokenResponse(issued, scope, refreshToken);
     },
   };

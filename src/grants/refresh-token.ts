@@ -1,15 +1,16 @@
 import type { Client } from '../clients/registry.js';
 import { InvalidGrant } from '../errors.js';
-import { resolveRequestedScope } from '../oauth/scope.js';
+import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
 import type { RefreshTokenStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
-import { type Grant, type TokenResponse, tokenResponse } from './types.js';
+import { type Grant, type TokenResponse, targetRequest, tokenResponse } from './types.js';
 
 export interface RefreshTokenGrantDependencies {
   readonly refreshTokens: RefreshTokenStore;
   readonly accessTokens: AccessTokens;
+  readonly resources: ResourceLookup;
   /** REFRESH_TOKEN_IDLE_TTL: a successor dies unused after this. */
   readonly idleSeconds: number;
   /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */
@@ -49,8 +50,8 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
       const view = await deps.refreshTokens.readRefreshToken(ref);
       if (!view || view.state === 'revoked' || view.family.clientId !== client.clientId) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
       // §6: "The requested scope MUST NOT include any scope not originally granted by the
-      // resource owner"; the new refresh token keeps the original grant's scope.
-      const scope = resolveRequestedScope(params.get('scope'), view.family.scope);
+      // resource owner"; the new refresh token keeps the original grant's scope and resources.
+      const { resources, scope } = narrowGrantTarget(targetRequest(params), view.family, deps.resources);
 
       const successor = mintOpaqueToken(ref.grantId);
       const issued = await deps.accessTokens.issue({
@@ -59,6 +60,7 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
         scope,
         authTime: view.family.authTime,
         grantId: ref.grantId,
+        resources,
       });
       const response = tokenResponse(issued, scope, successor.value);
       const outcome = await deps.refreshTokens.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {

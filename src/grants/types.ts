@@ -1,5 +1,6 @@
 import type { Client, GrantTypeName } from '../clients/registry.js';
 import type { FormParams } from '../oauth/form-params.js';
+import type { TargetRequest } from '../oauth/resource.js';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
@@ -23,6 +24,11 @@ export function tokenResponse(
     ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
     ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
   };
+}
+
+/** The `resource` parameters (RFC 8707 §2.2: "for all grant types") and `scope` of a token request. */
+export function targetRequest(params: FormParams): TargetRequest {
+  return { resource: params.all('resource'), scope: params.get('scope') };
 }
 
 export interface GrantRequest {

@@ -1,13 +1,27 @@
 import { InvalidRequest } from '../errors.js';
 
 /**
+ * The one parameter that may be repeated. RFC 8707 §2: "Multiple "resource" parameters
+ * MAY be used to indicate that the requested token is intended to be used at multiple
+ * resources." Every other parameter stays under RFC 6749 §3.1.
+ */
+const REPEATABLE = new Set(['resource']);
+
+export function isRepeatable(name: string): boolean {
+  return REPEATABLE.has(name);
+}
+
+/**
  * Parameters of an application/x-www-form-urlencoded body (or a query string).
  * RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were
  * omitted from the request. [...] Request and response parameters MUST NOT be
- * included more than once."
+ * included more than once." A repeatable parameter is read with `all()`, never `get()`.
  */
 export class FormParams {
-  private constructor(private readonly values: ReadonlyMap<string, string>) {}
+  private constructor(
+    private readonly values: ReadonlyMap<string, string>,
+    private readonly lists: ReadonlyMap<string, readonly string[]>,
+  ) {}
 
   static parse(encoded: string): FormParams {
     return FormParams.fromEntries(new URLSearchParams(encoded));
@@ -15,17 +29,22 @@ export class FormParams {
 
   static fromEntries(entries: Iterable<readonly [string, string]>): FormParams {
     const values = new Map<string, string>();
+    const lists = new Map<string, string[]>();
     const seen = new Set<string>();
     for (const [name, value] of entries) {
+      if (isRepeatable(name)) {
+        if (value !== '') lists.set(name, [...(lists.get(name) ?? []), value]);
+        continue;
+      }
       if (seen.has(name)) throw new InvalidRequest(`parameter "${name}" is repeated`);
       seen.add(name);
       if (value !== '') values.set(name, value);
     }
-    return new FormParams(values);
+    return new FormParams(values, lists);
   }
 
   static empty(): FormParams {
-    return new FormParams(new Map());
+    return new FormParams(new Map(), new Map());
   }
 
   get(name: string): string | undefined {
@@ -39,6 +58,11 @@ export class FormParams {
   }
 
   has(name: string): boolean {
-    return this.values.has(name);
+    return this.values.has(name) || this.lists.has(name);
+  }
+
+  /** Every non-empty value of a repeatable parameter, in order. */
+  all(name: string): readonly string[] {
+    return this.lists.get(name) ?? [];
   }
 }

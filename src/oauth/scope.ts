@@ -28,6 +28,19 @@ export function scopeOutside(requested: readonly string[], allowed: readonly str
   return requested.filter((token) => !allowedSet.has(token));
 }
 
+/** A `scope` parameter's tokens; `invalid_scope` when it breaks the §3.3 grammar. */
+export function parseRequestedScope(requested: string): string[] {
+  const tokens = parseScope(requested);
+  if (!tokens) throw new InvalidScope('scope is not a space-separated list of scope tokens (RFC 6749 §3.3)');
+  return tokens;
+}
+
+/** `invalid_scope` when a requested token is outside what the client (or its grant) may have. */
+export function assertScopeAllowed(tokens: readonly string[], allowed: readonly string[]): void {
+  const outside = scopeOutside(tokens, allowed);
+  if (outside.length > 0) throw new InvalidScope(`scope not allowed for this client: ${outside.join(' ')}`);
+}
+
 /**
  * Resolves the `scope` parameter of a request against what may be granted.
  * §3.3: "If the client omits the scope parameter when requesting authorization, the
@@ -36,9 +49,7 @@ export function scopeOutside(requested: readonly string[], allowed: readonly str
  */
 export function resolveRequestedScope(requested: string | undefined, allowed: readonly string[]): readonly string[] {
   if (requested === undefined) return allowed;
-  const tokens = parseScope(requested);
-  if (!tokens) throw new InvalidScope('scope is not a space-separated list of scope tokens (RFC 6749 §3.3)');
-  const outside = scopeOutside(tokens, allowed);
-  if (outside.length > 0) throw new InvalidScope(`scope not allowed for this client: ${outside.join(' ')}`);
+  const tokens = parseRequestedScope(requested);
+  assertScopeAllowed(tokens, allowed);
   return tokens;
 }

@@ -34,14 +34,36 @@ ${hiddenFields(form)}
   );
 }
 
-export function consentPage(form: FormContext, scopes: readonly string[], subject: string): Html {
-  const list = scopes.length
-    ? html`<ul>${scopes.map((s) => html`<li><code>${s}</code></li>`)}</ul>`
-    : html`<p class="muted">No specific permissions: it only learns that you signed in.</p>`;
+/** What the consent page asks for: the resources (RFC 8707) and the scope. */
+export interface RequestedAccess {
+  readonly resources: readonly { readonly resource: string; readonly name: string | undefined }[];
+  readonly scope: readonly string[];
+}
+
+function resourceList(resources: RequestedAccess['resources']): Html {
+  if (resources.length === 0) return html``;
+  const items = resources.map((r) =>
+    r.name === undefined
+      ? html`<li><code>${r.resource}</code></li>`
+      : html`<li><strong>${r.name}</strong> <span class="muted"><code>${r.resource}</code></span></li>`,
+  );
+  return html`<p>at ${resources.length === 1 ? 'this service' : 'these services'}:</p>
+<ul class="resources">${items}</ul>`;
+}
+
+const NO_SCOPE = 'No specific permissions: it only learns that you signed in.';
+const NO_SCOPE_AT_RESOURCES = 'No specific permissions: these services decide what it may do as you.';
+
+export function consentPage(form: FormContext, access: RequestedAccess, subject: string): Html {
+  const list = access.scope.length
+    ? html`<p>with these permissions:</p>
+<ul>${access.scope.map((s) => html`<li><code>${s}</code></li>`)}</ul>`
+    : html`<p class="muted">${access.resources.length ? NO_SCOPE_AT_RESOURCES : NO_SCOPE}</p>`;
   return page(
     'Allow access?',
     html`<h1>Allow access?</h1>
-<p><strong>${form.clientName}</strong> asks for access to your account with these permissions:</p>
+<p><strong>${form.clientName}</strong> asks for access to your account</p>
+${resourceList(access.resources)}
 ${list}
 <p class="muted">Signed in as <strong>${subject}</strong>.</p>
 <form method="post" action="${form.action}">

@@ -3,6 +3,7 @@ import { AUTH_METHODS, type ClientRegistry } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { Keystore } from '../keys/keystore.js';
 import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/response-mode.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 
 export interface DiscoveryOptions {
   readonly issuer: string;
@@ -10,6 +11,7 @@ export interface DiscoveryOptions {
   readonly jwksCacheTtl: number;
   readonly keystore: Keystore;
   readonly clients: ClientRegistry;
+  readonly resources: Pick<ResourceRegistry, 'all'>;
   /** grant_type values this server implements (the grant table's keys). */
   readonly implementedGrants: readonly string[];
   readonly clock: Clock;
@@ -21,7 +23,8 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const registered = clients.all();
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
   const authMethods = AUTH_METHODS.filter((m) => registered.some((c) => c.authMethod === m));
-  const scopes = [...new Set(registered.flatMap((c) => c.scope))].sort();
+  const resources = options.resources.all();
+  const scopes = [...new Set([...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
   const responseTypes = RESPONSE_TYPES.filter((r) => registered.some((c) => c.responseTypes.has(r)));
   return {
     issuer,
@@ -40,12 +43,15 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3.
     authorization_response_iss_parameter_supported: true,
+    // RFC 9728 §4: "JSON array containing a list of resource identifiers for OAuth protected
+    // resources that can be used with this authorization server". RFC 8414 and RFC 8707
+    // define no field saying that `resource` is supported.
+    ...(resources.length > 0 ? { protected_resources: resources.map((r) => r.resource) } : {}),
   };
 }
 
 export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOptions): Promise<void> {
   const { keystore, clock, pathPrefix } = options;
-  const metadata = JSON.stringify(authorizationServerMetadata(options));
 
   app.get(`${pathPrefix}/.well-known/jwks.json`, async (_request, reply) => {
     const jwks = keystore.jwksAt(nowSeconds(clock));
@@ -56,7 +62,11 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
   });
 
   // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
+  // Built on every request, from the registries as they are now (they may be reloaded).
   app.get(`/.well-known/oauth-authorization-server${pathPrefix}`, async (_request, reply) =>
-    reply.header('content-type', 'application/json;charset=UTF-8').header('cache-control', 'public, max-age=300').send(metadata),
+    reply
+      .header('content-type', 'application/json;charset=UTF-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(JSON.stringify(authorizationServerMetadata(options))),
   );
 }

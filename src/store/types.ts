@@ -22,6 +22,12 @@ export interface AuthorizationCodeRecord {
   /** Whether the authorization request carried redirect_uri (then the token request must repeat it). */
   readonly redirectUriSent: boolean;
   readonly scope: readonly string[];
+  /**
+   * The resources granted (RFC 8707 resource indicators, exactly as registered); absent or
+   * empty: none, the tokens carry ACCESS_TOKEN_AUDIENCE (records written before resource
+   * indicators have no such field).
+   */
+  readonly resources?: readonly string[];
   readonly sub: string;
   /** Seconds since the epoch when the user authenticated. */
   readonly authTime: number;
@@ -52,6 +58,8 @@ export interface RefreshFamilyRecord {
   readonly clientId: string;
   readonly sub: string;
   readonly scope: readonly string[];
+  /** The resources of the whole grant, as in AuthorizationCodeRecord. */
+  readonly resources?: readonly string[];
   readonly authTime: number;
 }
 

@@ -4,6 +4,7 @@ import { ServerError } from '../errors.js';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
 import type { Keystore } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';
+import type { ProtectedResource } from '../resources/registry.js';
 import { signCompactJws } from './jws.js';
 import { randomId } from './random-id.js';
 
@@ -21,6 +22,8 @@ export interface AccessTokenRequest {
    * grant's opaque tokens.
    */
   readonly grantId?: string;
+  /** The resources (RFC 8707) the token is for: its audience; none: ACCESS_TOKEN_AUDIENCE. */
+  readonly resources?: readonly Pick<ProtectedResource, 'resource' | 'accessTokenTtl'>[];
 }
 
 export interface IssuedAccessToken {
@@ -44,6 +47,19 @@ export interface OwnAccessTokenClaims extends JWTPayload {
   readonly scope?: string;
 }
 
+/**
+ * RFC 8707 §2: "The authorization server SHOULD audience-restrict issued access tokens to
+ * the resource(s) indicated by the "resource" parameter." The exact resource values: one
+ * as a string, several as an array (RFC 7519 §4.1.3 allows both; RFC 9068 §2.2 takes
+ * `aud` from there).
+ */
+function audience(resources: readonly { resource: string }[], fallback: string): string | string[] {
+  const uris = resources.map((r) => r.resource);
+  const [first, ...others] = uris;
+  if (first === undefined) return fallback;
+  return others.length === 0 ? first : uris;
+}
+
 export class AccessTokens {
   constructor(
     private readonly keystore: Keystore,
@@ -57,11 +73,14 @@ export class AccessTokens {
     // Fail closed: with no key inside its signing window there is nothing valid to sign with.
     if (!key) throw new ServerError();
     const jti = randomId();
-    const exp = iat + this.settings.ttlSeconds;
+    const resources = request.resources ?? [];
+    // A resource's access_token_ttl only ever shortens ACCESS_TOKEN_TTL, which the key
+    // lifecycle relies on (a retired key stays published that long).
+    const exp = iat + Math.min(this.settings.ttlSeconds, ...resources.map((r) => r.accessTokenTtl ?? Infinity));
     const claims: Record<string, unknown> = {
       iss: this.settings.issuer,
       sub: request.subject,
-      aud: this.settings.audience,
+      aud: audience(resources, this.settings.audience),
       client_id: request.clientId,
       ...(request.scope.length > 0 ? { scope: formatScope(request.scope) } : {}),
       ...(request.authTime !== undefined ? { auth_time: request.authTime } : {}),

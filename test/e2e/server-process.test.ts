@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Test } from 'tap';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
@@ -23,14 +23,22 @@ async function clientsFile(t: Test): Promise<string> {
   return file;
 }
 
-async function token(baseUrl: string): Promise<{ status: number; body: Record<string, unknown> }> {
+const RESOURCE = 'https://mcp.example.com/mcp';
+
+async function resourcesFile(t: Test, resources: unknown[]): Promise<string> {
+  const file = join(await tempDir(t), 'resources.json');
+  await writeFile(file, JSON.stringify({ resources }));
+  return file;
+}
+
+async function token(baseUrl: string, body = 'grant_type=client_credentials'): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}/oauth2/token`, {
     method: 'POST',
     headers: {
       authorization: `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
     },
-    body: 'grant_type=client_credentials',
+    body,
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -65,6 +73,19 @@ t.test('the server process refuses to start on bad input, with a clear message',
   const badClients = await runNode('src/main.js', [], { KEYS_DIR: keysDir, CLIENTS_FILE: file, PORT: String(await freePort()) });
   t.equal(badClients.code, 1);
   t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "npm run secret:hash"\n`);
+
+  const resources = await resourcesFile(t, [
+    { resource: `${RESOURCE}#tools`, scope: 'tools' },
+    { resource: RESOURCE, access_token_ttl: 0 },
+  ]);
+  const badResources = await runNode('src/main.js', [], { KEYS_DIR: keysDir, RESOURCES_FILE: resources, PORT: String(await freePort()) });
+  t.equal(badResources.code, 1);
+  t.equal(
+    badResources.stderr,
+    `${resources}: resource "${RESOURCE}#tools": resource: must not have a fragment (RFC 8707 §2)\n` +
+      `${resources}: resource "${RESOURCE}": access_token_ttl: Too small: expected number to be >=1\n`,
+    'every problem, one line each',
+  );
 });
 
 t.test('a production process on Redis issues tokens and reloads keys on SIGHUP', async (t) => {
@@ -74,6 +95,7 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
     PORT: String(await freePort()),
     KEYS_DIR: keysDir,
     CLIENTS_FILE: await clientsFile(t),
+    RESOURCES_FILE: await resourcesFile(t, [{ resource: RESOURCE, name: 'MCP', scope: 'read', access_token_ttl: 600 }]),
     REDIS_URL: redis.url,
     KEYS_RELOAD_INTERVAL: '0',
   });
@@ -81,6 +103,14 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
   const first = await token(server.baseUrl);
   t.equal(first.status, 200);
   const firstKid = decodeProtectedHeader(first.body.access_token as string).kid;
+
+  t.test('RESOURCES_FILE: a token for a registered resource carries it as aud', async (t) => {
+    const forResource = await token(server.baseUrl, `grant_type=client_credentials&resource=${encodeURIComponent(RESOURCE)}`);
+    t.same([forResource.status, forResource.body.scope, forResource.body.expires_in], [200, 'read', 600]);
+    t.equal(decodeJwt(forResource.body.access_token as string).aud, RESOURCE);
+    const metadata = (await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    t.same(metadata.protected_resources, [RESOURCE]);
+  });
 
   t.test('SIGHUP picks up a rotated folder without dropping requests', async (t) => {
     await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600 });

@@ -66,8 +66,11 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-export function authorizeUrl(params: Record<string, string>): string {
-  return `/oauth2/authorize?${new URLSearchParams(params).toString()}`;
+/** The authorization endpoint's URL with `params`, and one `resource` parameter per entry of `resources` (RFC 8707). */
+export function authorizeUrl(params: Record<string, string>, resources: readonly string[] = []): string {
+  const query = new URLSearchParams(params);
+  for (const resource of resources) query.append('resource', resource);
+  return `/oauth2/authorize?${query.toString()}`;
 }
 
 /** Signs in and approves (or denies); returns the final response (the redirect to the client). */
@@ -76,8 +79,9 @@ export async function signInAndDecide(
   params: Record<string, string>,
   credentials: { username: string; password: string },
   decision: 'allow' | 'deny' = 'allow',
+  resources: readonly string[] = [],
 ): Promise<LightMyRequestResponse> {
-  const login = await browser.get(authorizeUrl(params));
+  const login = await browser.get(authorizeUrl(params, resources));
   if (login.statusCode !== 200) return login;
   const afterLogin = await browser.post(formAction(login.body), { ...formFields(login.body), ...credentials });
   if (afterLogin.statusCode !== 303) return afterLogin;

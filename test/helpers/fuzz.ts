@@ -1,4 +1,5 @@
 import { WEB_REDIRECT, WEB_SECRET } from './authorize-fixtures.js';
+import { API, MCP, UNREGISTERED } from './resource-fixtures.js';
 import { basic } from './server.js';
 
 /**
@@ -86,6 +87,7 @@ const PUBLIC: Record<string, readonly string[]> = {
   response_mode: ['query', 'fragment', 'form_post', 'jwt'],
   code_challenge_method: ['S256', 'plain', 's256'],
   token_type_hint: ['access_token', 'refresh_token', 'id_token'],
+  resource: [MCP, API, '/relative', `${API}#f`, 'urn:x', UNREGISTERED],
 };
 const SECRET_NAMES = [
   'client_secret',

@@ -5,6 +5,7 @@ import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { Keystore } from '../../src/keys/keystore.js';
+import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
 import { UserRegistry } from '../../src/users/registry.js';
@@ -68,6 +69,8 @@ export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clients?: unknown[];
   readonly users?: UserRegistry;
+  /** RESOURCES_FILE entries (none by default). */
+  readonly resources?: unknown[];
   /** From test/helpers/stores.ts; a fresh memory store by default. */
   readonly store?: TestStore;
   readonly keysDir?: string;
@@ -83,6 +86,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     keystore,
     clients: ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
+    resources: ResourceRegistry.fromEntries(options.resources ?? []),
     store,
     signer: new Signer('test-session-secret-0123456789abcdef'),
     clock: () => clock.now,

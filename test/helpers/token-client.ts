@@ -10,23 +10,25 @@ export class TokenClient {
     private readonly remoteAddress = '203.0.113.10',
   ) {}
 
-  post(path: string, params: Record<string, string>): Promise<LightMyRequestResponse> {
-    const body = this.secret === null ? { ...params, client_id: this.clientId } : params;
+  /** `resources`: one `resource` parameter each (RFC 8707 lets it repeat). */
+  post(path: string, params: Record<string, string>, resources: readonly string[] = []): Promise<LightMyRequestResponse> {
+    const body = new URLSearchParams(form(this.secret === null ? { ...params, client_id: this.clientId } : params));
+    for (const resource of resources) body.append('resource', resource);
     return this.app.inject({
       method: 'POST',
       url: path,
       headers: { ...FORM_HEADERS, ...(this.secret === null ? {} : { authorization: basic(this.clientId, this.secret) }) },
-      payload: form(body),
+      payload: body.toString(),
       remoteAddress: this.remoteAddress,
     });
   }
 
-  token(params: Record<string, string>): Promise<LightMyRequestResponse> {
-    return this.post('/oauth2/token', params);
+  token(params: Record<string, string>, resources: readonly string[] = []): Promise<LightMyRequestResponse> {
+    return this.post('/oauth2/token', params, resources);
   }
 
-  refresh(refreshToken: string, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.token({ grant_type: 'refresh_token', refresh_token: refreshToken, ...extra });
+  refresh(refreshToken: string, extra: Record<string, string> = {}, resources: readonly string[] = []): Promise<LightMyRequestResponse> {
+    return this.token({ grant_type: 'refresh_token', refresh_token: refreshToken, ...extra }, resources);
   }
 
   async introspect(token: string): Promise<Record<string, unknown>> {

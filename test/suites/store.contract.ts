@@ -29,6 +29,18 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       );
     });
 
+    t.test('a code and the refresh family it starts keep the granted resources (RFC 8707)', async (t) => {
+      const { store } = await open(t);
+      const resources = ['https://mcp.example.com/mcp', 'https://api.example.com/?tenant=a'];
+      const code = mintOpaqueToken(newGrantId());
+      await store.saveAuthorizationCode(code.ref, { ...RECORD, resources }, 60);
+      t.same(await store.consumeAuthorizationCode(code.ref), { status: 'consumed', record: { ...RECORD, resources } });
+      const family = { clientId: 'webapp', sub: 'alice', scope: ['read'], resources, authTime: 1_700_000_000 };
+      const first = mintOpaqueToken(code.ref.grantId);
+      await store.createRefreshFamily(code.ref.grantId, family, first.ref, { absoluteSeconds: 60, idleSeconds: 30 });
+      t.same((await store.readRefreshToken(first.ref))?.family, family);
+    });
+
     t.test('an unknown code is not_found', async (t) => {
       const { store } = await open(t);
       t.same(await store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), { status: 'not_found' });

@@ -15,6 +15,7 @@ t.test('loadConfig', async (t) => {
       jwksCacheTtl: 300,
       clientsFile: undefined,
       usersFile: undefined,
+      resourcesFile: undefined,
       accessTokenTtl: 3600,
       accessTokenAudience: 'http://localhost:3000',
       logLevel: 'info',
@@ -48,6 +49,7 @@ t.test('loadConfig', async (t) => {
       TRUST_PROXY: 'true',
       HTTP_REQUEST_TIMEOUT: '5',
       SHUTDOWN_TIMEOUT: '0',
+      RESOURCES_FILE: '/etc/oauth/resources.json',
       PORT: '',
     });
     t.equal(config.issuer, 'https://auth.example.com', 'trailing slash dropped');
@@ -58,6 +60,7 @@ t.test('loadConfig', async (t) => {
     t.equal(config.trustProxy, true);
     t.equal(config.httpRequestTimeout, 5);
     t.equal(config.shutdownTimeout, 0, 'SHUTDOWN_TIMEOUT=0 closes every connection at once');
+    t.equal(config.resourcesFile, '/etc/oauth/resources.json');
     t.equal(config.port, 3000, 'an empty variable counts as unset');
   });
 

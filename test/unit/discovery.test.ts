@@ -1,5 +1,6 @@
 import t from 'tap';
 import { rotateKeys } from '../../src/keys/rotation.js';
+import { API, MCP, RESOURCES } from '../helpers/resource-fixtures.js';
 import { buildTestServer, ISSUER, TEST_CLIENTS } from '../helpers/server.js';
 
 t.test('GET /.well-known/jwks.json', async (t) => {
@@ -47,6 +48,7 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
   });
+  t.equal(res.json().protected_resources, undefined, 'no resources registered: no protected_resources');
 
   t.test('lists only what registered clients enable', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[0]] });
@@ -55,6 +57,18 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     t.same(metadata.grant_types_supported, ['client_credentials']);
     t.same(metadata.response_types_supported, []);
     t.equal(metadata.authorization_endpoint, undefined, 'no authorization endpoint when no client can use it');
+  });
+
+  t.test('with resources: protected_resources (RFC 9728 §4); scopes_supported adds theirs', async (t) => {
+    const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[1]], resources: RESOURCES });
+    const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
+    t.same(metadata.protected_resources, [MCP, API, 'https://files.example.com/store?tenant=a']);
+    t.same(
+      metadata.scopes_supported,
+      ['files:read', 'files:write', 'read', 'tools', 'write'],
+      'the union of the clients and the resources',
+    );
+    t.equal(metadata.resource_indicators_supported, undefined, 'no field a spec does not define');
   });
 
   t.test('an issuer with a path serves endpoints below it', async (t) => {

@@ -5,6 +5,7 @@ import { AUTHORIZE_CLIENTS, testUsers, WEB_SECRET } from '../helpers/authorize-f
 import { type FuzzRequest, MARKER, Random, RequestGenerator } from '../helpers/fuzz.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { listenOnFreePort, type RawResult, rawExchange } from '../helpers/raw-http.js';
+import { RESOURCES } from '../helpers/resource-fixtures.js';
 import { buildTestServer } from '../helpers/server.js';
 
 /**
@@ -27,6 +28,8 @@ const TOKEN_ERRORS = new Set([
   'unauthorized_client',
   'unsupported_grant_type',
   'invalid_scope',
+  // RFC 8707 §2 (registered for the token error response).
+  'invalid_target',
 ]);
 
 interface Answer {
@@ -112,7 +115,7 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
     ...AUTHORIZE_CLIENTS,
     { client_id: 'owner', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['password', 'refresh_token'], scope: 'read' },
   ];
-  const { app } = await buildTestServer(t, { clients, users: testUsers(), logger: logs.logger });
+  const { app } = await buildTestServer(t, { clients, users: testUsers(), resources: RESOURCES, logger: logs.logger });
   const port = await listenOnFreePort(app);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   t.teardown(() => agent.destroy());

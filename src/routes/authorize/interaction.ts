@@ -18,7 +18,7 @@ import type { AuthorizeRouteOptions } from './options.js';
 const INTERACTION_TTL_SECONDS = 900;
 
 export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters): AuthorizationRequest {
-  return validateAuthorizationRequest(parameters, endpoint.clients, endpoint.codeResponseMode);
+  return validateAuthorizationRequest(parameters, endpoint, endpoint.codeResponseMode);
 }
 
 function readInteraction(endpoint: AuthorizeRouteOptions, value: string | undefined): Parameters {
@@ -97,7 +97,7 @@ export function showConsent(
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.consent);
   // Chrome applies form-action to the redirect that follows the submission: allow the client's origin.
-  return sendPage(reply, 200, consentPage(form, authorization.scope, sub), { formTargets: [new URL(authorization.redirectUri).origin] });
+  return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [new URL(authorization.redirectUri).origin] });
 }
 
 /** Back to the authorization endpoint with the same request (after sign-in, or when the session ended): 303 after a POST. */

@@ -1,6 +1,7 @@
 import type { AuthorizationResponseDependencies } from '../../authorize/respond.js';
 import type { ClientRegistry } from '../../clients/registry.js';
 import type { Clock } from '../../clock.js';
+import type { ResourceLookup } from '../../oauth/resource.js';
 import type { BrowserSession } from '../../session/browser-session.js';
 import type { Signer } from '../../session/signer.js';
 import type { PasswordSignIn } from '../../users/sign-in.js';
@@ -10,6 +11,8 @@ export interface AuthorizeRouteOptions {
   readonly issuer: string;
   readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string };
   readonly clients: ClientRegistry;
+  /** The registered resources (RFC 8707), read on every request. */
+  readonly resources: ResourceLookup;
   /** Password sign-in with the limits shared with the password grant. */
   readonly signIn: PasswordSignIn;
   /** Signs the authorization request carried through the forms. */
