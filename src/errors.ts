@@ -23,6 +23,18 @@ export interface OAuthErrorOptions {
   readonly cause?: unknown;
 }
 
+/**
+ * RFC 6749 §5.2: "Values for the "error_description" parameter MUST NOT include
+ * characters outside the set %x20-21 / %x23-5B / %x5D-7E." Descriptions may quote what a
+ * client sent (a parameter name), so every one is brought into that set here, once.
+ */
+export function toErrorDescription(text: string): string {
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/[^\x20-\x7e]/g, '?');
+}
+
 export abstract class OAuthError extends Error {
   abstract readonly error: OAuthErrorCode;
   /** HTTP status when the error is returned as JSON from a back-channel endpoint. */
@@ -35,11 +47,11 @@ export abstract class OAuthError extends Error {
    */
   redirectTo: ResponseTarget | undefined;
 
-  constructor(
-    readonly description: string,
-    options: OAuthErrorOptions = {},
-  ) {
+  readonly description: string;
+
+  constructor(description: string, options: OAuthErrorOptions = {}) {
     super(description, options.cause === undefined ? undefined : { cause: options.cause });
+    this.description = toErrorDescription(description);
     this.name = new.target.name;
   }
 

@@ -97,7 +97,7 @@ export function validateAuthorizationRequest(
   try {
     // §3.1: "Request and response parameters MUST NOT be included more than once."
     const firstRepeated = [...repeated][0];
-    if (firstRepeated !== undefined) throw new InvalidRequest(`parameter "${firstRepeated}" is repeated`);
+    if (firstRepeated !== undefined) throw new InvalidRequest(`parameter '${firstRepeated}' is repeated`);
     if (responseTypeValue === undefined) throw new InvalidRequest('response_type is required');
     if (!responseType) throw new UnsupportedResponseType('response_type must be code or token');
     if (requestedMode !== undefined && !usableMode) {
@@ -131,6 +131,6 @@ function checkPkce(challenge: string | undefined, method: string | undefined, cl
   // §4.3: "Defaults to "plain" if not present in the request." We accept only S256.
   if (method !== CODE_CHALLENGE_METHOD) throw new InvalidRequest('code_challenge_method must be S256');
   if (!isWellFormedCodeChallenge(challenge))
-    throw new InvalidRequest('code_challenge must be 43-128 unreserved characters (RFC 7636 §4.2)');
+    throw new InvalidRequest('code_challenge must be 43-128 unreserved characters (RFC 7636 section 4.2)');
   return challenge;
 }

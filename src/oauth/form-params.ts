@@ -36,7 +36,7 @@ export class FormParams {
         if (value !== '') lists.set(name, [...(lists.get(name) ?? []), value]);
         continue;
       }
-      if (seen.has(name)) throw new InvalidRequest(`parameter "${name}" is repeated`);
+      if (seen.has(name)) throw new InvalidRequest(`parameter '${name}' is repeated`);
       seen.add(name);
       if (value !== '') values.set(name, value);
     }
@@ -53,7 +53,7 @@ export class FormParams {
 
   require(name: string): string {
     const value = this.values.get(name);
-    if (value === undefined) throw new InvalidRequest(`parameter "${name}" is required`);
+    if (value === undefined) throw new InvalidRequest(`parameter '${name}' is required`);
     return value;
   }
 

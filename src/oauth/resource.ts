@@ -33,9 +33,9 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 function checkIndicator(value: string): void {
   // RFC 8707 §2: "Its value MUST be an absolute URI, as specified by Section 4.3 of [RFC3986]."
-  if (!SCHEME.test(value) || !URL.canParse(value)) throw new InvalidTarget('resource must be an absolute URI (RFC 8707 §2)');
+  if (!SCHEME.test(value) || !URL.canParse(value)) throw new InvalidTarget('resource must be an absolute URI (RFC 8707 section 2)');
   // RFC 8707 §2: "The URI MUST NOT include a fragment component."
-  if (value.includes('#')) throw new InvalidTarget('resource must not include a fragment (RFC 8707 §2)');
+  if (value.includes('#')) throw new InvalidTarget('resource must not include a fragment (RFC 8707 section 2)');
 }
 
 /**

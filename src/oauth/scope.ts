@@ -31,7 +31,7 @@ export function scopeOutside(requested: readonly string[], allowed: readonly str
 /** A `scope` parameter's tokens; `invalid_scope` when it breaks the §3.3 grammar. */
 export function parseRequestedScope(requested: string): string[] {
   const tokens = parseScope(requested);
-  if (!tokens) throw new InvalidScope('scope is not a space-separated list of scope tokens (RFC 6749 §3.3)');
+  if (!tokens) throw new InvalidScope('scope is not a space-separated list of scope tokens (RFC 6749 section 3.3)');
   return tokens;
 }
 

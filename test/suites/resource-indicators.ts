@@ -93,7 +93,7 @@ export function resourceIndicatorSuite(t: Test, name: string, open: OpenStore): 
       expectOAuthError(t, await refresh(refreshToken, {}, API), NOT_GRANTED);
       expectOAuthError(t, await refresh(refreshToken, {}, MCP, FILES), NOT_GRANTED);
       expectOAuthError(t, await refresh(refreshToken, {}, UNREGISTERED), NOT_GRANTED);
-      expectOAuthError(t, await refresh(refreshToken, {}, `${MCP}#x`), target('resource must not include a fragment (RFC 8707 §2)'));
+      expectOAuthError(t, await refresh(refreshToken, {}, `${MCP}#x`), target('resource must not include a fragment (RFC 8707 section 2)'));
       expectOAuthError(t, await refresh(refreshToken, { scope: 'files:write' }, MCP), {
         status: 400,
         error: 'invalid_scope',

@@ -194,7 +194,7 @@ export function tokenStatusSuite(t: Test, open: OpenStore): void {
       expectOAuthError(t, await app.post('/oauth2/revoke', {}), {
         status: 400,
         error: 'invalid_request',
-        description: 'parameter "token" is required',
+        description: "parameter 'token' is required",
       });
       t.equal((await publicClient.revoke('garbage')).statusCode, 200, 'a public client revokes with its client_id');
     });

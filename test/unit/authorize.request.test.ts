@@ -81,7 +81,7 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
   t.test('invalid_request: missing response_type, repeated parameter, bad response_mode', async (t) => {
     const { response_type: _, ...noType } = base;
     await expectRedirectError(t, authorizeUrl(noType), 'invalid_request', 'response_type is required');
-    await expectRedirectError(t, `${authorizeUrl(base)}&scope=read&scope=write`, 'invalid_request', 'parameter "scope" is repeated');
+    await expectRedirectError(t, `${authorizeUrl(base)}&scope=read&scope=write`, 'invalid_request', "parameter 'scope' is repeated");
     await expectRedirectError(
       t,
       authorizeUrl({ ...base, response_mode: 'jwt' }),
@@ -91,7 +91,7 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
   });
 
   t.test('a repeated state is not echoed', async (t) => {
-    await expectRedirectError(t, `${authorizeUrl(base)}&state=again`, 'invalid_request', 'parameter "state" is repeated', 'query', null);
+    await expectRedirectError(t, `${authorizeUrl(base)}&state=again`, 'invalid_request', "parameter 'state' is repeated", 'query', null);
   });
 
   t.test('unsupported_response_type and unauthorized_client', async (t) => {
@@ -121,7 +121,7 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
       t,
       authorizeUrl({ ...base, scope: 'read\\write' }),
       'invalid_scope',
-      'scope is not a space-separated list of scope tokens (RFC 6749 §3.3)',
+      'scope is not a space-separated list of scope tokens (RFC 6749 section 3.3)',
     );
   });
 
@@ -150,7 +150,7 @@ t.test('GET /oauth2/authorize: errors redirect to the client with state and iss'
         t,
         authorizeUrl({ ...base, code_challenge: bad, code_challenge_method: 'S256' }),
         'invalid_request',
-        'code_challenge must be 43-128 unreserved characters (RFC 7636 §4.2)',
+        'code_challenge must be 43-128 unreserved characters (RFC 7636 section 4.2)',
       );
     }
     const res = await app.inject({ url: authorizeUrl({ response_type: 'code', client_id: 'spa', state: 'x' }) });

@@ -48,9 +48,13 @@ t.test('GET /oauth2/authorize: a bad resource goes back to the client as invalid
   const target = (description: string) => ['invalid_target', description] as const;
 
   t.test('relative, without a scheme, with a fragment (RFC 8707 §2)', async (t) => {
-    await expectRedirected(t, withResources(WEB, '/mcp'), ...target('resource must be an absolute URI (RFC 8707 §2)'));
-    await expectRedirected(t, withResources(WEB, 'mcp.example.com/mcp'), ...target('resource must be an absolute URI (RFC 8707 §2)'));
-    await expectRedirected(t, withResources(WEB, `${API}#top`), ...target('resource must not include a fragment (RFC 8707 §2)'));
+    await expectRedirected(t, withResources(WEB, '/mcp'), ...target('resource must be an absolute URI (RFC 8707 section 2)'));
+    await expectRedirected(
+      t,
+      withResources(WEB, 'mcp.example.com/mcp'),
+      ...target('resource must be an absolute URI (RFC 8707 section 2)'),
+    );
+    await expectRedirected(t, withResources(WEB, `${API}#top`), ...target('resource must not include a fragment (RFC 8707 section 2)'));
   });
 
   t.test('unknown: not registered under exactly this string', async (t) => {
@@ -99,7 +103,7 @@ t.test('GET /oauth2/authorize: a bad resource goes back to the client as invalid
     const implicit = await app.inject({ url: withResources({ response_type: 'token', client_id: 'spa', state: 's' }, `${API}#x`) });
     t.same(redirectParams(implicit.headers.location as string, 'fragment'), {
       error: 'invalid_target',
-      error_description: 'resource must not include a fragment (RFC 8707 §2)',
+      error_description: 'resource must not include a fragment (RFC 8707 section 2)',
       state: 's',
       iss: ISSUER,
     });

@@ -79,6 +79,8 @@ function problemsOf(req: FuzzRequest, answer: Answer): string[] {
     if (body.keys.join() !== 'error,error_description') problems.push(`error body keys ${body.keys.join()}`);
     const allowed = BACK_CHANNEL.has(path) || fromParser ? TOKEN_ERRORS : new Set(['not_found', 'invalid_request']);
     if (!allowed.has(body.error as string)) problems.push(`error code ${String(body.error)}`);
+    // RFC 6749 §5.2: error_description is limited to %x20-21 / %x23-5B / %x5D-7E.
+    if (!/^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(String(body.error_description))) problems.push('error_description outside RFC 6749 §5.2');
     if (status === 401 && !String(headers['www-authenticate']).startsWith('Basic ')) problems.push('401 without WWW-Authenticate: Basic');
   }
   if (headers['cache-control'] !== 'no-store') problems.push(`cache-control ${headers['cache-control']}`);

@@ -28,7 +28,7 @@ t.test('FormParams: resource is the one parameter that may repeat (RFC 8707 §2)
   t.equal(params.get('resource'), undefined, 'read with all(), never get()');
   t.ok(params.has('resource'));
   t.same(FormParams.parse('scope=a').all('resource'), []);
-  t.throws(() => FormParams.parse('scope=a&scope=b'), { name: 'InvalidRequest', message: 'parameter "scope" is repeated' });
+  t.throws(() => FormParams.parse('scope=a&scope=b'), { name: 'InvalidRequest', message: "parameter 'scope' is repeated" });
 });
 
 t.test('a new authorization (authorization endpoint, client_credentials, password)', async (t) => {
@@ -47,10 +47,16 @@ t.test('a new authorization (authorization endpoint, client_credentials, passwor
     ['no resource, no registration, consent', request([], 'tools'), [], true, 'invalid_scope: scope not allowed for this client: tools'],
     ['no resource, no registration, no scope', request([]), [], true, '[]'],
     // Malformed or unknown resources.
-    ['relative', request(['/mcp']), withScope, false, 'invalid_target: resource must be an absolute URI (RFC 8707 §2)'],
-    ['no scheme', request(['mcp.example.com/mcp']), withScope, false, 'invalid_target: resource must be an absolute URI (RFC 8707 §2)'],
-    ['fragment', request([`${MCP}#x`]), withScope, false, 'invalid_target: resource must not include a fragment (RFC 8707 §2)'],
-    ['empty fragment', request([`${MCP}#`]), withScope, false, 'invalid_target: resource must not include a fragment (RFC 8707 §2)'],
+    ['relative', request(['/mcp']), withScope, false, 'invalid_target: resource must be an absolute URI (RFC 8707 section 2)'],
+    [
+      'no scheme',
+      request(['mcp.example.com/mcp']),
+      withScope,
+      false,
+      'invalid_target: resource must be an absolute URI (RFC 8707 section 2)',
+    ],
+    ['fragment', request([`${MCP}#x`]), withScope, false, 'invalid_target: resource must not include a fragment (RFC 8707 section 2)'],
+    ['empty fragment', request([`${MCP}#`]), withScope, false, 'invalid_target: resource must not include a fragment (RFC 8707 section 2)'],
     ['unknown', request([UNREGISTERED]), withScope, false, 'invalid_target: resource is not registered at this authorization server'],
     [
       'other case',
@@ -108,7 +114,7 @@ t.test('a new authorization (authorization endpoint, client_credentials, passwor
       request([MCP], 'a\\b'),
       withScope,
       false,
-      'invalid_scope: scope is not a space-separated list of scope tokens (RFC 6749 §3.3)',
+      'invalid_scope: scope is not a space-separated list of scope tokens (RFC 6749 section 3.3)',
     ],
     [
       'consent changes nothing for a registered scope',
@@ -149,8 +155,8 @@ t.test('a token from a grant (authorization_code, refresh_token): narrow, never 
     ['registered but not granted', request([FILES]), 'invalid_target: resource was not part of this authorization grant'],
     ['unknown', request([UNREGISTERED]), 'invalid_target: resource was not part of this authorization grant'],
     ['one granted, one not', request([API, FILES]), 'invalid_target: resource was not part of this authorization grant'],
-    ['malformed', request(['/mcp']), 'invalid_target: resource must be an absolute URI (RFC 8707 §2)'],
-    ['fragment', request([`${API}#x`]), 'invalid_target: resource must not include a fragment (RFC 8707 §2)'],
+    ['malformed', request(['/mcp']), 'invalid_target: resource must be an absolute URI (RFC 8707 section 2)'],
+    ['fragment', request([`${API}#x`]), 'invalid_target: resource must not include a fragment (RFC 8707 section 2)'],
     [
       'granted scope the resource does not accept',
       request([API], 'tools'),

@@ -63,7 +63,7 @@ t.test('POST /oauth2/token grant_type=client_credentials', async (t) => {
       t.equal(res.statusCode, 400, JSON.stringify(scope));
       t.same(res.json(), {
         error: 'invalid_scope',
-        error_description: 'scope is not a space-separated list of scope tokens (RFC 6749 §3.3)',
+        error_description: 'scope is not a space-separated list of scope tokens (RFC 6749 section 3.3)',
       });
     }
   });

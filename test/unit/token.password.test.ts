@@ -42,7 +42,7 @@ t.test('POST /oauth2/token grant_type=password', async (t) => {
       description: 'this client is not registered for grant_type password',
     });
     const missing = await client('first-party').token({ grant_type: 'password', username: 'alice' });
-    expectOAuthError(t, missing, { status: 400, error: 'invalid_request', description: 'parameter "password" is required' });
+    expectOAuthError(t, missing, { status: 400, error: 'invalid_request', description: "parameter 'password' is required" });
     const anonymous = await client('first-party', null).token(password(ALICE.username, ALICE.password));
     expectOAuthError(t, anonymous, {
       status: 401,

@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
+import { expectOAuthError } from '../helpers/oauth-error.js';
 import { basic, buildTestServer, FORM_HEADERS, form, ISSUER, NO_STORE_JSON, SECRETS, TEST_CLIENTS } from '../helpers/server.js';
 
 const WWW_AUTHENTICATE = `Basic realm="${ISSUER}", charset="UTF-8"`;
@@ -50,12 +51,12 @@ t.test('POST /oauth2/token request validation', async (t) => {
 
   t.test('a repeated parameter is invalid_request (RFC 6749 §3.1)', async (t) => {
     const res = await post('grant_type=client_credentials&scope=read&scope=write', serviceAuth);
-    await expectError(t, res, 400, 'invalid_request', 'parameter "scope" is repeated');
+    await expectError(t, res, 400, 'invalid_request', "parameter 'scope' is repeated");
   });
 
   t.test('a missing or empty grant_type is invalid_request', async (t) => {
-    await expectError(t, await post('scope=read', serviceAuth), 400, 'invalid_request', 'parameter "grant_type" is required');
-    await expectError(t, await post('grant_type=&scope=read', serviceAuth), 400, 'invalid_request', 'parameter "grant_type" is required');
+    await expectError(t, await post('scope=read', serviceAuth), 400, 'invalid_request', "parameter 'grant_type' is required");
+    await expectError(t, await post('grant_type=&scope=read', serviceAuth), 400, 'invalid_request', "parameter 'grant_type' is required");
   });
 
   t.test('an unknown grant_type is unsupported_grant_type', async (t) => {
@@ -167,4 +168,15 @@ t.test('POST /oauth2/token request validation', async (t) => {
       await expectError(t, res, 401, 'invalid_client', 'client authentication failed');
     });
   });
+});
+
+t.test('error_description stays inside the RFC 6749 §5.2 character set, whatever the client sent', async (t) => {
+  const { app } = await buildTestServer(t);
+  const res = await app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: FORM_HEADERS,
+    payload: 'grant_type=client_credentials&na%22m%5Ce%C3%A9=1&na%22m%5Ce%C3%A9=2',
+  });
+  expectOAuthError(t, res, { status: 400, error: 'invalid_request', description: "parameter 'na'm/e?' is repeated" });
 });

@@ -66,12 +66,12 @@ t.test('POST /oauth2/token grant_type=client_credentials with resource', async (
     expectOAuthError(
       t,
       await token('robot', CLIENT_CREDENTIALS, 'api.example.com'),
-      target('resource must be an absolute URI (RFC 8707 §2)'),
+      target('resource must be an absolute URI (RFC 8707 section 2)'),
     );
     expectOAuthError(
       t,
       await token('robot', CLIENT_CREDENTIALS, `${MCP}#tools`),
-      target('resource must not include a fragment (RFC 8707 §2)'),
+      target('resource must not include a fragment (RFC 8707 section 2)'),
     );
     expectOAuthError(
       t,
