@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
 import { readRegistryEntries } from '../registry-file.js';
+import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
 /** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
@@ -38,6 +39,9 @@ const ClientSchema = z
       .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)'),
     token_endpoint_auth_method: z.enum(AUTH_METHODS).default('client_secret_basic'),
     introspect_all_tokens: z.boolean().default(false),
+    allowed_origins: z
+      .array(z.string().refine(isSerializedWebOrigin, 'must be an origin: http(s)://host[:port] with no path, as browsers send it'))
+      .default([]),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -68,6 +72,8 @@ export interface Client {
   readonly authMethod: ClientAuthMethod;
   /** A resource server the operator allows to introspect every client's tokens, not only its own. */
   readonly introspectAllTokens: boolean;
+  /** Web origins whose pages may call the token and revocation endpoints (see origins.ts). */
+  readonly corsOrigins: ReadonlySet<string>;
 }
 
 export type ClientMetadata = z.input<typeof ClientSchema>;
@@ -84,6 +90,11 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     scope: Object.freeze(c.scope === '' ? [] : (parseScope(c.scope) ?? [])),
     authMethod: c.token_endpoint_auth_method,
     introspectAllTokens: c.introspect_all_tokens,
+    corsOrigins: originsAllowedBy({
+      isPublic: c.token_endpoint_auth_method === 'none',
+      redirectUris: c.redirect_uris,
+      allowedOrigins: c.allowed_origins,
+    }),
   });
 }
 

@@ -32,7 +32,8 @@ function parseBasic(header: string): { clientId: string; secret: string } {
 
 /**
  * Reads the credentials a request presents, rejecting ambiguous or unsafe forms.
- * Returns undefined when the request names no client at all.
+ * Returns undefined when the request names no client at all. HTTP Basic with an empty
+ * password carries no secret: requests-oauthlib identifies a public client that way.
  */
 export function presentedClientCredentials(
   authorization: string | undefined,
@@ -50,7 +51,9 @@ export function presentedClientCredentials(
     if (bodySecret !== undefined) throw new InvalidRequest('client authenticated with both HTTP Basic and client_secret');
     const basic = parseBasic(authorization);
     if (bodyId !== undefined && bodyId !== basic.clientId) throw new InvalidRequest('client_id does not match the HTTP Basic credentials');
-    return { method: 'client_secret_basic', clientId: basic.clientId, secret: basic.secret };
+    return basic.secret === ''
+      ? { method: 'none', clientId: basic.clientId, secret: undefined }
+      : { method: 'client_secret_basic', clientId: basic.clientId, secret: basic.secret };
   }
   if (bodyId === undefined) {
     if (bodySecret !== undefined) throw new InvalidRequest('client_secret sent without client_id');
@@ -62,24 +65,32 @@ export function presentedClientCredentials(
 }
 
 /**
- * Authenticates the client by the method it registered. Unknown clients cost the same
- * secret comparison as known ones, so timing does not reveal which ids exist.
+ * The one description of every failed authentication: unknown id, wrong secret, missing
+ * secret, or a secret from a public client all read the same, so an answer never tells
+ * whether a client id exists.
+ */
+export const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
+
+/**
+ * Authenticates the client. A client with a secret may present it either way, whatever
+ * `token_endpoint_auth_method` it registered: RFC 6749 §2.3.1 "The authorization server
+ * MUST support the HTTP Basic authentication scheme for authenticating clients that were
+ * issued a client password", and OAuth 2.1 §2.4.1 "the authorization server MUST support
+ * the client including the client credentials in the request body". A public client
+ * presents only its id. Unknown clients and public clients presenting a
+ * secret cost the same secret comparison as known ones, so timing does not reveal which
+ * ids exist.
  */
 export function authenticateClient(presented: PresentedClientCredentials | undefined, registry: ClientRegistry): Client {
   if (!presented) throw new InvalidClient('client authentication is required');
   const client = registry.get(presented.clientId);
   if (presented.secret !== undefined) {
-    const valid = verifyClientSecret(presented.secret, client?.secretDigest);
-    if (!client || !valid) throw new InvalidClient('client authentication failed');
-  } else if (!client) {
-    throw new InvalidClient('client authentication failed');
+    // A public client has no digest: the dummy comparison runs and fails.
+    if (!verifyClientSecret(presented.secret, client?.secretDigest) || !client) throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
+    return client;
   }
-  if (client.authMethod !== presented.method) {
-    throw new InvalidClient(
-      client.authMethod === 'none'
-        ? 'this public client must not present a client secret'
-        : `client authentication failed: this client authenticates with ${client.authMethod}`,
-    );
-  }
+  // No secret: only a public client may stop here (RFC 6749 §3.2.1: a confidential
+  // client MUST authenticate).
+  if (!client || client.secretDigest !== undefined) throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
   return client;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type ClientRegistry } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
+import { allowAnyOrigin } from '../http/cors.js';
 import type { Keystore } from '../keys/keystore.js';
 import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/response-mode.js';
 import type { ResourceRegistry } from '../resources/registry.js';
@@ -55,7 +56,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
 
   app.get(`${pathPrefix}/.well-known/jwks.json`, async (_request, reply) => {
     const jwks = keystore.jwksAt(nowSeconds(clock));
-    return reply
+    return allowAnyOrigin(reply)
       .header('content-type', 'application/json;charset=UTF-8')
       .header('cache-control', `public, max-age=${options.jwksCacheTtl}`)
       .send(JSON.stringify(jwks));
@@ -64,7 +65,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
   // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
   // Built on every request, from the registries as they are now (they may be reloaded).
   app.get(`/.well-known/oauth-authorization-server${pathPrefix}`, async (_request, reply) =>
-    reply
+    allowAnyOrigin(reply)
       .header('content-type', 'application/json;charset=UTF-8')
       .header('cache-control', 'public, max-age=300')
       .send(JSON.stringify(authorizationServerMetadata(options))),

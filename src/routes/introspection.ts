@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ClientRegistry } from '../clients/registry.js';
 import { InvalidClient } from '../errors.js';
-import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { authenticateClient, CLIENT_AUTHENTICATION_FAILED, presentedClientCredentials } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';
 import { type IntrospectionDependencies, introspectToken } from '../tokens/introspection.js';
@@ -23,7 +23,8 @@ export async function introspectionRoute(app: FastifyInstance, options: Introspe
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
     const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
-    if (client.authMethod === 'none') throw new InvalidClient('introspection needs an authenticated (confidential) client');
+    // A public client is refused with the same words as an unknown one: nothing tells which ids exist.
+    if (client.authMethod === 'none') throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
     return sendOAuthJson(reply, 200, await introspectToken(body.require('token'), client, introspection));
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ClientRegistry } from '../clients/registry.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { type RevocationDependencies, revokeToken } from '../tokens/revocation.js';
 
@@ -16,10 +17,13 @@ export async function revocationRoute(app: FastifyInstance, options: RevocationR
   const { clients, revocation } = options;
   useOAuthFormBodies(app, { realm: options.realm, storeOutage: 'temporarily_unavailable' });
 
+  answerPreflights(app, options.path, clients);
+
   // RFC 7009 §2.1: public clients revoke with their client_id; confidential ones authenticate.
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
     const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
+    allowClientOrigin(request, reply, client);
     // token_type_hint is only a hint (§2.1), and our two kinds of token tell themselves apart.
     await revokeToken(body.require('token'), client, revocation);
     // §2.2: "The authorization server responds with HTTP status code 200 if the token

@@ -3,6 +3,7 @@ import type { ClientRegistry } from '../clients/registry.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
 import type { Grant } from '../grants/types.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';
 
@@ -13,18 +14,20 @@ export interface TokenRouteOptions {
   readonly grants: ReadonlyMap<string, Grant>;
 }
 
-/** POST /oauth2/token (RFC 6749 §3.2): authenticates the client, then dispatches on grant_type. */
+/** POST /oauth2/token (RFC 6749 §3.2): authenticates the client, then dispatches on grant_type; CORS for browser clients. */
 export async function tokenRoute(app: FastifyInstance, options: TokenRouteOptions): Promise<void> {
   const { clients, grants } = options;
   useOAuthFormBodies(app, { realm: options.realm, storeOutage: 'server_error' });
 
+  answerPreflights(app, options.path, clients);
+
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
-    const grantType = body.require('grant_type');
-    const grant = grants.get(grantType);
-    if (!grant) throw new UnsupportedGrantType('the grant_type is not supported by this authorization server');
-
+    // The client first, so that every later error reaches a browser client that allows this origin.
     const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
+    allowClientOrigin(request, reply, client);
+    const grant = grants.get(body.require('grant_type'));
+    if (!grant) throw new UnsupportedGrantType('the grant_type is not supported by this authorization server');
     if (!client.grantTypes.has(grant.grantType)) {
       throw new UnauthorizedClient(`this client is not registered for grant_type ${grant.grantType}`);
     }

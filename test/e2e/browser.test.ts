@@ -1,19 +1,12 @@
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { type Browser, chromium } from 'playwright-core';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { pkcePair } from '../helpers/browser-flow.js';
-import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
-import { cheapPasswordHash } from '../helpers/passwords.js';
-import { freePort } from '../helpers/ports.js';
-import { startServerProcess } from '../helpers/process.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { startServerWithClients } from '../helpers/registry-files.js';
 
-/** Debian's Chromium, installed by .ci/run; the test fails (never skips) when it is missing. */
-const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'browser-test-secret-0123456789abcdefghijklmnop';
 
 t.test('a person signs in and approves in a real browser; the client redeems the code', async (t) => {
@@ -29,44 +22,18 @@ t.test('a person signs in and approves in a real browser; the client redeems the
   t.teardown(() => callback.close());
   const redirectUri = `http://127.0.0.1:${(callback.address() as { port: number }).port}/callback`;
 
-  const dir = await tempDir(t);
-  const clientsFile = join(dir, 'clients.json');
-  const usersFile = join(dir, 'users.json');
-  await writeFile(
-    clientsFile,
-    JSON.stringify({
-      clients: [
-        {
-          client_id: 'web',
-          client_name: 'Browser Test App',
-          client_secret_hash: hashClientSecret(SECRET),
-          redirect_uris: [redirectUri],
-          grant_types: ['authorization_code', 'refresh_token'],
-          scope: 'read write',
-        },
-      ],
-    }),
-  );
-  await writeFile(
-    usersFile,
-    JSON.stringify({ users: [{ username: 'alice', password_hash: cheapPasswordHash('alice-password-1'), sub: 'user-alice' }] }),
-  );
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
-  await startServerProcess(t, {
-    PORT: String(port),
-    ISSUER: issuer,
-    KEYS_DIR: await keysDirWithSigningKey(t),
-    CLIENTS_FILE: clientsFile,
-    USERS_FILE: usersFile,
-  });
+  const { issuer } = await startServerWithClients(t, [
+    {
+      client_id: 'web',
+      client_name: 'Browser Test App',
+      client_secret_hash: hashClientSecret(SECRET),
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      scope: 'read write',
+    },
+  ]);
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchChromium(t);
 
   const authorizeUrl = (state: string, challenge: string) =>
     `${issuer}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'web', redirect_uri: redirectUri, scope: 'read', state, code_challenge: challenge, code_challenge_method: 'S256' })}`;

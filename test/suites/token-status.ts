@@ -148,7 +148,7 @@ export function tokenStatusSuite(t: Test, open: OpenStore): void {
       expectOAuthError(t, viaPublic, {
         status: 401,
         error: 'invalid_client',
-        description: 'introspection needs an authenticated (confidential) client',
+        description: 'client authentication failed',
       });
       const none = await anonymous('/oauth2/introspect', { token: access_token });
       expectOAuthError(t, none, { status: 401, error: 'invalid_client', description: 'client authentication is required' });

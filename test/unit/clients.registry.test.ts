@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { anyClientAllows } from '../../src/clients/origins.js';
 import { ClientRegistry, ClientsFileError } from '../../src/clients/registry.js';
 import { hashClientSecret, storedSecretDigest, verifyClientSecret } from '../../src/clients/secret.js';
 import { tempDir } from '../helpers/keys.js';
@@ -87,6 +88,59 @@ t.test('ClientRegistry', async (t) => {
         ]),
       { message: 'clients: client "x": client_id: registered twice' },
     );
+  });
+
+  t.test('allowed_origins: origins exactly as browsers send them', async (t) => {
+    const withOrigins = (allowed_origins: unknown) => () =>
+      ClientRegistry.fromMetadata([{ client_id: 'o', client_secret_hash: HASH, grant_types: ['client_credentials'], allowed_origins }]);
+    for (const bad of [
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'https://app.example.com:443',
+      'HTTPS://app.example.com',
+      'https://APP.example.com',
+      'https://user@app.example.com',
+      'app.example.com',
+      'ftp://app.example.com',
+      '*',
+      'null',
+    ]) {
+      t.throws(
+        withOrigins([bad]),
+        new ClientsFileError(
+          'clients: client "o": allowed_origins.0: must be an origin: http(s)://host[:port] with no path, as browsers send it',
+        ),
+        bad,
+      );
+    }
+    const good = ['https://app.example.com', 'http://127.0.0.1:5173', 'http://[::1]:8080', 'https://xn--bcher-kva.example'];
+    t.same([...(withOrigins(good)().get('o')?.corsOrigins ?? [])], good);
+  });
+
+  t.test('the origins a client allows: its allowed_origins, and its redirect URIs if it is public', async (t) => {
+    const registry = ClientRegistry.fromMetadata([
+      {
+        client_id: 'spa',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: ['https://spa.example.com/cb', 'https://spa.example.com/other', 'http://127.0.0.1:5173/cb', 'com.example.app:/cb'],
+        allowed_origins: ['https://cdn.example.com'],
+      },
+      { client_id: 'web', client_secret_hash: HASH, redirect_uris: ['https://app.example.com/cb'] },
+      {
+        client_id: 'bff',
+        client_secret_hash: HASH,
+        redirect_uris: ['https://bff.example.com/cb'],
+        allowed_origins: ['https://bff.example.com'],
+      },
+    ]);
+    t.same([...(registry.get('spa')?.corsOrigins ?? [])], ['https://spa.example.com', 'http://127.0.0.1:5173', 'https://cdn.example.com']);
+    t.same([...(registry.get('web')?.corsOrigins ?? [])], [], "a confidential client's redirect URIs allow nothing");
+    t.same([...(registry.get('bff')?.corsOrigins ?? [])], ['https://bff.example.com']);
+    t.ok(anyClientAllows(registry, 'https://cdn.example.com'));
+    t.ok(anyClientAllows(registry, 'https://bff.example.com'));
+    t.notOk(anyClientAllows(registry, 'https://app.example.com'));
+    t.notOk(anyClientAllows(registry, 'null'));
+    t.notOk(anyClientAllows(new ClientRegistry([]), 'https://spa.example.com'));
   });
 
   t.test('load() reads CLIENTS_FILE and names the file on errors', async (t) => {

@@ -51,15 +51,16 @@ t.test('a malformed Content-Type is refused before routing: 400, as a page below
 t.test('a known path with another method: 405 with Allow taken from the routes', async (t) => {
   const { app } = await buildTestServer(t);
   const cases: [string, string, string][] = [
-    ['GET', '/oauth2/token', 'POST'],
-    ['PUT', '/oauth2/revoke', 'POST'],
+    ['GET', '/oauth2/token', 'OPTIONS, POST'],
+    ['PUT', '/oauth2/revoke', 'OPTIONS, POST'],
     ['GET', '/oauth2/introspect', 'POST'],
     ['POST', '/healthz', 'GET, HEAD'],
     ['DELETE', '/readyz', 'GET, HEAD'],
     ['POST', '/.well-known/jwks.json', 'GET, HEAD'],
     ['PATCH', '/.well-known/oauth-authorization-server', 'GET, HEAD'],
-    ['OPTIONS', '/oauth2/token', 'POST'],
-    ['PROPFIND', '/oauth2/token', 'POST'],
+    ['OPTIONS', '/oauth2/introspect', 'POST'],
+    ['OPTIONS', '/healthz', 'GET, HEAD'],
+    ['PROPFIND', '/oauth2/token', 'OPTIONS, POST'],
     ['TRACE', '/healthz', 'GET, HEAD'],
   ];
   for (const [method, url, allow] of cases) {

@@ -47,7 +47,7 @@ t.test('POST /oauth2/token grant_type=password', async (t) => {
     expectOAuthError(t, anonymous, {
       status: 401,
       error: 'invalid_client',
-      description: 'client authentication failed: this client authenticates with client_secret_basic',
+      description: 'client authentication failed',
     });
   });
 

@@ -1,0 +1,40 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { keysDirWithSigningKey, tempDir } from './keys.js';
+import { cheapPasswordHash } from './passwords.js';
+import { freePort } from './ports.js';
+import { type ServerProcess, startServerProcess } from './process.js';
+
+/** alice, who signs in on the pages of the process tests. */
+export const PROCESS_ALICE = { username: 'alice', password: 'alice-password-1', sub: 'user-alice' } as const;
+
+/** CLIENTS_FILE and USERS_FILE in a temporary folder: the given clients, and alice. */
+export async function writeRegistryFiles(t: Test, clients: readonly unknown[]): Promise<{ clientsFile: string; usersFile: string }> {
+  const dir = await tempDir(t);
+  const clientsFile = join(dir, 'clients.json');
+  const usersFile = join(dir, 'users.json');
+  await writeFile(clientsFile, JSON.stringify({ clients }));
+  const alice = { username: PROCESS_ALICE.username, password_hash: cheapPasswordHash(PROCESS_ALICE.password), sub: PROCESS_ALICE.sub };
+  await writeFile(usersFile, JSON.stringify({ users: [alice] }));
+  return { clientsFile, usersFile };
+}
+
+/** The built server on a free port of 127.0.0.1 (its issuer), with a fresh signing key, these clients and alice. */
+export async function startServerWithClients(
+  t: Test,
+  clients: readonly unknown[],
+  port?: number,
+): Promise<ServerProcess & { readonly issuer: string }> {
+  const listen = port ?? (await freePort());
+  const issuer = `http://127.0.0.1:${listen}`;
+  const { clientsFile, usersFile } = await writeRegistryFiles(t, clients);
+  const server = await startServerProcess(t, {
+    PORT: String(listen),
+    ISSUER: issuer,
+    KEYS_DIR: await keysDirWithSigningKey(t),
+    CLIENTS_FILE: clientsFile,
+    USERS_FILE: usersFile,
+  });
+  return { ...server, issuer };
+}
