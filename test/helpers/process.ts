@@ -9,6 +9,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 const twoUp = resolve(import.meta.dirname, '..', '..');
 const ROOT = basename(twoUp) === 'dist' ? dirname(twoUp) : twoUp;
 export const DIST = join(ROOT, 'dist');
+/** The built `oauth2-token-service` command, for `runNode`. */
+export const CLI = 'src/cli/index.js';
 
 /** Where cleanup goes: a tap test (`t.teardown`), or the bench's own list. */
 export interface Teardown {
