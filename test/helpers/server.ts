@@ -67,6 +67,8 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clients?: unknown[];
+  /** Instead of `clients`: a registry built by the test (a reloadable one). */
+  readonly clientRegistry?: ClientRegistry;
   readonly users?: UserRegistry;
   /** From test/helpers/stores.ts; a fresh memory store by default. */
   readonly store?: TestStore;
@@ -81,7 +83,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
   const app = await buildServer(config, {
     keystore,
-    clients: ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
+    clients: options.clientRegistry ?? ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
     store,
     signer: new Signer('test-session-secret-0123456789abcdef'),
