@@ -43,16 +43,17 @@ export function signingKeyAt<K extends KeyRecord>(keys: readonly K[], now: numbe
 
 /**
  * Where a key stands at `now`, as `keys list` shows it: `signing` (the one key that signs
- * now), `scheduled` (published, signs later), `retiring` (published, signs no more, or
- * is outranked by a newer key), `expired` (every token it signed has expired: the next
- * run deletes it).
+ * now), `scheduled` (published, signs later), `retiring` (published, signs no more: its
+ * window ended, is empty, or a newer key outranks it), `expired` (every token it signed
+ * has expired: the next run deletes it).
  */
 export type KeyState = 'signing' | 'scheduled' | 'retiring' | 'expired';
 
 export function keyStateAt(key: KeyRecord, keys: readonly KeyRecord[], now: number): KeyState {
   if (isExpiredAt(key, now)) return 'expired';
   if (signingKeyAt(keys, now)?.kid === key.kid) return 'signing';
-  return key.signs_from > now ? 'scheduled' : 'retiring';
+  const willSign = key.signs_from > now && (key.signs_until === undefined || key.signs_until > key.signs_from);
+  return willSign ? 'scheduled' : 'retiring';
 }
 
 /**

@@ -178,6 +178,14 @@ t.test('keys list', async (t) => {
       publish_until: NOW + 3800,
     });
     const scheduled = await writeKey(dir, { kid: 'next', created_at: NOW - 10, signs_from: NOW + 200 });
+    // The middle one of two quick rotations: its window closed before it opened.
+    const skipped = await writeKey(dir, {
+      kid: 'skipped',
+      created_at: NOW - 20,
+      signs_from: NOW + 200,
+      signs_until: NOW + 200,
+      publish_until: NOW + 3800,
+    });
     const run = await keys(['list', '--dir', dir]);
     t.same([run.code, run.stderr], [0, '']);
     t.equal(
@@ -186,11 +194,12 @@ t.test('keys list', async (t) => {
         `old ES256 expired   signs ${iso(NOW - 9000)} to ${iso(NOW - 5000)}, published until ${iso(NOW - 1000)}, created ${iso(NOW - 9000)}`,
         `prev ES256 retiring  signs ${iso(NOW - 5000)} to ${iso(NOW - 100)}, published until ${iso(NOW + 3500)}, created ${iso(NOW - 5000)}`,
         `cur ES256 signing   signs ${iso(NOW - 100)} to ${iso(NOW + 200)}, published until ${iso(NOW + 3800)}, created ${iso(NOW - 400)}`,
+        `skipped ES256 retiring  signs ${iso(NOW + 200)} to ${iso(NOW + 200)}, published until ${iso(NOW + 3800)}, created ${iso(NOW - 20)}`,
         `next ES256 scheduled signs ${iso(NOW + 200)} to open-ended, published until open-ended, created ${iso(NOW - 10)}`,
         '',
       ].join('\n'),
     );
-    for (const key of [expired, retiring, signing, scheduled]) t.notMatch(run.stdout, key.jwk.d, 'no private key');
+    for (const key of [expired, retiring, signing, scheduled, skipped]) t.notMatch(run.stdout, key.jwk.d, 'no private key');
 
     const later = await keys(['list'], { KEYS_DIR: dir }, NOW + 200);
     t.match(later.stdout, /^cur ES256 retiring /m, 'states follow the clock');
