@@ -53,8 +53,19 @@ export class Registries {
     return new Registries(ReloadableClients.holding(clients), ReloadableUsers.holding(users), reloadable, given.sources);
   }
 
-  /** Re-reads the files; one result per file, in the order clients, users. */
-  async reload(): Promise<RegistryReload[]> {
+  private previousReload: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Re-reads the files; one result per file, in the order clients, users. Reloads run one
+   * after the other, so a slow read from an earlier SIGHUP never replaces a later one.
+   */
+  reload(): Promise<RegistryReload[]> {
+    const reload = this.previousReload.then(() => this.reloadNow());
+    this.previousReload = reload.catch(() => undefined);
+    return reload;
+  }
+
+  private async reloadNow(): Promise<RegistryReload[]> {
     const { clients: clientsFile, users: usersFile } = this.files;
     const [clients, users] = await Promise.all([
       clientsFile ? attempt(() => ClientRegistry.load(clientsFile)) : undefined,

@@ -3,7 +3,7 @@ import { type Client, ClientRegistry } from '../clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
 import { loadOperatorDefaults } from '../config.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine } from './command.js';
-import { addEntry, changeEntries, chosenFile, fileFailure, removeEntry } from './registries.js';
+import { addEntry, changeEntries, chosenFile, fileFailure, removeEntry } from './registry-files.js';
 
 /** `clients add|list|remove|rotate-secret`: the registered clients in CLIENTS_FILE. */
 

@@ -2,7 +2,7 @@ import { loadOperatorDefaults } from '../config.js';
 import { hashPassword } from '../users/password.js';
 import { UserRegistry } from '../users/registry.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, readFirstLine, UsageError } from './command.js';
-import { addEntry, chosenFile, fileFailure, removeEntry } from './registries.js';
+import { addEntry, chosenFile, fileFailure, removeEntry } from './registry-files.js';
 
 /** `users add|list|remove`: the resource owners in USERS_FILE. */
 

@@ -82,6 +82,19 @@ t.test('reload: the routes and the password grant see a new client and a new use
   t.equal((await new TokenClient(server.app, 'svc', SECRET).token({ grant_type: 'client_credentials' })).statusCode, 401, 'removed');
 });
 
+t.test('reloads run one after the other: the last signal wins', async (t) => {
+  const { registries, write } = await files(t, [client('svc')], []);
+  await write.clients([client('svc'), client('first')]);
+  const first = registries.reload();
+  await write.clients([client('svc'), client('second')]);
+  const second = registries.reload();
+  t.match(await Promise.all([first, second]), [
+    [{ ok: true, count: 2 }, { ok: true }],
+    [{ ok: true, count: 2 }, { ok: true }],
+  ]);
+  t.same(ids(registries).clients, ['svc', 'second']);
+});
+
 t.test('a file that fails to load keeps its previous registry; the other one still reloads', async (t) => {
   const { registries, paths, write } = await files(t, [client('svc')], [user('alice')]);
   await writeFile(paths.clients, '{"clients": [');
