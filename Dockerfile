@@ -1,19 +1,19 @@
 # syntax=docker/dockerfile:1
 
 # ---- build: compile TypeScript with the dev dependencies ----
-FROM node:20-bookworm-slim AS build
+FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: "prepare" would build before the sources are here
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts ./scripts
 RUN npm run build
 
 # ---- runtime: production dependencies and compiled code only ----
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-slim AS runtime
 ENV NODE_ENV=production \
-    # run the compiled scripts directly: no build hooks (and no TypeScript) in the image
+    # no build hooks (and no TypeScript) in the image: everything runs from dist/
     npm_config_ignore_scripts=true \
     npm_config_update_notifier=false \
     HOST=0.0.0.0 \
@@ -22,9 +22,17 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-COPY --from=build /app/dist ./dist
-# Keys and the clients file are mounted at run time, never baked in:
-#   -v /srv/oauth/keys:/keys:ro -v /srv/oauth/clients.json:/config/clients.json:ro -e CLIENTS_FILE=/config/clients.json
+COPY --from=build /app/dist/src ./dist/src
+# The operator command on PATH (docker run --rm … oauth2-token-service keys rotate), and the
+# mount points owned by the unprivileged user: an empty named volume mounted on /keys takes
+# this owner and mode 0700, so the rotation job can write keys that the server reads.
+RUN chmod 0755 dist/src/cli/index.js \
+ && ln -s /app/dist/src/cli/index.js /usr/local/bin/oauth2-token-service \
+ && mkdir -p /keys /config \
+ && chown node:node /keys /config \
+ && chmod 0700 /keys
+# Keys, clients and users are mounted at run time, never baked in:
+#   -v /srv/oauth/keys:/keys:ro -v /srv/oauth/config:/config:ro -e CLIENTS_FILE=/config/clients.json -e USERS_FILE=/config/users.json
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { withLockFile } from './file-lock.js';
 
 /**
  * Registry files of the form `{"<member>": [...]}` (CLIENTS_FILE, USERS_FILE): read by
@@ -10,6 +11,14 @@ import { dirname, join } from 'node:path';
 export interface ReadOptions {
   /** A file that does not exist yet reads as an empty registry (the commands that add to one). */
   readonly missingMeansEmpty?: boolean;
+}
+
+/**
+ * V8 quotes the text around a syntax error (`Unexpected token 's', ..."et_hash": sha256:pla"...
+ * is not valid JSON`), which in these files may be part of a hash: the message drops it.
+ */
+function withoutQuotedInput(err: SyntaxError): string {
+  return err.message.replace(/, (?:\.\.\.)?".*$/s, '');
 }
 
 /** The entries of a registry file; every failure becomes one message that names the file. */
@@ -25,7 +34,7 @@ export async function readRegistryEntries(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && options.missingMeansEmpty) return [];
-    const reason = err instanceof SyntaxError ? `not valid JSON (${err.message})` : (code ?? String(err));
+    const reason = err instanceof SyntaxError ? `not valid JSON (${withoutQuotedInput(err)})` : (code ?? String(err));
     throw fail(`${file}: ${reason}`);
   }
   const entries = (json as Record<string, unknown> | null)?.[member];
@@ -40,4 +49,18 @@ export async function writeRegistryEntries(file: string, member: string, entries
   const temporary = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
   await writeFile(temporary, `${JSON.stringify({ [member]: entries }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   await rename(temporary, file);
+}
+
+/** The lock file of a registry file: `.<name>.lock` beside it. */
+function lockOf(file: string): string {
+  return join(dirname(file), `.${basename(file)}.lock`);
+}
+
+/**
+ * Runs `work` holding the registry file's lock, so that operator commands run at once
+ * cannot lose each other's change (the server only reads, and never sees half a file).
+ */
+export async function withRegistryLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const lock = lockOf(file);
+  return withLockFile(lock, `another command is changing ${file} (it holds ${lock}); try again later`, work);
 }

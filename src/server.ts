@@ -1,17 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.js';
-import { ClientRegistry } from './clients/registry.js';
+import type { ClientRegistry } from './clients/registry.js';
 import { nowSeconds } from './clock.js';
 import type { Config } from './config.js';
 import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
-import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
-import { ResourceRegistry } from './resources/registry.js';
+import type { RegistrySources } from './oauth/subjects.js';
+import { Registries } from './registries.js';
+import type { ResourceRegistry } from './resources/registry.js';
 import { Signer } from './session/signer.js';
 import { MemoryStore } from './store/memory.js';
 import { RedisStore } from './store/redis.js';
 import type { Store } from './store/types.js';
-import { UserRegistry } from './users/registry.js';
+import type { UserRegistry } from './users/registry.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -40,24 +41,26 @@ async function openStore(config: Config): Promise<Store> {
 }
 
 /**
- * Loads keys, clients, users and resources (throwing on anything unusable, or on a client whose
- * id is a user's subject), opens the store, listens, and wires key reloads to SIGHUP
- * and to a periodic re-read of KEYS_DIR.
+ * Loads keys, clients, users and resources (throwing on anything unusable, or on a
+ * client whose id is a user's subject), opens the store, listens, and wires reloads:
+ * KEYS_DIR, CLIENTS_FILE, USERS_FILE and RESOURCES_FILE on SIGHUP, KEYS_DIR also every
+ * KEYS_RELOAD_INTERVAL.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const keystore = await Keystore.open(config.keysDir, nowSeconds());
-  const clients = options.clients ?? (config.clientsFile ? await ClientRegistry.load(config.clientsFile) : new ClientRegistry([]));
-  const users = options.users ?? (config.usersFile ? await UserRegistry.load(config.usersFile) : UserRegistry.fromEntries([]));
-  // RESOURCES_FILE is read here, once. Its SIGHUP reload hooks in at this line, the same way
-  // as the clients and users files: a holder swapped on SIGHUP (keeping the previous registry
-  // when the file is invalid) that buildServer reads on every request; nothing derived from
-  // the registry is cached (discovery included).
-  const resources =
-    options.resources ?? (config.resourcesFile ? await ResourceRegistry.load(config.resourcesFile) : ResourceRegistry.fromEntries([]));
-  assertDistinctSubjects(clients.all(), users.all(), {
-    clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
-    users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
-  });
+  const registries = await Registries.open(
+    { clients: config.clientsFile, users: config.usersFile, resources: config.resourcesFile },
+    {
+      clients: options.clients,
+      users: options.users,
+      resources: options.resources,
+      sources: {
+        clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
+        users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
+      },
+    },
+  );
+  const { clients, users, resources } = registries;
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const store = await openStore(config);
   const app = await buildServer(config, { keystore, clients, users, resources, store, signer });
@@ -72,7 +75,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   } else {
     app.log.warn('REDIS_URL is not set: using the in-memory store. State is single-instance and lost on restart.');
   }
-  if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "npm run client:add")');
+  if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "oauth2-token-service clients add")');
   if (!config.sessionSecret) {
     app.log.warn(
       'SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances',
@@ -93,7 +96,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       warnAboutKeys(result.warnings);
     } else app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
   };
-  const onHangup = () => void reloadKeys('SIGHUP');
+  // Each registry reloads on its own; counts and reasons are logged, never an entry's content.
+  const reloadRegistries = async (reason: string) => {
+    for (const result of await registries.reload()) {
+      if (result.ok) app.log.info({ reason, file: result.file, [result.registry]: result.count }, `${result.registry} reloaded`);
+      else {
+        const { registry, file, error } = result;
+        app.log.error({ reason, file, err: { message: error.message } }, `${registry} reload failed; keeping the previous ${registry}`);
+      }
+    }
+  };
+  const onHangup = () => void Promise.all([reloadKeys('SIGHUP'), reloadRegistries('SIGHUP')]);
   process.on('SIGHUP', onHangup);
   const reloader =
     config.keysReloadInterval > 0 ? setInterval(() => void reloadKeys('interval'), config.keysReloadInterval * 1000) : undefined;

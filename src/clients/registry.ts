@@ -29,7 +29,7 @@ const ClientSchema = z
   .object({
     client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces'),
     client_name: z.string().min(1).max(200).optional(),
-    client_secret_hash: z.string().regex(SECRET_HASH_PATTERN, 'must be the output of "npm run secret:hash"').optional(),
+    client_secret_hash: z.string().regex(SECRET_HASH_PATTERN, 'must be the output of "oauth2-token-service secret hash"').optional(),
     redirect_uris: z.array(redirectUri).default([]),
     grant_types: z.array(z.enum(GRANT_TYPES)).min(1).default(['authorization_code']),
     response_types: z.array(z.enum(RESPONSE_TYPES)).optional(),
@@ -106,7 +106,7 @@ export class ClientsFileError extends Error {
 }
 
 export class ClientRegistry {
-  private readonly byId: ReadonlyMap<string, Client>;
+  private byId: ReadonlyMap<string, Client>;
 
   constructor(clients: readonly Client[]) {
     this.byId = new Map(clients.map((c) => [c.clientId, c]));
@@ -141,5 +141,27 @@ export class ClientRegistry {
 
   static async load(file: string): Promise<ClientRegistry> {
     return ClientRegistry.fromMetadata(await readRegistryEntries(file, 'clients', (message) => new ClientsFileError(message)), file);
+  }
+
+  /** Takes over the clients of `next` in one assignment (ReloadableClients). */
+  protected adopt(next: ClientRegistry): void {
+    this.byId = next.byId;
+  }
+}
+
+/**
+ * The clients the server hands to its routes: read like any ClientRegistry, replaced
+ * as a whole when CLIENTS_FILE is reloaded (SIGHUP). A read sees the old clients or the
+ * new ones, never a mix.
+ */
+export class ReloadableClients extends ClientRegistry {
+  static holding(clients: ClientRegistry): ReloadableClients {
+    const reloadable = new ReloadableClients([]);
+    reloadable.adopt(clients);
+    return reloadable;
+  }
+
+  replace(next: ClientRegistry): void {
+    this.adopt(next);
   }
 }

@@ -68,8 +68,8 @@ export class Keystore {
     if (!signingKeyAt(keys, now)) {
       throw new KeyFolderError(
         keys.length === 0
-          ? `no signing key in ${dir}: create one with "npm run keys:rotate"`
-          : `no key in ${dir} signs now (${keys.length} key file(s), none inside its signing window): run "npm run keys:rotate"`,
+          ? `no signing key in ${dir}: create one with "oauth2-token-service keys rotate"`
+          : `no key in ${dir} signs now (${keys.length} key file(s), none inside its signing window): run "oauth2-token-service keys rotate"`,
       );
     }
     return new Keystore(dir, keys, warnings);

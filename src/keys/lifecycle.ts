@@ -42,6 +42,21 @@ export function signingKeyAt<K extends KeyRecord>(keys: readonly K[], now: numbe
 }
 
 /**
+ * Where a key stands at `now`, as `keys list` shows it: `signing` (the one key that signs
+ * now), `scheduled` (published, signs later), `retiring` (published, signs no more: its
+ * window ended, is empty, or a newer key outranks it), `expired` (every token it signed
+ * has expired: the next run deletes it).
+ */
+export type KeyState = 'signing' | 'scheduled' | 'retiring' | 'expired';
+
+export function keyStateAt(key: KeyRecord, keys: readonly KeyRecord[], now: number): KeyState {
+  if (isExpiredAt(key, now)) return 'expired';
+  if (signingKeyAt(keys, now)?.kid === key.kid) return 'signing';
+  const willSign = key.signs_from > now && (key.signs_until === undefined || key.signs_until > key.signs_from);
+  return willSign ? 'scheduled' : 'retiring';
+}
+
+/**
  * The first instant from `now` on at which no key signs, or undefined when the signing
  * windows of `keys` cover [now, ∞) without a gap.
  */

@@ -1,6 +1,6 @@
-import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nowSeconds } from '../clock.js';
+import { withLockFile } from '../file-lock.js';
 import { checkKeyFolder } from './folder-safety.js';
 import { deleteKeyFile, generateKeyRecord, type KeyRecord, readKeyFolder, type SigningAlgorithm, writeKeyFile } from './key-file.js';
 import { planCleanup, planRevocation, planRotation, type RotationPlan, signingKeyAt, signsAt } from './lifecycle.js';
@@ -15,7 +15,6 @@ export type KeyChange =
   | { readonly action: 'extended'; readonly key: KeyRecord; readonly from: number };
 
 const LOCK_FILE = '.rotate.lock';
-const STALE_LOCK_SECONDS = 300;
 
 /**
  * One rotation at a time per folder (cron on several hosts may share it). A folder the
@@ -25,23 +24,7 @@ const STALE_LOCK_SECONDS = 300;
 async function withFolderLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
   await checkKeyFolder(dir);
   const lock = join(dir, LOCK_FILE);
-  const acquire = () => open(lock, 'wx', 0o600);
-  let handle: FileHandle;
-  try {
-    handle = await acquire();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const age = (Date.now() - (await stat(lock)).mtimeMs) / 1000;
-    if (age < STALE_LOCK_SECONDS) throw new Error(`another rotation holds ${lock}; try again later`, { cause: err });
-    await unlink(lock);
-    handle = await acquire();
-  }
-  try {
-    return await work();
-  } finally {
-    await handle.close();
-    await unlink(lock).catch(() => undefined);
-  }
+  return withLockFile(lock, `another rotation holds ${lock}; try again later`, work);
 }
 
 interface Revocation {

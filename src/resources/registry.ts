@@ -69,9 +69,9 @@ export class ResourcesFileError extends Error {
 }
 
 export class ResourceRegistry {
-  private readonly byUri: ReadonlyMap<string, ProtectedResource>;
+  private byUri: ReadonlyMap<string, ProtectedResource>;
 
-  private constructor(resources: readonly ProtectedResource[]) {
+  protected constructor(resources: readonly ProtectedResource[]) {
     this.byUri = new Map(resources.map((r) => [r.resource, r]));
   }
 
@@ -116,5 +116,23 @@ export class ResourceRegistry {
 
   static async load(file: string): Promise<ResourceRegistry> {
     return ResourceRegistry.fromEntries(await readRegistryEntries(file, 'resources', (message) => new ResourcesFileError(message)), file);
+  }
+
+  /** Takes over the resources of `next` in one assignment (ReloadableResources). */
+  protected adopt(next: ResourceRegistry): void {
+    this.byUri = next.byUri;
+  }
+}
+
+/** The resources the server reads, replaced as a whole when RESOURCES_FILE is reloaded (SIGHUP). */
+export class ReloadableResources extends ResourceRegistry {
+  static holding(resources: ResourceRegistry): ReloadableResources {
+    const reloadable = new ReloadableResources([]);
+    reloadable.adopt(resources);
+    return reloadable;
+  }
+
+  replace(next: ResourceRegistry): void {
+    this.adopt(next);
   }
 }

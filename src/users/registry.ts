@@ -13,7 +13,7 @@ const UserSchema = z
       .refine((u) => !/\p{Cc}/u.test(u) && u.trim() === u, 'must have no control characters and no surrounding spaces'),
     password_hash: z
       .string()
-      .regex(PASSWORD_HASH_PATTERN, { message: 'must be the output of "npm run password:hash"', abort: true })
+      .regex(PASSWORD_HASH_PATTERN, { message: 'must be the output of "oauth2-token-service password hash"', abort: true })
       .refine(isUsablePasswordHash, 'scrypt parameters out of bounds (N a power of 2 up to 2^20, r 1-32, p 1-16, 128*N*r at most 1 GiB)'),
     sub: z
       .string()
@@ -41,9 +41,9 @@ export class UsersFileError extends Error {
 }
 
 export class UserRegistry {
-  private readonly byUsername: ReadonlyMap<string, Registered>;
+  private byUsername: ReadonlyMap<string, Registered>;
 
-  private constructor(registered: readonly Registered[]) {
+  protected constructor(registered: readonly Registered[]) {
     this.byUsername = new Map(registered.map((r) => [r.user.username, r]));
   }
 
@@ -85,5 +85,26 @@ export class UserRegistry {
 
   static async load(file: string): Promise<UserRegistry> {
     return UserRegistry.fromEntries(await readRegistryEntries(file, 'users', (message) => new UsersFileError(message)), file);
+  }
+
+  /** Takes over the users of `next` in one assignment (ReloadableUsers). */
+  protected adopt(next: UserRegistry): void {
+    this.byUsername = next.byUsername;
+  }
+}
+
+/**
+ * The users the server hands to its routes and to PasswordSignIn: read like any
+ * UserRegistry, replaced as a whole when USERS_FILE is reloaded (SIGHUP).
+ */
+export class ReloadableUsers extends UserRegistry {
+  static holding(users: UserRegistry): ReloadableUsers {
+    const reloadable = new ReloadableUsers([]);
+    reloadable.adopt(users);
+    return reloadable;
+  }
+
+  replace(next: UserRegistry): void {
+    this.adopt(next);
   }
 }

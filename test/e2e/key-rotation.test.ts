@@ -7,7 +7,7 @@ import { readKeyFolder } from '../../src/keys/key-file.js';
 import { createVerifier } from '../../src/verifier/index.js';
 import { tempDir } from '../helpers/keys.js';
 import { freePort } from '../helpers/ports.js';
-import { runNode, type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { CLI, runNode, type ServerProcess, startServerProcess } from '../helpers/process.js';
 
 const SECRET = 'rotation-test-secret-0123456789abcdefghijklmnop';
 const TOKEN_TTL = 4;
@@ -43,12 +43,12 @@ t.test('key rotation on a running server, end to end', async (t) => {
       clients: [{ client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'], scope: 'read' }],
     }),
   );
-  const rotate = async (...args: string[]) => {
-    const run = await runNode('scripts/rotate-keys.js', ['--dir', keysDir, '--access-token-ttl', String(TOKEN_TTL), ...args]);
-    if (run.code !== 0) throw new Error(`keys:rotate failed: ${run.stderr}`);
+  const keys = async (command: string, ...args: string[]) => {
+    const run = await runNode(CLI, ['keys', command, '--dir', keysDir, '--access-token-ttl', String(TOKEN_TTL), ...args]);
+    if (run.code !== 0) throw new Error(`keys ${command} failed: ${run.stderr}`);
     return run.stdout;
   };
-  await rotate();
+  await keys('rotate');
   const [first] = await readKeyFolder(keysDir);
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
@@ -76,7 +76,7 @@ t.test('key rotation on a running server, end to end', async (t) => {
   await cachingVerifier.verify(beforeRotation);
 
   // 1. After a rotation with a delay, the JWKS publishes the new key while tokens are still signed with the old one.
-  await rotate('--delay', String(DELAY));
+  await keys('rotate', '--delay', String(DELAY));
   const second = (await readKeyFolder(keysDir)).find((k) => k.kid !== first?.kid);
   await reload([first?.kid as string, second?.kid as string]);
   const duringDelay = await token(server);
@@ -92,15 +92,15 @@ t.test('key rotation on a running server, end to end', async (t) => {
   t.equal(kidOf(afterDelay), second?.kid, '3. the new key signs once the delay has passed (no reload needed)');
   t.match(await cachingVerifier.verify(afterDelay), { sub: 'svc' }, '3. accepted after a refetch on the unknown kid');
 
-  // 4. Once the old key's tokens have all expired, a run of the script removes it from the folder and the JWKS.
+  // 4. Once the old key's tokens have all expired, keys prune removes it from the folder and the JWKS.
   const retired = (await readKeyFolder(keysDir)).find((k) => k.kid === first?.kid);
   await sleepUntil(retired?.publish_until as number);
-  t.match(await rotate('--prune'), new RegExp(`deleted  ${first?.kid} ES256`), '4. the script deletes the expired key');
+  t.match(await keys('prune'), new RegExp(`deleted  ${first?.kid} ES256`), '4. keys prune deletes the expired key');
   await reload([second?.kid as string]);
   t.same(await jwksKids(), [second?.kid], '4. the JWKS no longer lists the old key');
 
-  // 5. --revoke removes a key at once, and its tokens are refused once verifiers refresh.
-  t.match(await rotate('--revoke', second?.kid as string), new RegExp(`revoked  ${second?.kid} ES256`));
+  // 5. keys revoke removes a key at once, and its tokens are refused once verifiers refresh.
+  t.match(await keys('revoke', second?.kid as string), new RegExp(`revoked  ${second?.kid} ES256`));
   const replacement = (await readKeyFolder(keysDir))[0];
   await reload([replacement?.kid as string]);
   t.equal(kidOf(await token(server)), replacement?.kid, '5. a replacement key signs at once');

@@ -58,7 +58,7 @@ t.test('the server process refuses to start on bad input, with a clear message',
   const emptyKeys = await tempDir(t);
   const noKeys = await runNode('src/main.js', [], { KEYS_DIR: emptyKeys, PORT: String(await freePort()) });
   t.equal(noKeys.code, 1);
-  t.equal(noKeys.stderr, `no signing key in ${emptyKeys}: create one with "npm run keys:rotate"\n`);
+  t.equal(noKeys.stderr, `no signing key in ${emptyKeys}: create one with "oauth2-token-service keys rotate"\n`);
 
   const badConfig = await runNode('src/main.js', [], { PORT: '99999', ACCESS_TOKEN_TTL: 'hour' });
   t.equal(badConfig.code, 1);
@@ -72,7 +72,7 @@ t.test('the server process refuses to start on bad input, with a clear message',
   );
   const badClients = await runNode('src/main.js', [], { KEYS_DIR: keysDir, CLIENTS_FILE: file, PORT: String(await freePort()) });
   t.equal(badClients.code, 1);
-  t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "npm run secret:hash"\n`);
+  t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "oauth2-token-service secret hash"\n`);
 
   const resources = await resourcesFile(t, [
     { resource: `${RESOURCE}#tools`, scope: 'tools' },

@@ -7,8 +7,10 @@ import { basename, dirname, join, resolve } from 'node:path';
  * also used by the bench (from dist/), so paths are resolved from the repository root.
  */
 const twoUp = resolve(import.meta.dirname, '..', '..');
-const ROOT = basename(twoUp) === 'dist' ? dirname(twoUp) : twoUp;
-export const DIST = join(ROOT, 'dist');
+export const REPOSITORY = basename(twoUp) === 'dist' ? dirname(twoUp) : twoUp;
+export const DIST = join(REPOSITORY, 'dist');
+/** The built `oauth2-token-service` command, for `runNode`. */
+export const CLI = 'src/cli/index.js';
 
 /** Where cleanup goes: a tap test (`t.teardown`), or the bench's own list. */
 export interface Teardown {
@@ -33,6 +35,22 @@ export async function runNode(
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (input !== undefined) child.stdin?.end(input);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/**
+ * Runs a program (npm, or node on a file outside dist/) in `cwd`. npm gets the test's
+ * environment less the variables an enclosing `npm test` sets (npm_*), so it behaves
+ * as it would when an operator types it.
+ */
+export async function runProgram(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<CommandResult> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+  const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => (stdout += chunk));

@@ -68,6 +68,8 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clients?: unknown[];
+  /** Instead of `clients`: a registry built by the test (a reloadable one). */
+  readonly clientRegistry?: ClientRegistry;
   readonly users?: UserRegistry;
   /** RESOURCES_FILE entries (none by default). */
   readonly resources?: unknown[];
@@ -84,7 +86,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
   const app = await buildServer(config, {
     keystore,
-    clients: ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
+    clients: options.clientRegistry ?? ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
     resources: ResourceRegistry.fromEntries(options.resources ?? []),
     store,

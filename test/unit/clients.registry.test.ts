@@ -46,7 +46,7 @@ t.test('ClientRegistry', async (t) => {
       ],
       [
         { client_id: 'b', client_secret_hash: 'plain', grant_types: ['client_credentials'] },
-        'clients: client "b": client_secret_hash: must be the output of "npm run secret:hash"',
+        'clients: client "b": client_secret_hash: must be the output of "oauth2-token-service secret hash"',
       ],
       [
         { client_id: 'c', client_secret_hash: HASH, grant_types: ['magic'] },

@@ -11,7 +11,9 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'];
 t.test('Keystore', async (t) => {
   t.test('refuses to open a folder without a usable signing key', async (t) => {
     const empty = await tempDir(t);
-    await t.rejects(Keystore.open(empty, now()), { message: `no signing key in ${empty}: create one with "npm run keys:rotate"` });
+    await t.rejects(Keystore.open(empty, now()), {
+      message: `no signing key in ${empty}: create one with "oauth2-token-service keys rotate"`,
+    });
     const future = await tempDir(t);
     await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 1000 });
     await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 500 });

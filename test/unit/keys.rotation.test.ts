@@ -2,12 +2,12 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import t from 'tap';
-import { describeKeyChange } from '../../scripts/key-change-lines.js';
-import { generateKeyRecord, type KeyRecord, readKeyFolder, writeKeyFile } from '../../src/keys/key-file.js';
+import { describeKeyChange } from '../../src/cli/key-lines.js';
+import { type KeyRecord, readKeyFolder } from '../../src/keys/key-file.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { type KeyChange, pruneKeys, revokeKey, rotateKeys } from '../../src/keys/rotation.js';
 import { AccessTokens } from '../../src/tokens/access-token.js';
-import { tempDir } from '../helpers/keys.js';
+import { tempDir, writeKeyWith } from '../helpers/keys.js';
 
 /**
  * What `npm run keys:rotate` does to a folder and prints, run in-process at an injected
@@ -21,13 +21,7 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 const lines = (changes: KeyChange[]) => changes.map(describeKeyChange);
 const rotate = (dir: string, now: number, delay = 300) => rotateKeys(dir, { delay, accessTokenTtl: TTL, now });
 
-/** Writes a key with the given kid and times (a kid need not be a thumbprint to be revocable). */
-async function writeKey(dir: string, fields: Partial<KeyRecord> & { kid: string }): Promise<KeyRecord> {
-  const generated = await generateKeyRecord('ES256', NOW, NOW);
-  const record = { ...generated, ...fields, jwk: { ...generated.jwk, kid: fields.kid } };
-  await writeKeyFile(dir, record);
-  return record;
-}
+const writeKey = (dir: string, fields: Partial<KeyRecord> & { kid: string }) => writeKeyWith(dir, NOW, fields);
 
 t.test('rotateKeys', async (t) => {
   t.test('the first run creates a key that signs at once, in a 0600 file', async (t) => {

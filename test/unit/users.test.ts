@@ -108,7 +108,10 @@ t.test('UserRegistry', async (t) => {
 
   t.test('a bad entry is refused naming the user and the field', async (t) => {
     const cases: [unknown, string][] = [
-      [{ username: 'a', password_hash: 'plain' }, 'users: user "a": password_hash: must be the output of "npm run password:hash"'],
+      [
+        { username: 'a', password_hash: 'plain' },
+        'users: user "a": password_hash: must be the output of "oauth2-token-service password hash"',
+      ],
       [
         { username: 'a', password_hash: hash.replace('$16$', '$15$') },
         'users: user "a": password_hash: scrypt parameters out of bounds (N a power of 2 up to 2^20, r 1-32, p 1-16, 128*N*r at most 1 GiB)',
@@ -204,7 +207,7 @@ t.test('UserRegistry', async (t) => {
     await writeFile(file, JSON.stringify({ users: [{ username: 'alice', password_hash: 'plain' }] }));
     await t.rejects(
       UserRegistry.load(file),
-      new UsersFileError(`${file}: user "alice": password_hash: must be the output of "npm run password:hash"`),
+      new UsersFileError(`${file}: user "alice": password_hash: must be the output of "oauth2-token-service password hash"`),
     );
     await writeFile(file, '{');
     await t.rejects(UserRegistry.load(file), { name: 'UsersFileError', message: new RegExp(`^${file}: not valid JSON \\(`) });

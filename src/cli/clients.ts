@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { type Client, ClientRegistry } from '../clients/registry.js';
+import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
+import { loadOperatorDefaults } from '../config.js';
+import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine } from './command.js';
+import { addEntry, changeEntries, chosenFile, fileFailure, removeEntry } from './registry-files.js';
+
+/** `clients add|list|remove|rotate-secret`: the registered clients in CLIENTS_FILE. */
+
+const FILE_OPTION = { file: { type: 'string' } } as const;
+const clientsFile = (value: string | undefined, io: CliIo) => chosenFile(value, loadOperatorDefaults(io.env).clientsFile, 'clients');
+
+const RELOAD = 'Running servers apply the change on SIGHUP.';
+
+/** The secret, once: it is never stored (only its SHA-256 digest is) and cannot be shown again. */
+function printSecret(io: CliIo, secret: string): void {
+  io.stdout.write(`client_secret: ${secret}\n(shown once: only its hash is stored)\n`);
+}
+
+const add: Command = {
+  name: 'add',
+  synopsis: `[--file CLIENTS_FILE] [--id ID] [--name NAME] [--grant TYPE]... [--scope "a b"]
+         [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]
+         [--introspect-all-tokens] [--users-file USERS_FILE]`,
+  summary: 'register a client; prints its generated secret once',
+  description: `Appends a client to --file (default CLIENTS_FILE), creating the file (mode 0600) if needed.
+--id defaults to a random "client-…"; --grant (repeatable) to client_credentials; --auth-method
+to client_secret_basic. A confidential client gets a 256-bit secret, printed once; only its
+SHA-256 digest is stored. The whole file must still load as the server loads it. With
+--users-file (default USERS_FILE) it refuses a client_credentials client whose id is a user's
+sub (RFC 9700 §4.15). ${RELOAD}`,
+  async run(args, io) {
+    const { values } = parseCommandLine(args, {
+      ...FILE_OPTION,
+      id: { type: 'string' },
+      name: { type: 'string' },
+      grant: { type: 'string', multiple: true },
+      scope: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      'response-type': { type: 'string', multiple: true },
+      'auth-method': { type: 'string' },
+      'introspect-all-tokens': { type: 'boolean' },
+      'users-file': { type: 'string' },
+    });
+    const file = clientsFile(values.file, io);
+    const authMethod = values['auth-method'] ?? 'client_secret_basic';
+    const secret = authMethod === 'none' ? undefined : generateClientSecret();
+    const client = {
+      client_id: values.id ?? `client-${randomBytes(12).toString('base64url')}`,
+      ...(values.name ? { client_name: values.name } : {}),
+      ...(secret ? { client_secret_hash: hashClientSecret(secret) } : {}),
+      redirect_uris: values['redirect-uri'] ?? [],
+      grant_types: values.grant ?? ['client_credentials'],
+      ...(values['response-type'] ? { response_types: values['response-type'] } : {}),
+      scope: values.scope ?? '',
+      token_endpoint_auth_method: authMethod,
+      ...(values['introspect-all-tokens'] ? { introspect_all_tokens: true } : {}),
+    };
+    await addEntry('clients', { clients: file, users: values['users-file'] ?? loadOperatorDefaults(io.env).usersFile }, client);
+    io.stdout.write(`added client ${client.client_id} to ${file}\n`);
+    if (secret) printSecret(io, secret);
+  },
+};
+
+function describeClient(client: Client): string {
+  return [
+    listField(undefined, client.clientId),
+    listField('auth', client.authMethod),
+    listField('grants', [...client.grantTypes].join(',')),
+    listField('scope', client.scope.join(' ')),
+    ...(client.responseTypes.size > 0 ? [listField('response_types', [...client.responseTypes].join(','))] : []),
+    ...(client.redirectUris.length > 0 ? [listField('redirect_uris', client.redirectUris.join(' '))] : []),
+    ...(client.introspectAllTokens ? ['introspect_all_tokens'] : []),
+    ...(client.clientName ? [listField('name', client.clientName)] : []),
+  ].join('  ');
+}
+
+const list: Command = {
+  name: 'list',
+  synopsis: '[--file CLIENTS_FILE]',
+  summary: 'the registered clients and their metadata (never their secret hashes)',
+  description: `One line per client of --file (default CLIENTS_FILE): client_id, auth method, grants, scope,
+response types, redirect URIs, introspect_all_tokens, name. Values with spaces are quoted.
+The file is validated as the server loads it: a bad file fails (exit 1) with the server's message.`,
+  async run(args, io) {
+    const { values } = parseCommandLine(args, FILE_OPTION);
+    const file = clientsFile(values.file, io);
+    for (const client of (await ClientRegistry.load(file)).all()) io.stdout.write(`${describeClient(client)}\n`);
+  },
+};
+
+const remove: Command = {
+  name: 'remove',
+  synopsis: '<client_id> [--file CLIENTS_FILE]',
+  summary: 'unregister a client',
+  description: `Removes the client from --file (default CLIENTS_FILE); an unknown client_id is refused (exit 1).
+Its refresh tokens and codes fail once the server has reloaded (the client is unknown);
+access tokens already issued stay valid until they expire. ${RELOAD}`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandLine(args, FILE_OPTION, ['client_id']);
+    const file = clientsFile(values.file, io);
+    const clientId = positionals[0] as string;
+    await removeEntry('clients', file, 'client_id', clientId);
+    io.stdout.write(`removed client ${clientId} from ${file}\n`);
+  },
+};
+
+const rotateSecret: Command = {
+  name: 'rotate-secret',
+  synopsis: '<client_id> [--file CLIENTS_FILE]',
+  summary: 'replace a client secret; prints the new one once',
+  description: `Generates a new 256-bit secret for a confidential client of --file (default CLIENTS_FILE),
+stores only its digest and prints it once. The old secret stops working when the server
+reloads (SIGHUP): give the client its new secret first. An unknown client_id, or a public
+client (token_endpoint_auth_method "none"), is refused (exit 1).`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandLine(args, FILE_OPTION, ['client_id']);
+    const file = clientsFile(values.file, io);
+    const clientId = positionals[0] as string;
+    const secret = generateClientSecret();
+    await changeEntries('clients', file, (entries) => {
+      const index = entries.findIndex((entry) => (entry as Record<string, unknown> | null)?.client_id === clientId);
+      const entry = entries[index] as Record<string, unknown> | undefined;
+      if (!entry) throw fileFailure(`no client "${clientId}" in ${file}`);
+      if (entry.token_endpoint_auth_method === 'none') {
+        throw fileFailure(`client "${clientId}" is a public client (token_endpoint_auth_method "none"): it has no secret`);
+      }
+      return entries.with(index, { ...entry, client_secret_hash: hashClientSecret(secret) });
+    });
+    io.stdout.write(`new secret for client ${clientId} in ${file}\n`);
+    printSecret(io, secret);
+  },
+};
+
+export const clientsGroup: CommandGroup = {
+  name: 'clients',
+  summary: 'registered clients in CLIENTS_FILE',
+  commands: [add, list, remove, rotateSecret],
+};

@@ -1,0 +1,95 @@
+import { clientsGroup } from './clients.js';
+import { type CliIo, type Command, type CommandGroup, EXIT, TOOL, UsageError, usageLine } from './command.js';
+import { keysGroup } from './keys.js';
+import { passwordGroup } from './password.js';
+import { secretGroup } from './secret.js';
+import { usersGroup } from './users.js';
+
+/** `oauth2-token-service <group> <command> [options]`: finds the command, runs it, turns what it throws into an exit code. */
+
+export const GROUPS: readonly CommandGroup[] = [keysGroup, clientsGroup, usersGroup, secretGroup, passwordGroup];
+
+const EXIT_CODES = `exit codes:
+  0  success
+  1  the command failed: a bad or missing file, a refused change, a lock held by another run
+  2  usage error: unknown command or option, missing or extra argument, bad option value`;
+
+/** `keys revoke <kid>`: the command and its positional arguments. */
+const calling = (group: CommandGroup, command: Command) =>
+  [group.name, command.name, ...command.synopsis.split(' ').filter((word) => word.startsWith('<'))].join(' ');
+
+function commandList(groups: readonly CommandGroup[]): string {
+  const rows = groups.flatMap((group) => group.commands.map((command) => [calling(group, command), command.summary] as const));
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n');
+}
+
+export const TOOL_HELP = `usage: ${TOOL} <group> <command> [options]
+
+Operator commands of the OAuth 2.0 token service. They read the server's environment
+variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, JWKS_CACHE_TTL, ACCESS_TOKEN_TTL) for their
+defaults; options override them. Servers pick up changed keys, clients and users on SIGHUP.
+
+${commandList(GROUPS)}
+
+"${TOOL} <group> --help" and "${TOOL} <group> <command> --help" tell more.
+
+${EXIT_CODES}`;
+
+const groupHelp = (group: CommandGroup) => `usage: ${TOOL} ${group.name} <command> [options]
+
+${group.summary}:
+${commandList([group])}
+
+"${TOOL} ${group.name} <command> --help" tells more.`;
+
+const commandHelp = (group: CommandGroup, command: Command) => `${usageLine(group, command)}
+
+${command.description}
+
+${EXIT_CODES}`;
+
+/** `--help` or `-h` anywhere before a `--` asks for help instead of running. */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
+/** Prints a usage error and the usage it breaks; returns exit code 2. */
+function usageError(io: CliIo, message: string, usage: string): number {
+  io.stderr.write(`error: ${message}\n${usage}\n`);
+  return EXIT.usage;
+}
+
+/** Runs one command line; never throws: every outcome is an exit code and lines on stdout or stderr. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [groupName, commandName, ...args] = argv;
+  const toolUsage = `usage: ${TOOL} <group> <command> [options] (see "${TOOL} --help")`;
+  if (groupName === undefined) return usageError(io, 'missing command', toolUsage);
+  if (groupName === '--help' || groupName === '-h' || groupName === 'help') {
+    io.stdout.write(`${TOOL_HELP}\n`);
+    return EXIT.ok;
+  }
+  const group = GROUPS.find((g) => g.name === groupName);
+  if (!group) return usageError(io, `unknown command group '${groupName}'`, toolUsage);
+  const groupUsage = `usage: ${TOOL} ${group.name} <${group.commands.map((c) => c.name).join('|')}> [options] (see "${TOOL} ${group.name} --help")`;
+  if (commandName === '--help' || commandName === '-h') {
+    io.stdout.write(`${groupHelp(group)}\n`);
+    return EXIT.ok;
+  }
+  if (commandName === undefined) return usageError(io, `missing ${group.name} command`, groupUsage);
+  const command = group.commands.find((c) => c.name === commandName);
+  if (!command) return usageError(io, `unknown ${group.name} command '${commandName}'`, groupUsage);
+  if (asksForHelp(args)) {
+    io.stdout.write(`${commandHelp(group, command)}\n`);
+    return EXIT.ok;
+  }
+  try {
+    await command.run(args, io);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(io, err.message, usageLine(group, command));
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return EXIT.failure;
+  }
+}

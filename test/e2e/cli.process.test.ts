@@ -1,0 +1,52 @@
+import { join } from 'node:path';
+import t from 'tap';
+import { TOOL_HELP } from '../../src/cli/dispatch.js';
+import { readKeyFolder } from '../../src/keys/key-file.js';
+import { UserRegistry } from '../../src/users/registry.js';
+import { tempDir } from '../helpers/keys.js';
+import { CLI, runNode } from '../helpers/process.js';
+
+/**
+ * The built `oauth2-token-service` as a process: one run per exit code and stream
+ * behaviour. Everything else about the commands is tested in-process (test/unit/cli.*).
+ */
+
+t.test('--help: the help on stdout, exit 0', async (t) => {
+  const run = await runNode(CLI, ['--help']);
+  t.same([run.code, run.stdout, run.stderr], [0, `${TOOL_HELP}\n`, '']);
+});
+
+t.test('success: lines on stdout, nothing on stderr, exit 0; defaults from the environment', async (t) => {
+  const dir = join(await tempDir(t), 'keys');
+  const run = await runNode(CLI, ['keys', 'rotate'], { KEYS_DIR: dir });
+  t.same([run.code, run.stderr], [0, '']);
+  const [key] = await readKeyFolder(dir);
+  t.match(run.stdout, new RegExp(`^created  ${key?.kid} ES256 published now, signs from \\S+\\n$`));
+});
+
+t.test('a failed command: one line on stderr, nothing on stdout, exit 1', async (t) => {
+  const dir = await tempDir(t);
+  const run = await runNode(CLI, ['keys', 'revoke', 'nope', '--dir', dir]);
+  t.same([run.code, run.stdout, run.stderr], [1, '', `error: no key with kid nope in ${dir}\n`]);
+});
+
+t.test('a usage error: the message and the usage on stderr, exit 2', async (t) => {
+  const run = await runNode(CLI, ['keys', 'rotate', '--bogus']);
+  t.same(
+    [run.code, run.stdout, run.stderr],
+    [
+      2,
+      '',
+      "error: Unknown option '--bogus'\nusage: oauth2-token-service keys rotate [--dir DIR] [--alg ES256|EdDSA|RS256|PS256] [--delay SECONDS] [--access-token-ttl SECONDS]\n",
+    ],
+  );
+});
+
+t.test('users add reads the password from the standard input of the process', async (t) => {
+  const file = join(await tempDir(t), 'users.json');
+  const run = await runNode(CLI, ['users', 'add', '--username', 'alice'], { USERS_FILE: file }, 'alice-password-1\r\nsecond line\n');
+  t.same([run.code, run.stdout, run.stderr], [0, `added user alice to ${file}\n`, '']);
+  t.same(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), { username: 'alice', sub: 'alice' });
+  const closed = await runNode(CLI, ['users', 'add', '--username', 'bob'], { USERS_FILE: file });
+  t.same([closed.code, closed.stderr.split('\n')[0]], [2, 'error: no password on standard input (pipe it in; see --help)']);
+});

@@ -1,0 +1,86 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import { GROUPS, TOOL_HELP } from '../../src/cli/dispatch.js';
+import { runCommand } from '../helpers/cli.js';
+import { tempDir } from '../helpers/keys.js';
+
+/** `oauth2-token-service --help`, each group's and each command's; unknown and missing commands. */
+
+const EXIT_CODES = `exit codes:
+  0  success
+  1  the command failed: a bad or missing file, a refused change, a lock held by another run
+  2  usage error: unknown command or option, missing or extra argument, bad option value
+`;
+
+t.test('the tool: --help lists every command and the exit codes', async (t) => {
+  for (const args of [['--help'], ['-h'], ['help']]) {
+    const run = await runCommand(args);
+    t.same([run.code, run.stdout, run.stderr], [0, `${TOOL_HELP}\n`, ''], args.join(' '));
+  }
+  const help = (await runCommand(['--help'])).stdout;
+  t.ok(help.startsWith('usage: oauth2-token-service <group> <command> [options]\n'));
+  t.ok(help.endsWith(EXIT_CODES));
+  for (const line of [
+    'keys rotate',
+    'keys revoke <kid>',
+    'keys prune',
+    'keys list',
+    'clients add',
+    'clients list',
+    'clients remove <client_id>',
+    'clients rotate-secret <client_id>',
+    'users add',
+    'users list',
+    'users remove <username>',
+    'secret hash <secret>',
+    'password hash <password>',
+  ]) {
+    t.match(help, new RegExp(`\\n  ${line} +\\S`), line);
+  }
+});
+
+t.test('each group and each command has --help, which does nothing else', async (t) => {
+  const dir = await tempDir(t);
+  const env = { KEYS_DIR: join(dir, 'keys'), CLIENTS_FILE: join(dir, 'clients.json'), USERS_FILE: join(dir, 'users.json') };
+  for (const group of GROUPS) {
+    const groupHelp = await runCommand([group.name, '--help'], { env });
+    t.equal(groupHelp.code, 0);
+    t.ok(groupHelp.stdout.startsWith(`usage: oauth2-token-service ${group.name} <command> [options]\n\n${group.summary}:\n`), group.name);
+    for (const command of group.commands) {
+      const name = `${group.name} ${command.name}`;
+      const run = await runCommand([group.name, command.name, '--help'], { env, input: 'a-password-on-stdin\n' });
+      t.equal(run.code, 0, name);
+      t.equal(run.stderr, '');
+      t.ok(run.stdout.startsWith(`usage: oauth2-token-service ${name} ${command.synopsis}`.trimEnd()), `${name}: usage line`);
+      t.ok(run.stdout.includes(`\n\n${command.description}\n\n`), `${name}: description`);
+      t.ok(run.stdout.endsWith(EXIT_CODES), `${name}: exit codes`);
+      t.match(groupHelp.stdout, command.summary);
+    }
+  }
+  const short = await runCommand(['clients', 'remove', 'x', '-h'], { env });
+  t.same([short.code, short.stdout.split('\n')[0]], [0, 'usage: oauth2-token-service clients remove <client_id> [--file CLIENTS_FILE]']);
+  t.same(await readdir(dir), [], 'no file or folder was created');
+});
+
+t.test('a wrong or missing command is a usage error (exit 2), with the usage to follow', async (t) => {
+  const cases: [string[], string][] = [
+    [[], 'error: missing command\nusage: oauth2-token-service <group> <command> [options] (see "oauth2-token-service --help")\n'],
+    [
+      ['key'],
+      `error: unknown command group 'key'\nusage: oauth2-token-service <group> <command> [options] (see "oauth2-token-service --help")\n`,
+    ],
+    [
+      ['keys'],
+      'error: missing keys command\nusage: oauth2-token-service keys <rotate|revoke|prune|list> [options] (see "oauth2-token-service keys --help")\n',
+    ],
+    [
+      ['clients', 'delete', 'x'],
+      `error: unknown clients command 'delete'\nusage: oauth2-token-service clients <add|list|remove|rotate-secret> [options] (see "oauth2-token-service clients --help")\n`,
+    ],
+  ];
+  for (const [args, stderr] of cases) {
+    const run = await runCommand(args);
+    t.same([run.code, run.stdout, run.stderr], [2, '', stderr], args.join(' ') || '(nothing)');
+  }
+});
