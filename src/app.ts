@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { clientDirectory, registrySource } from './clients/directory.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
@@ -113,6 +114,8 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     refreshReuseGraceSeconds: config.refreshReuseGrace,
   });
   const tokenStatus = { accessTokens, refreshTokens: store, denylist: store, grants: store };
+  // The clients file first, so no other source can shadow one of its ids.
+  const directory = clientDirectory(registrySource(clients));
 
   await app.register(healthRoutes, { keystore, store, clock });
   await app.register(discoveryRoutes, {
@@ -126,23 +129,24 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     clock,
   });
   const realm = config.issuer;
-  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, grants });
+  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, directory, grants });
   await app.register(revocationRoute, {
     path: `${oauth2}/revoke`,
     realm,
     clients,
+    directory,
     revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, clock },
   });
   await app.register(introspectionRoute, {
     path: `${oauth2}/introspect`,
     realm,
-    clients,
+    directory,
     introspection: { ...tokenStatus, issuer: config.issuer },
   });
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
     paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },
-    clients,
+    clients: directory,
     resources,
     signIn,
     signer: deps.signer,

@@ -1,4 +1,5 @@
-import type { Client, ClientRegistry } from '../clients/registry.js';
+import type { ClientDirectory } from '../clients/directory.js';
+import type { Client } from '../clients/registry.js';
 import { InvalidRequest, OAuthError, UnauthorizedClient, UnsupportedResponseType } from '../errors.js';
 import { isRepeatable } from '../oauth/form-params.js';
 import { CODE_CHALLENGE_METHOD, isWellFormedCodeChallenge } from '../oauth/pkce.js';
@@ -57,15 +58,15 @@ function receive(received: Parameters): ReceivedParameters {
 }
 
 export interface AuthorizationRegistries {
-  readonly clients: ClientRegistry;
+  readonly clients: ClientDirectory;
   readonly resources: ResourceLookup;
 }
 
-export function validateAuthorizationRequest(
+export async function validateAuthorizationRequest(
   received: Parameters,
   registries: AuthorizationRegistries,
   codeResponseMode: 'query' | 'fragment',
-): AuthorizationRequest {
+): Promise<AuthorizationRequest> {
   const { values, repeated, resource, parameters } = receive(received);
   const { clients } = registries;
 
@@ -74,7 +75,7 @@ export function validateAuthorizationRequest(
   const clientId = values.get('client_id');
   if (repeated.has('client_id')) throw new InvalidRequest('client_id is repeated');
   if (clientId === undefined) throw new InvalidRequest('client_id is missing');
-  const client = clients.get(clientId);
+  const client = await clients.find(clientId);
   if (!client) throw new InvalidRequest('the client is not registered');
   if (repeated.has('redirect_uri')) throw new InvalidRequest('redirect_uri is repeated');
   const redirect = resolveRedirectUri(values.get('redirect_uri'), client.redirectUris);

@@ -1,4 +1,5 @@
-import type { Client, ClientAuthMethod, ClientRegistry } from '../clients/registry.js';
+import type { ClientDirectory } from '../clients/directory.js';
+import type { Client, ClientAuthMethod } from '../clients/registry.js';
 import { verifyClientSecret } from '../clients/secret.js';
 import { InvalidClient, InvalidRequest } from '../errors.js';
 import type { FormParams } from '../oauth/form-params.js';
@@ -81,9 +82,9 @@ export const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
  * secret cost the same secret comparison as known ones, so timing does not reveal which
  * ids exist.
  */
-export function authenticateClient(presented: PresentedClientCredentials | undefined, registry: ClientRegistry): Client {
+export async function authenticateClient(presented: PresentedClientCredentials | undefined, clients: ClientDirectory): Promise<Client> {
   if (!presented) throw new InvalidClient('client authentication is required');
-  const client = registry.get(presented.clientId);
+  const client = await clients.find(presented.clientId);
   if (presented.secret !== undefined) {
     // A public client has no digest: the dummy comparison runs and fails.
     if (!verifyClientSecret(presented.secret, client?.secretDigest) || !client) throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ClientRegistry } from '../clients/registry.js';
+import type { ClientDirectory } from '../clients/directory.js';
 import { InvalidClient } from '../errors.js';
 import { authenticateClient, CLIENT_AUTHENTICATION_FAILED, presentedClientCredentials } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
@@ -9,20 +9,21 @@ import { type IntrospectionDependencies, introspectToken } from '../tokens/intro
 export interface IntrospectionRouteOptions {
   readonly path: string;
   readonly realm: string;
-  readonly clients: ClientRegistry;
+  /** Every client: the file's, registered ones, metadata documents. */
+  readonly directory: ClientDirectory;
   readonly introspection: IntrospectionDependencies;
 }
 
 /** POST /oauth2/introspect (RFC 7662). */
 export async function introspectionRoute(app: FastifyInstance, options: IntrospectionRouteOptions): Promise<void> {
-  const { clients, introspection } = options;
+  const { introspection } = options;
   useOAuthFormBodies(app, { realm: options.realm, storeOutage: 'temporarily_unavailable' });
 
   // RFC 7662 §2.1: "the endpoint MUST also require some form of authorization"; here
   // the caller authenticates as a confidential client.
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
-    const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
+    const client = await authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), options.directory);
     // A public client is refused with the same words as an unknown one: nothing tells which ids exist.
     if (client.authMethod === 'none') throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
     return sendOAuthJson(reply, 200, await introspectToken(body.require('token'), client, introspection));

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ClientDirectory } from '../clients/directory.js';
 import type { ClientRegistry } from '../clients/registry.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
 import type { Grant } from '../grants/types.js';
@@ -10,7 +11,10 @@ import { sendOAuthJson } from '../http/oauth-reply.js';
 export interface TokenRouteOptions {
   readonly path: string;
   readonly realm: string;
+  /** Clients of CLIENTS_FILE: the origins a CORS preflight may be answered for. */
   readonly clients: ClientRegistry;
+  /** Every client: the file's, registered ones, metadata documents. */
+  readonly directory: ClientDirectory;
   readonly grants: ReadonlyMap<string, Grant>;
 }
 
@@ -24,7 +28,7 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
     // The client first, so that every later error reaches a browser client that allows this origin.
-    const client = authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), clients);
+    const client = await authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), options.directory);
     allowClientOrigin(request, reply, client);
     const grant = grants.get(body.require('grant_type'));
     if (!grant) throw new UnsupportedGrantType('the grant_type is not supported by this authorization server');

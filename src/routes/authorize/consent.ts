@@ -9,7 +9,7 @@ import { sendToClient } from './response.js';
 /** POST of the consent form: Deny sends access_denied to the client, Allow issues the response. */
 export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
   app.post(endpoint.paths.consent, async (request, reply) => {
-    const { fields, authorization } = readSubmittedForm(endpoint, request, reply);
+    const { fields, authorization } = await readSubmittedForm(endpoint, request, reply);
     const user = endpoint.session.current(cookieJar(request, reply));
     // The session ended while the page was open: sign in again, then consent again.
     if (!user) return returnToAuthorize(endpoint, reply, authorization);

@@ -82,7 +82,7 @@ export async function authorizeRoutes(app: FastifyInstance, endpoint: AuthorizeR
       } else {
         parameters = entriesOf(queryOf(request.url));
       }
-      const authorization = validate(endpoint, parameters);
+      const authorization = await validate(endpoint, parameters);
       const user = endpoint.session.current(cookieJar(request, reply));
       return user ? showConsent(endpoint, request, reply, authorization, user.sub) : showLogin(endpoint, request, reply, authorization);
     },

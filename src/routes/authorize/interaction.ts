@@ -17,7 +17,7 @@ import type { AuthorizeRouteOptions } from './options.js';
 /** How long a user has to get through the login and consent pages. */
 const INTERACTION_TTL_SECONDS = 900;
 
-export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters): AuthorizationRequest {
+export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters): Promise<AuthorizationRequest> {
   return validateAuthorizationRequest(parameters, endpoint, endpoint.codeResponseMode);
 }
 
@@ -38,13 +38,17 @@ export interface SubmittedForm {
  * Reads a login or consent form: refuses it (403) without a valid CSRF token, then
  * validates again the authorization request it carries.
  */
-export function readSubmittedForm(endpoint: AuthorizeRouteOptions, request: FastifyRequest, reply: FastifyReply): SubmittedForm {
+export async function readSubmittedForm(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<SubmittedForm> {
   if (!Array.isArray(request.body)) throw new InvalidRequest('forms must be sent as application/x-www-form-urlencoded');
   const fields = FormParams.fromEntries(request.body as [string, string][]);
   if (!endpoint.session.csrfTokenValid(cookieJar(request, reply), fields.get('csrf_token'))) {
     throw new FormRefused('this form was not sent from this site, or your session changed: go back to the application and start again');
   }
-  return { fields, authorization: validate(endpoint, readInteraction(endpoint, fields.get('interaction'))) };
+  return { fields, authorization: await validate(endpoint, readInteraction(endpoint, fields.get('interaction'))) };
 }
 
 /**

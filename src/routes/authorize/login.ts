@@ -19,7 +19,7 @@ function tooManyAttempts(retryAfterSeconds: number): string {
  */
 export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
   app.post(endpoint.paths.login, async (request, reply) => {
-    const { fields, authorization } = readSubmittedForm(endpoint, request, reply);
+    const { fields, authorization } = await readSubmittedForm(endpoint, request, reply);
     const username = fields.get('username') ?? '';
     const password = fields.get('password') ?? '';
 

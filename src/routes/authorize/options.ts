@@ -1,5 +1,5 @@
 import type { AuthorizationResponseDependencies } from '../../authorize/respond.js';
-import type { ClientRegistry } from '../../clients/registry.js';
+import type { ClientDirectory } from '../../clients/directory.js';
 import type { Clock } from '../../clock.js';
 import type { ResourceLookup } from '../../oauth/resource.js';
 import type { BrowserSession } from '../../session/browser-session.js';
@@ -10,7 +10,8 @@ import type { PasswordSignIn } from '../../users/sign-in.js';
 export interface AuthorizeRouteOptions {
   readonly issuer: string;
   readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string };
-  readonly clients: ClientRegistry;
+  /** Every client: the file's, registered ones, metadata documents. */
+  readonly clients: ClientDirectory;
   /** The registered resources (RFC 8707), read on every request. */
   readonly resources: ResourceLookup;
   /** Password sign-in with the limits shared with the password grant. */
