@@ -19,10 +19,10 @@ export class InvalidMetadataDocument extends Error {
   }
 }
 
-/** Long enough for any real document URL, short enough to keep out of every cache key and log line otherwise. */
+/** Long enough for any real document URL; a longer id is refused before anything is fetched or cached. */
 const MAX_CLIENT_ID_URL_LENGTH = 2048;
 
-/** The grant and response types a self-registered public client may use here (OAuth 2.1: no implicit, no password). */
+/** The grant types a self-registered public client may use here (OAuth 2.1: no implicit, no password). */
 const GRANTED_TYPES: ReadonlySet<string> = new Set<GrantTypeName>(['authorization_code', 'refresh_token']);
 /** Schemes that must never receive an authorization response (CIMD §8.6: "only fetch or parse URLs with known and supported URI schemes"). */
 const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:', 'ws:', 'wss:']);
