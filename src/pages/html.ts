@@ -67,6 +67,16 @@ ${body}
 `;
 }
 
+/**
+ * The CSP source (CSP3 §2.3.1) that lets a form on a page reach `uri` (and be redirected
+ * there): its origin for http(s), its scheme for a private-use URI scheme such as
+ * `com.example.app:/cb` (RFC 8252 §7.1), whose URL origin is the opaque "null".
+ */
+export function formTargetOf(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : url.protocol;
+}
+
 export interface PagePolicy {
   /** Where forms on the page may submit (and be redirected): 'self' plus these origins. */
   readonly formTargets?: readonly string[];

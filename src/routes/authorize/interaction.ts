@@ -4,7 +4,7 @@ import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
 import { FormParams } from '../../oauth/form-params.js';
 import { consentPage, type FormContext, loginPage, unregisteredClient } from '../../pages/authorization.js';
-import { sendPage } from '../../pages/html.js';
+import { sendPage, formTargetOf } from '../../pages/html.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
@@ -104,7 +104,7 @@ export function showConsent(
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.consent);
   // Chrome applies form-action to the redirect that follows the submission: allow the client's origin.
-  return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [new URL(authorization.redirectUri).origin] });
+  return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [formTargetOf(authorization.redirectUri)] });
 }
 
 /** Back to the authorization endpoint with the same request (after sign-in, or when the session ended): 303 after a POST. */
