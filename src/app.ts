@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { clientDirectory, registrySource } from './clients/directory.js';
+import { clientDirectory, type ClientSource, registrySource } from './clients/directory.js';
+import { MetadataDocumentClients } from './clients/metadata-documents.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
+import type { Resolver } from './fetch/safe-fetch.js';
 import { grantTable } from './grants/index.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
 import { BODY_LIMIT_BYTES } from './http/form-body.js';
@@ -39,6 +41,8 @@ export interface ServerDependencies {
   readonly clock?: Clock;
   /** Overrides the logger built from config (tests pass `false` or a stream). */
   readonly logger?: FastifyServerOptions['logger'];
+  /** Trust anchors (PEM) and DNS for fetching URLs clients control (tests); default: Node's CA list and DNS. */
+  readonly outboundFetch?: { readonly ca?: string; readonly resolve?: Resolver };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -49,6 +53,26 @@ const REQUEST_DEADLINE_CHECK_MS = 1000;
 function commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   reply.header('x-content-type-options', 'nosniff');
+}
+
+/** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
+function metadataDocumentSource(config: Config, deps: ServerDependencies, app: FastifyInstance, clock: Clock): ClientSource[] {
+  const settings = config.clientIdMetadata;
+  if (!settings.enabled) return [];
+  const source = new MetadataDocumentClients({
+    fetch: {
+      allowHttp: settings.allowInsecure,
+      allowSpecialUseAddresses: settings.allowInsecure,
+      timeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxBytes,
+      ca: deps.outboundFetch?.ca,
+      resolve: deps.outboundFetch?.resolve,
+    },
+    ttl: { minSeconds: settings.minTtl, maxSeconds: settings.maxTtl },
+    clock,
+    onRefused: (clientId, reason) => app.log.info({ clientId, reason }, 'client id metadata document not usable: the client is unknown'),
+  });
+  return [source];
 }
 
 /** Builds the application; never listens, so tests drive it with `inject()`. */
@@ -115,7 +139,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   });
   const tokenStatus = { accessTokens, refreshTokens: store, denylist: store, grants: store };
   // The clients file first, so no other source can shadow one of its ids.
-  const directory = clientDirectory(registrySource(clients));
+  const directory = clientDirectory(registrySource(clients), ...metadataDocumentSource(config, deps, app, clock));
 
   await app.register(healthRoutes, { keystore, store, clock });
   await app.register(discoveryRoutes, {
@@ -126,6 +150,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     clients,
     resources,
     implementedGrants: [...grants.keys()],
+    clientIdMetadataDocuments: config.clientIdMetadata.enabled,
     clock,
   });
   const realm = config.issuer;

@@ -14,6 +14,12 @@ const integer = (name: string, min: number, max: number) =>
 
 const optionalPath = z.string().min(1).optional();
 
+const flag = (name: string) =>
+  z
+    .enum(['true', 'false'], { message: `${name} must be true or false` })
+    .default('false')
+    .transform((value) => value === 'true');
+
 const issuerUrl = z.string().superRefine((value, ctx) => {
   let url: URL;
   try {
@@ -66,13 +72,30 @@ const EnvSchema = z.object({
   LOGIN_FAILURE_WINDOW: integer('LOGIN_FAILURE_WINDOW', 1, 86_400).default(900),
   PASSWORD_VERIFY_CONCURRENCY: integer('PASSWORD_VERIFY_CONCURRENCY', 1, 256).default(4),
   PASSWORD_VERIFY_QUEUE: integer('PASSWORD_VERIFY_QUEUE', 0, 10_000).default(8),
-  TRUST_PROXY: z
-    .enum(['true', 'false'], { message: 'TRUST_PROXY must be true or false' })
-    .default('false')
-    .transform((value) => value === 'true'),
+  TRUST_PROXY: flag('TRUST_PROXY'),
   HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
   SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
+  CLIENT_ID_METADATA_DOCUMENTS: flag('CLIENT_ID_METADATA_DOCUMENTS'),
+  CLIENT_ID_METADATA_ALLOW_INSECURE: flag('CLIENT_ID_METADATA_ALLOW_INSECURE'),
+  CLIENT_ID_METADATA_MIN_TTL: integer('CLIENT_ID_METADATA_MIN_TTL', 0, 86_400).default(60),
+  CLIENT_ID_METADATA_MAX_TTL: integer('CLIENT_ID_METADATA_MAX_TTL', 0, 604_800).default(86_400),
+  CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
+  CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
 });
+
+/** Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): clients whose client_id is an https URL. */
+export interface ClientIdMetadataConfig {
+  readonly enabled: boolean;
+  /** Development and tests only: fetch http:// URLs and loopback, private and other special-use addresses. */
+  readonly allowInsecure: boolean;
+  /** Bounds, in seconds, on how long a fetched document is used (its Cache-Control within them). */
+  readonly minTtl: number;
+  readonly maxTtl: number;
+  /** Deadline of one fetch, DNS to last byte. */
+  readonly timeoutMs: number;
+  /** The most bytes of a document read. */
+  readonly maxBytes: number;
+}
 
 export interface Config {
   readonly port: number;
@@ -119,6 +142,7 @@ export interface Config {
   readonly httpRequestTimeout: number;
   /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
   readonly shutdownTimeout: number;
+  readonly clientIdMetadata: ClientIdMetadataConfig;
 }
 
 export class ConfigError extends Error {
@@ -146,6 +170,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  if (e.CLIENT_ID_METADATA_MIN_TTL > e.CLIENT_ID_METADATA_MAX_TTL) {
+    throw new ConfigError(['CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL']);
+  }
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     port: e.PORT,
@@ -178,6 +205,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordVerifyQueue: e.PASSWORD_VERIFY_QUEUE,
     httpRequestTimeout: e.HTTP_REQUEST_TIMEOUT,
     shutdownTimeout: e.SHUTDOWN_TIMEOUT,
+    clientIdMetadata: Object.freeze({
+      enabled: e.CLIENT_ID_METADATA_DOCUMENTS,
+      allowInsecure: e.CLIENT_ID_METADATA_ALLOW_INSECURE,
+      minTtl: e.CLIENT_ID_METADATA_MIN_TTL,
+      maxTtl: e.CLIENT_ID_METADATA_MAX_TTL,
+      timeoutMs: e.CLIENT_ID_METADATA_TIMEOUT_MS,
+      maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
+    }),
   });
 }
 

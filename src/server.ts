@@ -82,6 +82,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     );
   }
 
+  if (config.clientIdMetadata.enabled && config.clientIdMetadata.allowInsecure) {
+    app.log.warn(
+      'CLIENT_ID_METADATA_ALLOW_INSECURE=true: client metadata documents may be fetched over http and from loopback and private addresses; development and tests only, never in production',
+    );
+  }
+
   // A key file others can read: warned at start, then again only when the warnings change.
   let keyWarnings = '';
   const warnAboutKeys = (warnings: readonly string[]) => {

@@ -13,7 +13,7 @@ export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'
 export type GrantTypeName = (typeof GRANT_TYPES)[number];
 export type ClientAuthMethod = (typeof AUTH_METHODS)[number];
 
-const redirectUri = z.string().superRefine((value, ctx) => {
+export const redirectUri = z.string().superRefine((value, ctx) => {
   let url: URL;
   try {
     url = new URL(value);
@@ -74,6 +74,8 @@ export interface Client {
   readonly introspectAllTokens: boolean;
   /** Web origins whose pages may call the token and revocation endpoints (see origins.ts). */
   readonly corsOrigins: ReadonlySet<string>;
+  /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
+  readonly fromMetadataDocument?: true;
 }
 
 export type ClientMetadata = z.input<typeof ClientSchema>;

@@ -10,6 +10,44 @@ export interface FormContext {
   readonly csrfToken: string;
   /** The client's display name. */
   readonly clientName: string;
+  /** Set for a client that described itself in a Client ID Metadata Document. */
+  readonly unregistered?: UnregisteredClient | undefined;
+}
+
+/** What the user is shown about a client nobody registered (draft-ietf-oauth-client-id-metadata-document). */
+export interface UnregisteredClient {
+  /** The host serving the client's metadata document (its client_id). */
+  readonly clientIdHost: string;
+  /** Where the answer goes: the host of the redirect URI of this request. */
+  readonly redirectHost: string;
+  /** The redirect URI is on this computer (loopback): any local program could be listening there. */
+  readonly loopback: boolean;
+}
+
+const LOOPBACK_HOST = /^(?:127(?:\.\d{1,3}){3}|\[::1\]|localhost|.+\.localhost)$/i;
+
+/** The host part a user can check: the URL's host (IDN in punycode, so look-alikes show), or the scheme of a private-use URI. */
+function shownHost(uri: string): { host: string; loopback: boolean } {
+  const url = new URL(uri);
+  return url.host !== '' ? { host: url.host, loopback: LOOPBACK_HOST.test(url.hostname) } : { host: url.protocol, loopback: false };
+}
+
+export function unregisteredClient(clientId: string, redirectUri: string): UnregisteredClient {
+  const redirect = shownHost(redirectUri);
+  return { clientIdHost: shownHost(clientId).host, redirectHost: redirect.host, loopback: redirect.loopback };
+}
+
+/**
+ * CIMD §8.5: the server "SHOULD display the hostname of the client_id"; the MCP
+ * authorization spec (security considerations): "Authorization servers MUST clearly
+ * display the redirect URI hostname during authorization" and "SHOULD display additional
+ * warnings for localhost-only redirect URIs". The name comes from the document: the
+ * client's own claim, so it is marked as such.
+ */
+function unregisteredNotice(client: UnregisteredClient): Html {
+  return html`<p class="notice"><strong>Not pre-registered.</strong> This application describes itself at <strong>${client.clientIdHost}</strong>; the operator of this server has not reviewed it, and its name is its own claim.</p>
+<p>If you allow, you go back to <strong class="host">${client.redirectHost}</strong></p>
+${client.loopback ? html`<p class="error">That address is on this computer: any program running here could receive the access. Allow only if you started this application yourself just now.</p>` : html``}`;
 }
 
 function hiddenFields(form: FormContext): Html {
@@ -21,7 +59,7 @@ export function loginPage(form: FormContext, message?: string, username = ''): H
   return page(
     'Sign in',
     html`<h1>Sign in</h1>
-<p class="muted">to continue to <strong>${form.clientName}</strong></p>
+<p class="muted">to continue to <strong>${form.clientName}</strong>${form.unregistered ? html` (not pre-registered, from ${form.unregistered.clientIdHost})` : html``}</p>
 ${message ? html`<p class="error" role="alert">${message}</p>` : html``}
 <form method="post" action="${form.action}">
 ${hiddenFields(form)}
@@ -63,6 +101,7 @@ export function consentPage(form: FormContext, access: RequestedAccess, subject:
     'Allow access?',
     html`<h1>Allow access?</h1>
 <p><strong>${form.clientName}</strong> asks for access to your account</p>
+${form.unregistered ? unregisteredNotice(form.unregistered) : html``}
 ${resourceList(access.resources)}
 ${list}
 <p class="muted">Signed in as <strong>${subject}</strong>.</p>

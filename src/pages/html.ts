@@ -34,6 +34,8 @@ h1{font-size:1.35rem;margin:0 0 .25rem}
 p{margin:.5rem 0}
 .muted{color:var(--muted);font-size:.925rem}
 .error{color:var(--danger);border:1px solid var(--danger);border-radius:8px;padding:.5rem .75rem}
+.notice{border:1px solid var(--line);border-radius:8px;padding:.5rem .75rem}
+.host{font-size:1.15rem}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input[type=text],input[type=password]{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--line);border-radius:8px;background:transparent;color:inherit}
 input:focus,button:focus{outline:2px solid var(--accent);outline-offset:2px}
@@ -63,6 +65,16 @@ ${body}
 </body>
 </html>
 `;
+}
+
+/**
+ * The CSP source (CSP3 §2.3.1) that lets a form on a page reach `uri` (and be redirected
+ * there): its origin for http(s), its scheme for a private-use URI scheme such as
+ * `com.example.app:/cb` (RFC 8252 §7.1), whose URL origin is the opaque "null".
+ */
+export function formTargetOf(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : url.protocol;
 }
 
 export interface PagePolicy {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AUTH_METHODS, type ClientRegistry } from '../clients/registry.js';
+import { AUTH_METHODS, type Client, type ClientRegistry } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import { allowAnyOrigin } from '../http/cors.js';
 import type { Keystore } from '../keys/keystore.js';
@@ -15,13 +15,23 @@ export interface DiscoveryOptions {
   readonly resources: Pick<ResourceRegistry, 'all'>;
   /** grant_type values this server implements (the grant table's keys). */
   readonly implementedGrants: readonly string[];
+  /** CLIENT_ID_METADATA_DOCUMENTS: any client may come with an https client_id (draft-ietf-oauth-client-id-metadata-document). */
+  readonly clientIdMetadataDocuments?: boolean;
   readonly clock: Clock;
 }
+
+/** What every client described by a metadata document may use (src/clients/metadata-document.ts). */
+const METADATA_DOCUMENT_CLIENT: Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'> = {
+  grantTypes: new Set(['authorization_code', 'refresh_token']),
+  authMethod: 'none',
+  responseTypes: new Set(['code']),
+  scope: [],
+};
 
 /** RFC 8414 metadata listing only what is enabled: implemented and registered by some client. */
 export function authorizationServerMetadata(options: DiscoveryOptions): Record<string, unknown> {
   const { issuer, clients } = options;
-  const registered = clients.all();
+  const registered = [...clients.all(), ...(options.clientIdMetadataDocuments ? [METADATA_DOCUMENT_CLIENT] : [])];
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
   const authMethods = AUTH_METHODS.filter((m) => registered.some((c) => c.authMethod === m));
   const resources = options.resources.all();
@@ -48,6 +58,8 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     // resources that can be used with this authorization server". RFC 8414 and RFC 8707
     // define no field saying that `resource` is supported.
     ...(resources.length > 0 ? { protected_resources: resources.map((r) => r.resource) } : {}),
+    // CIMD §6: servers that publish RFC 8414 metadata "MUST include" this property to signal support.
+    ...(options.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
-import { buildServer } from '../../src/app.js';
+import { buildServer, type ServerDependencies } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -77,6 +77,8 @@ export interface TestServerOptions {
   readonly store?: TestStore;
   readonly keysDir?: string;
   readonly logger?: unknown;
+  /** Trust anchors and DNS for fetching client metadata documents. */
+  readonly outboundFetch?: ServerDependencies['outboundFetch'];
 }
 
 export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
@@ -93,6 +95,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     signer: new Signer('test-session-secret-0123456789abcdef'),
     clock: () => clock.now,
     logger: (options.logger ?? false) as false,
+    ...(options.outboundFetch ? { outboundFetch: options.outboundFetch } : {}),
   });
   t.teardown(() => app.close());
   return { app, config, keystore, keysDir, store, clock, advance };

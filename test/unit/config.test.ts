@@ -1,6 +1,16 @@
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
+/** The problems loadConfig reports for `env` (none when it loads). */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (err) {
+    return (err as ConfigError).problems;
+  }
+}
+
 t.test('loadConfig', async (t) => {
   t.test('defaults', async (t) => {
     t.same(loadConfig({}), {
@@ -34,6 +44,7 @@ t.test('loadConfig', async (t) => {
       passwordVerifyQueue: 8,
       httpRequestTimeout: 30,
       shutdownTimeout: 10,
+      clientIdMetadata: { enabled: false, allowInsecure: false, minTtl: 60, maxTtl: 86_400, timeoutMs: 5000, maxBytes: 5120 },
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -94,14 +105,6 @@ t.test('loadConfig', async (t) => {
         'SHUTDOWN_TIMEOUT must be a whole number',
       ]);
     }
-    const problemsOf = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
     t.same(problemsOf({ ISSUER: 'not a url' }), ['ISSUER must be an absolute URL']);
     t.same(problemsOf({ ISSUER: 'ftp://example.com' }), ['ISSUER must use https (or http for local development)']);
     t.same(problemsOf({ PASSWORD_VERIFY_CONCURRENCY: '0', PASSWORD_VERIFY_QUEUE: 'many' }), [
@@ -112,5 +115,35 @@ t.test('loadConfig', async (t) => {
       passwordVerifyConcurrency: 2,
       passwordVerifyQueue: 0,
     });
+  });
+
+  t.test('Client ID Metadata Documents', async (t) => {
+    const config = loadConfig({
+      CLIENT_ID_METADATA_DOCUMENTS: 'true',
+      CLIENT_ID_METADATA_ALLOW_INSECURE: 'true',
+      CLIENT_ID_METADATA_MIN_TTL: '0',
+      CLIENT_ID_METADATA_MAX_TTL: '3600',
+      CLIENT_ID_METADATA_TIMEOUT_MS: '2500',
+      CLIENT_ID_METADATA_MAX_BYTES: '8192',
+    });
+    t.same(config.clientIdMetadata, { enabled: true, allowInsecure: true, minTtl: 0, maxTtl: 3600, timeoutMs: 2500, maxBytes: 8192 });
+    t.ok(Object.isFrozen(config.clientIdMetadata));
+    t.same(
+      problemsOf({
+        CLIENT_ID_METADATA_DOCUMENTS: 'yes',
+        CLIENT_ID_METADATA_ALLOW_INSECURE: '1',
+        CLIENT_ID_METADATA_TIMEOUT_MS: '50',
+        CLIENT_ID_METADATA_MAX_BYTES: '10000000',
+      }),
+      [
+        'CLIENT_ID_METADATA_DOCUMENTS must be true or false',
+        'CLIENT_ID_METADATA_ALLOW_INSECURE must be true or false',
+        'CLIENT_ID_METADATA_TIMEOUT_MS must be at least 100',
+        'CLIENT_ID_METADATA_MAX_BYTES must be at most 1048576',
+      ],
+    );
+    t.same(problemsOf({ CLIENT_ID_METADATA_MIN_TTL: '600', CLIENT_ID_METADATA_MAX_TTL: '60' }), [
+      'CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL',
+    ]);
   });
 });

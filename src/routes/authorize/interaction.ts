@@ -3,8 +3,8 @@ import { type AuthorizationRequest, type Parameters, validateAuthorizationReques
 import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
 import { FormParams } from '../../oauth/form-params.js';
-import { consentPage, type FormContext, loginPage } from '../../pages/authorization.js';
-import { sendPage } from '../../pages/html.js';
+import { consentPage, type FormContext, loginPage, unregisteredClient } from '../../pages/authorization.js';
+import { sendPage, formTargetOf } from '../../pages/html.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
@@ -78,6 +78,9 @@ function formContext(
     interaction: endpoint.signer.sign('interaction', authorization.parameters, nowSeconds(endpoint.clock) + INTERACTION_TTL_SECONDS),
     csrfToken: endpoint.session.csrfToken(cookieJar(request, reply)),
     clientName: authorization.client.clientName ?? authorization.client.clientId,
+    unregistered: authorization.client.fromMetadataDocument
+      ? unregisteredClient(authorization.client.clientId, authorization.redirectUri)
+      : undefined,
   };
 }
 
@@ -101,7 +104,7 @@ export function showConsent(
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.consent);
   // Chrome applies form-action to the redirect that follows the submission: allow the client's origin.
-  return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [new URL(authorization.redirectUri).origin] });
+  return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [formTargetOf(authorization.redirectUri)] });
 }
 
 /** Back to the authorization endpoint with the same request (after sign-in, or when the session ended): 303 after a POST. */

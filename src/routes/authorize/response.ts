@@ -3,7 +3,7 @@ import type { Parameters } from '../../authorize/request.js';
 import type { OAuthError } from '../../errors.js';
 import { type ResponseTarget, redirectLocation } from '../../oauth/response-mode.js';
 import { FORM_POST_SCRIPT_HASH, formPostPage } from '../../pages/authorization.js';
-import { sendPage } from '../../pages/html.js';
+import { sendPage, formTargetOf } from '../../pages/html.js';
 
 /**
  * Delivers an authorization response or error to the client in its response mode,
@@ -21,7 +21,7 @@ export function sendToClient(
   const all: Parameters = [...params, ...(target.state !== undefined ? [['state', target.state] as const] : []), ['iss', options.issuer]];
   if (target.responseMode === 'form_post') {
     return sendPage(reply, 200, formPostPage(target.redirectUri, all), {
-      formTargets: [new URL(target.redirectUri).origin],
+      formTargets: [formTargetOf(target.redirectUri)],
       scriptHashes: [FORM_POST_SCRIPT_HASH],
     });
   }

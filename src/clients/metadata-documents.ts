@@ -1,0 +1,77 @@
+import type { Clock } from '../clock.js';
+import { DocumentCache, type DocumentCacheLimits } from '../fetch/document-cache.js';
+import { FetchFailed } from '../fetch/errors.js';
+import { cacheLifetime, type FreshnessBounds } from '../fetch/freshness.js';
+import { type FetchPolicy, fetchJson } from '../fetch/safe-fetch.js';
+import type { ClientSource } from './directory.js';
+import { clientFromMetadataDocument, clientIdentifierUrlProblem, looksLikeClientIdentifierUrl } from './metadata-document.js';
+import type { Client } from './registry.js';
+
+/**
+ * The clients that describe themselves in a Client ID Metadata Document: a source of the
+ * client directory, asked after CLIENTS_FILE (and after registrations), so a pre-registered
+ * id is never fetched. A `client_id` written as an https URL is fetched through the
+ * SSRF-safe fetcher, validated (metadata-document.ts) and cached per process within the
+ * operator's bounds. A document that cannot be fetched or is invalid makes the client
+ * unknown (CIMD §5.1: "the authorization server SHOULD abort the authorization request"),
+ * and the reason is reported once per fetch, never the document itself.
+ */
+
+export interface MetadataDocumentSettings {
+  readonly fetch: FetchPolicy;
+  readonly ttl: FreshnessBounds;
+  readonly clock: Clock;
+  /** Told why a client id could not be used (logged by the caller). */
+  readonly onRefused?: (clientId: string, reason: string) => void;
+}
+
+/**
+ * 1000 documents of at most a few kilobytes each; a failed URL is fetched again after 10
+ * seconds at the earliest (CIMD §5.2 says invalid documents and error responses "MUST NOT"
+ * be cached: none is kept, only the fact that the fetch failed, for a short back-off); 32
+ * fetches at once, each bounded by the fetch timeout.
+ */
+export const METADATA_DOCUMENT_CACHE_LIMITS: DocumentCacheLimits = { maxEntries: 1000, failureSeconds: 10, maxConcurrentLoads: 32 };
+
+export class MetadataDocumentClients implements ClientSource {
+  private readonly cache: DocumentCache<Client>;
+
+  constructor(
+    private readonly settings: MetadataDocumentSettings,
+    limits: DocumentCacheLimits = METADATA_DOCUMENT_CACHE_LIMITS,
+  ) {
+    this.cache = new DocumentCache(limits, settings.clock);
+  }
+
+  async find(clientId: string): Promise<Client | undefined> {
+    if (!looksLikeClientIdentifierUrl(clientId)) return undefined;
+    const problem = clientIdentifierUrlProblem(clientId, this.settings.fetch.allowHttp);
+    if (problem !== undefined) {
+      this.settings.onRefused?.(clientId, problem);
+      return undefined;
+    }
+    try {
+      return await this.cache.get(clientId, () => this.fetch(clientId));
+    } catch (err) {
+      // A failure already reported when it happened is only remembered; a refusal to start one more fetch is new.
+      if (err instanceof FetchFailed && err.code === 'busy') this.settings.onRefused?.(clientId, err.message);
+      return undefined;
+    }
+  }
+
+  /** Entries the cache holds now (documents and remembered failures). */
+  get cached(): number {
+    return this.cache.size;
+  }
+
+  private async fetch(clientId: string): Promise<{ value: Client; seconds: number }> {
+    try {
+      const fetched = await fetchJson(clientId, this.settings.fetch);
+      const client = clientFromMetadataDocument(clientId, fetched.body);
+      return { value: client, seconds: cacheLifetime(fetched.cacheControl, fetched.age, this.settings.ttl) };
+    } catch (err) {
+      this.settings.onRefused?.(clientId, (err as Error).message);
+      throw err;
+    }
+  }
+}
