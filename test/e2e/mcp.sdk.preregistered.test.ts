@@ -54,7 +54,7 @@ t.test('the MCP SDK client, registered beforehand, through discovery, login and 
       scope: TOOLS_SCOPE,
     });
     t.match(client.consentTexts[0], 'Example MCP server', 'the consent page names the resource');
-    t.equal(session.arrived.get('iss'), as.issuer, 'RFC 9207 iss at the redirect URI');
+    t.equal(session.arrived?.get('iss'), as.issuer, 'RFC 9207 iss at the redirect URI');
 
     const steps = session.requests.map((r) => `${r.method} ${r.url} ${r.status}`);
     t.same(steps.slice(0, 3), [
@@ -127,7 +127,7 @@ t.test('the MCP SDK client, registered beforehand, through discovery, login and 
     const client = provider();
     const { arrived, requests } = await authorizeMcpClient(unregistered.resource, client, callback);
     t.equal(client.authorizationUrls[0]?.searchParams.get('resource'), unregistered.resource);
-    t.same(Object.fromEntries(arrived), {
+    t.same(Object.fromEntries(arrived ?? []), {
       error: 'invalid_target',
       error_description: 'resource is not registered at this authorization server',
       iss: as.issuer,

@@ -84,6 +84,8 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
   readonly authorizationUrls: URL[] = [];
   /** The text of the consent pages shown. */
   readonly consentTexts: string[] = [];
+  /** Pages of ours where the browser stopped instead of going back to the client (an unknown client). */
+  readonly errorPages: { status: number; text: string }[] = [];
   private client: OAuthClientInformationMixed | undefined;
   private saved: OAuthTokens | undefined;
   private verifier = '';
@@ -130,8 +132,12 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
     const context = await this.options.browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(url.href);
-      if ((await page.title()) !== 'Sign in') return; // an error went straight back to the client, or an error page
+      const response = await page.goto(url.href);
+      if (page.url().startsWith(this.redirectUrl)) return; // an error went straight back to the client
+      if ((await page.title()) !== 'Sign in') {
+        this.errorPages.push({ status: response?.status() ?? 0, text: (await page.textContent('main')) ?? '' });
+        return;
+      }
       await page.getByLabel('Username').fill(PROCESS_ALICE.username);
       await page.getByLabel('Password').fill(PROCESS_ALICE.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -161,8 +167,8 @@ export interface Authorization {
   readonly transport: StreamableHTTPClientTransport;
   /** Every request the SDK sent, to the MCP server and to us (later connections add theirs). */
   readonly requests: RecordedRequest[];
-  /** What arrived at the redirect URI: a code, or an error. */
-  readonly arrived: URLSearchParams;
+  /** What arrived at the redirect URI (a code, or an error); undefined when the browser stopped at an error page of ours. */
+  readonly arrived: URLSearchParams | undefined;
   /** A transport for a further connection with the same provider. */
   readonly newTransport: () => StreamableHTTPClientTransport;
 }
@@ -176,12 +182,14 @@ export async function authorizeMcpClient(
   const newTransport = () =>
     new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch: recordingFetch(requests) });
   const transport = newTransport();
+  const errorPagesBefore = provider.errorPages.length;
   const refused = await new Client({ name: 'e2e-mcp-client', version: '1.0.0' }).connect(transport).then(
     () => new Error('the MCP server accepted a connection without a token'),
     (err: unknown) => err,
   );
   if (!(refused instanceof UnauthorizedError)) throw refused;
-  return { transport, requests, arrived: await callback.next(), newTransport };
+  const stopped = provider.errorPages.length > errorPagesBefore;
+  return { transport, requests, arrived: stopped ? undefined : await callback.next(), newTransport };
 }
 
 /**
@@ -196,8 +204,9 @@ export async function connectWithOAuth(
   callback: CallbackServer,
 ): Promise<Authorization & { readonly client: Client }> {
   const authorization = await authorizeMcpClient(serverUrl, provider, callback);
-  const code = authorization.arrived.get('code');
-  if (!code) throw new Error(`no code at the redirect URI: ${authorization.arrived.toString()}`);
+  const code = authorization.arrived?.get('code');
+  if (!code)
+    throw new Error(`no code at the redirect URI: ${authorization.arrived?.toString() ?? JSON.stringify(provider.errorPages.at(-1))}`);
   await authorization.transport.finishAuth(code);
   const client = new Client({ name: 'e2e-mcp-client', version: '1.0.0' });
   await client.connect(authorization.newTransport());
