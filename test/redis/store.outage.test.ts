@@ -32,7 +32,7 @@ t.test('RedisStore fails fast when Redis is down, and nothing is recorded', asyn
   t.test('unreachable at start: connect rejects with StoreUnavailableError', async (t) => {
     const redis = await startPrivateRedis(t);
     await redis.kill();
-    const store = new RedisStore({ url: redis.url, keyPrefix: 'never:', commandTimeoutMs: 200 });
+    const store = new RedisStore({ connection: { topology: redis.topology, commandTimeoutMs: 200 }, keyPrefix: 'never:' });
     t.teardown(() => store.close());
     await t.rejects(store.connect(), StoreUnavailableError);
   });

@@ -1,0 +1,5 @@
+import t from 'tap';
+import { sentinelStore } from '../helpers/stores.js';
+import { storeContract } from '../suites/store.contract.js';
+
+storeContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
