@@ -38,7 +38,7 @@ export interface RedisStoreOptions {
 }
 
 /** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
-const SCRIPTS = {
+export const SCRIPTS = {
   createRecord: { lua: CREATE_RECORD, numberOfKeys: 1 },
   consumeRecord: { lua: CONSUME_RECORD, numberOfKeys: 1 },
   createRefreshFamily: { lua: CREATE_REFRESH_FAMILY, numberOfKeys: 2 },
