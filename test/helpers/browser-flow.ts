@@ -66,6 +66,19 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
+/** The parameters of an authorization request for a code, with PKCE (S256) and state `s`. */
+export function codeRequest(clientId: string, redirectUri: string, challenge: string, scope = 'read'): Record<string, string> {
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope,
+    state: 's',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  };
+}
+
 export function authorizeUrl(params: Record<string, string>): string {
   return `/oauth2/authorize?${new URLSearchParams(params).toString()}`;
 }

@@ -11,9 +11,9 @@ export const SENTINEL_MASTER_NAME = 'oauth-primary';
 /** How long a primary may be unreachable before the sentinels agree it is down. */
 export const SENTINEL_DOWN_AFTER_MS = 1000;
 
-/** One primary, one replica and three sentinels (quorum 2), private processes on free ports. */
+/** One primary, its replicas (one by default) and three sentinels (quorum 2), private processes on free ports. */
 export interface PrivateRedisSentinel {
-  /** The data nodes: the first started as primary, the second as its replica. */
+  /** The data nodes: the first started as primary, the others as its replicas. */
   readonly nodes: readonly RedisProcess[];
   readonly sentinels: readonly RedisProcess[];
   readonly name: string;
@@ -26,19 +26,23 @@ export interface PrivateRedisSentinel {
   settled(timeoutMs?: number): Promise<void>;
 }
 
-export async function startRedisSentinel(t: Teardown): Promise<PrivateRedisSentinel> {
+export async function startRedisSentinel(t: Teardown, { replicas = 1 }: { replicas?: number } = {}): Promise<PrivateRedisSentinel> {
   const dir = await mkdtemp(join(tmpdir(), 'oauth-sentinel-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   // Replicas sync at once (no 5 s wait for more replicas), and keep no RDB file.
   const fast = ['--repl-diskless-sync-delay', '0', '--dir', dir];
   const primaryPort = await freePort();
   const primary = await startRedisProcess(t, primaryPort, ['--port', String(primaryPort), ...QUIET_NODE, ...fast], dir);
-  const replicaPort = await freePort();
-  const replica = await startRedisProcess(
-    t,
-    replicaPort,
-    ['--port', String(replicaPort), ...QUIET_NODE, ...fast, '--replicaof', '127.0.0.1', String(primaryPort)],
-    dir,
+  const replicaNodes = await Promise.all(
+    Array.from({ length: replicas }, async () => {
+      const port = await freePort();
+      return startRedisProcess(
+        t,
+        port,
+        ['--port', String(port), ...QUIET_NODE, ...fast, '--replicaof', '127.0.0.1', String(primaryPort)],
+        dir,
+      );
+    }),
   );
   const sentinels = await Promise.all(
     [0, 1, 2].map(async (index) => {
@@ -61,7 +65,7 @@ export async function startRedisSentinel(t: Teardown): Promise<PrivateRedisSenti
       return startRedisProcess(t, port, [file, '--sentinel', '--loglevel', 'warning'], dir);
     }),
   );
-  const nodes = [primary, replica];
+  const nodes = [primary, ...replicaNodes];
   const live = <T extends RedisProcess>(list: readonly T[]) => list.filter((node) => !node.exited());
   const primaryNow = async (): Promise<RedisProcess> => {
     for (const sentinel of live(sentinels)) {
