@@ -54,6 +54,8 @@ type ScriptArgument = string | number;
 type ScriptedClient = Record<ScriptName, (...args: ScriptArgument[]) => Promise<unknown>>;
 
 const READINESS_PROBE_TTL_MS = 5000;
+/** The least time a start gives Redis to connect before it goes on unready (a cluster connects to every node). */
+const CONNECT_TIMEOUT_FLOOR_MS = 3000;
 
 /**
  * The store on Redis: standalone, Sentinel or Cluster (src/store/redis-connection.ts),
@@ -84,13 +86,15 @@ export class RedisStore implements Store {
     this.acknowledgedClient = options.replicaAck?.minReplicas ? createRedisClient(options.connection) : undefined;
   }
 
-  /** Opens the connections; rejects with StoreUnavailableError if Redis cannot be reached. */
+  /**
+   * Opens the connections; rejects with StoreUnavailableError if Redis cannot be reached
+   * within a few command timeouts. The clients keep reconnecting in the background (a
+   * Sentinel client would otherwise wait for a reachable sentinel without end).
+   */
   async connect(): Promise<void> {
-    try {
-      await Promise.all([this.client.connect(), this.acknowledgedClient?.connect()]);
-    } catch (err) {
-      throw new StoreUnavailableError(`redis connect failed: ${(err as Error).message}`, { cause: err });
-    }
+    const connecting = Promise.all([this.client.connect(), this.acknowledgedClient?.connect()]);
+    connecting.catch(() => undefined);
+    await this.call('connect', () => connecting, Math.max(3 * this.timeoutMs, CONNECT_TIMEOUT_FLOOR_MS));
   }
 
   async saveAuthorizationCode(code: OpaqueTokenRef, record: AuthorizationCodeRecord, ttlSeconds: number): Promise<void> {
@@ -239,10 +243,10 @@ export class RedisStore implements Store {
    * timeout, a cluster client retries a command while a failover is under way, and the
    * caller must not wait for that longer than it would for a dead standalone Redis.
    */
-  private async call<T>(operation: string, command: () => Promise<T>): Promise<T> {
+  private async call<T>(operation: string, command: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
       return await Promise.race([command(), deadline]);
