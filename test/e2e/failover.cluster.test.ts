@@ -12,6 +12,10 @@ failoverSuite(t, 'Redis Cluster', async (t, replicas) => {
       if (!primary) throw new Error('no primary');
       return { primary, replicas: await cluster.replicasOf(primary) };
     },
+    promoted: async (dead) => {
+      const primaries = await cluster.primaries();
+      return primaries.length === 3 && !primaries.includes(dead);
+    },
     settled: () => cluster.settled(),
   };
 });

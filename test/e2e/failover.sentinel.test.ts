@@ -11,6 +11,7 @@ failoverSuite(t, 'Redis Sentinel', async (t, replicas) => {
       const primary = await setup.primary();
       return { primary, replicas: setup.nodes.filter((node) => node !== primary) };
     },
+    promoted: async (dead) => (await setup.primary()) !== dead,
     settled: () => setup.settled(),
   };
 });
