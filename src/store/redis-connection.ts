@@ -121,7 +121,13 @@ function clusterOptions(settings: RedisConnectionSettings): ClusterOptions {
   };
 }
 
-/** The primaries a client writes to: the one of a standalone or Sentinel client, each slot owner of a cluster. */
-export function primariesOf(client: RedisClient): Redis[] {
-  return client instanceof Cluster ? client.nodes('master') : [client];
+/** QUIT, then disconnect: a Sentinel client's failover detector keeps its own sentinel connections until then. */
+export async function closeRedisClient(client: RedisClient): Promise<void> {
+  try {
+    await client.quit();
+  } catch {
+    // closed already, or unreachable: disconnect below either way
+  } finally {
+    client.disconnect();
+  }
 }

@@ -13,7 +13,8 @@ import {
   ROTATE_REFRESH_TOKEN,
 } from './lua.js';
 import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
-import { createRedisClient, primariesOf, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
+import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
+import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
 import type {
   AttemptReservation,
@@ -218,11 +219,12 @@ export class RedisStore implements Store {
   async ping(): Promise<void> {
     const reply = await this.call('readiness write', () => this.client.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS));
     if (reply !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged');
-    if (this.client instanceof Cluster) await this.call('cluster state', () => clusterIsServing(this.client as Cluster));
+    const cluster = this.client;
+    if (cluster instanceof Cluster) await this.call('cluster state', () => clusterIsServing(cluster));
   }
 
   async close(): Promise<void> {
-    await Promise.all([quit(this.client), this.acknowledgedClient && quit(this.acknowledgedClient)]);
+    await Promise.all([closeRedisClient(this.client), this.acknowledgedClient && closeRedisClient(this.acknowledgedClient)]);
   }
 
   private script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T> {
@@ -255,38 +257,5 @@ export class RedisStore implements Store {
     } finally {
       clearTimeout(timer);
     }
-  }
-}
-
-/**
- * Readiness of a cluster: the write probe lands on one slot, which says nothing of the
- * other primaries. Every primary the client knows must answer CLUSTER INFO with
- * `cluster_state:ok` and no failed slot: a primary that is down (before its replica is
- * promoted) or a cluster that lost a slot range cannot serve every grant.
- */
-async function clusterIsServing(cluster: Cluster): Promise<void> {
-  const primaries = primariesOf(cluster);
-  if (primaries.length === 0) throw new Error('no cluster primary is known');
-  await Promise.all(
-    primaries.map(async (node) => {
-      const info = String(await node.cluster('INFO'));
-      if (!/^cluster_state:ok\r?$/m.test(info)) throw new Error(`${nodeName(node)} reports the cluster down`);
-      if (!/^cluster_slots_fail:0\r?$/m.test(info)) throw new Error(`${nodeName(node)} reports failed slots`);
-    }),
-  );
-}
-
-function nodeName(node: { options: { host?: string | undefined; port?: number | undefined } }): string {
-  return `${node.options.host ?? '?'}:${node.options.port ?? '?'}`;
-}
-
-/** QUIT, then disconnect: a Sentinel client's failover detector keeps its own sentinel connections until then. */
-async function quit(client: RedisClient): Promise<void> {
-  try {
-    await client.quit();
-  } catch {
-    // closed already, or unreachable: disconnect below either way
-  } finally {
-    client.disconnect();
   }
 }

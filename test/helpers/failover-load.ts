@@ -1,13 +1,8 @@
 import type { Test } from 'tap';
-import { hashClientSecret } from '../../src/clients/secret.js';
-import { codeRequest, formAction, formFields, pkcePair } from './browser-flow.js';
-import { HttpBrowser, postAsClient } from './http-browser.js';
-import { keysDirWithSigningKey } from './keys.js';
-import { cheapPasswordHash } from './passwords.js';
-import { freePort } from './ports.js';
-import { type ServerProcess, startServerProcess } from './process.js';
+import { pkcePair } from './browser-flow.js';
+import { issueCodes, postToken, REDIRECT, REQUEST_LIMIT_MS, startServers } from './failover-servers.js';
+import type { ServerProcess } from './process.js';
 import type { RedisProcess } from './redis.js';
-import { registryFiles } from './registries.js';
 import { nodeCommand } from './redis-nodes.js';
 
 /**
@@ -16,11 +11,6 @@ import { nodeCommand } from './redis-nodes.js';
  * while its replicas lag, then every consumed code and every rotated refresh token
  * presented again.
  */
-
-const SECRET = 'failover-test-secret-0123456789abcdefghijklmn';
-const REDIRECT = 'https://app.example.com/callback';
-const PASSWORD = 'alice-password-1';
-export const COMMAND_TIMEOUT_MS = 1000;
 
 /**
  * The load: how long, when the primary dies, how many workers of each kind and their
@@ -31,7 +21,7 @@ export const COMMAND_TIMEOUT_MS = 1000;
 const LOAD_MS = 9000;
 const LOAD_AFTER_PROMOTION_MS = 6000;
 export const MAX_LOAD_MS = 25_000;
-const KILL_AT_MS = 2500;
+export const KILL_AT_MS = 2500;
 /**
  * How long the replicas lag when the primary dies. On loopback replication is too fast to
  * lose anything, so just before the kill the replicas are frozen (SIGSTOP) and the
@@ -48,8 +38,6 @@ const REFRESH_PACE_MS = 50;
 const MAX_REQUESTS = 2500;
 const CODES = 280;
 const FAMILIES = 40;
-/** A request that takes longer than this is cut and counted as `timeout` (it would be a hang). */
-const REQUEST_LIMIT_MS = 10_000;
 
 interface RequestRecord {
   readonly kind: 'code' | 'refresh';
@@ -101,62 +89,6 @@ export interface FailoverScenario {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function startServers(t: Test, scenario: FailoverScenario): Promise<ServerProcess[]> {
-  const { clientsFile, usersFile } = await registryFiles(
-    t,
-    [
-      {
-        client_id: 'web',
-        client_secret_hash: hashClientSecret(SECRET),
-        redirect_uris: [REDIRECT],
-        grant_types: ['authorization_code', 'refresh_token'],
-        scope: 'read',
-      },
-    ],
-    [{ username: 'alice', password_hash: cheapPasswordHash(PASSWORD) }],
-  );
-  const env = {
-    ISSUER: 'https://auth.example.com',
-    KEYS_DIR: await keysDirWithSigningKey(t),
-    CLIENTS_FILE: clientsFile,
-    USERS_FILE: usersFile,
-    SESSION_SECRET: 'failover-session-secret-0123456789abcdef',
-    // Every second presentation of a rotated token is reuse: no grace answer hides one.
-    REFRESH_REUSE_GRACE: '0',
-    AUTHORIZATION_CODE_TTL: '600',
-    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-    REDIS_MIN_REPLICAS_ACK: String(scenario.minReplicasAck),
-    LOG_LEVEL: 'fatal',
-    ...scenario.redisEnv,
-  };
-  return Promise.all([0, 1].map(async () => startServerProcess(t, { ...env, PORT: String(await freePort()) }, { readyPath: '/readyz' })));
-}
-
-/** Codes issued by the real flow: one signed-in browser approves `count` authorization requests. */
-async function issueCodes(server: ServerProcess, count: number, challenge: string): Promise<string[]> {
-  const query = new URLSearchParams(codeRequest('web', REDIRECT, challenge));
-  const browser = new HttpBrowser();
-  const login = await (await browser.request(`${server.baseUrl}/oauth2/authorize?${query}`)).text();
-  const signedIn = await browser.request(`${server.baseUrl}${formAction(login)}`, {
-    ...formFields(login),
-    username: 'alice',
-    password: PASSWORD,
-  });
-  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
-  const codes: string[] = [];
-  while (codes.length < count) {
-    const consent = await (await browser.request(`${server.baseUrl}/oauth2/authorize?${query}`)).text();
-    const decided = await browser.request(`${server.baseUrl}${formAction(consent)}`, { ...formFields(consent), decision: 'allow' });
-    const code = new URL(decided.headers.get('location') ?? 'x:').searchParams.get('code');
-    if (decided.status !== 303 || !code) throw new Error(`consent answered ${decided.status}`);
-    codes.push(code);
-  }
-  return codes;
-}
-
-const postToken = (server: ServerProcess, path: string, params: Record<string, string>) =>
-  postAsClient(`${server.baseUrl}${path}`, { id: 'web', secret: SECRET }, params, REQUEST_LIMIT_MS);
-
 /** How many of `items` `accepted` says yes to, asking for up to 8 at a time. */
 async function countAccepted<T>(items: readonly T[], accepted: (item: T, index: number) => Promise<boolean>): Promise<number> {
   let count = 0;
@@ -170,7 +102,7 @@ async function countAccepted<T>(items: readonly T[], accepted: (item: T, index: 
 }
 
 export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario): Promise<FailoverFigures> {
-  const servers = await startServers(t, scenario);
+  const servers = await startServers(t, scenario.redisEnv, scenario.minReplicasAck);
   const { verifier, challenge } = pkcePair();
   // Two signed-in browsers per server issue the codes.
   const issuers = [...servers, ...servers];
@@ -316,37 +248,4 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     rotatedTokensActive,
     rotatedTokensAccepted,
   };
-}
-
-/**
- * What holds for every run, whatever REDIS_MIN_REPLICAS_ACK: the topology promoted a
- * replica, the servers followed it without a restart within `boundS` of the promotion,
- * no request outlasted two store timeouts, and every answer was a clear one.
- */
-export function assertRecovered(t: Test, figures: FailoverFigures, boundS: number): void {
-  t.comment(`failover figures: ${JSON.stringify(figures)}`);
-  const statuses = Object.keys(figures.byStatus).sort();
-  t.same(
-    statuses.filter((status) => !['200', '400', '500'].includes(status)),
-    [],
-    `only 200, 400 invalid_grant and 500 server_error: no hang, no dropped connection (${statuses.join(', ')})`,
-  );
-  t.ok(
-    figures.longestRequestMs < 2 * COMMAND_TIMEOUT_MS + 1000,
-    `the longest request took ${figures.longestRequestMs} ms: a request makes at most two store calls, each bounded by REDIS_COMMAND_TIMEOUT_MS`,
-  );
-  const promoted = figures.promotedAfterS ?? Number.POSITIVE_INFINITY;
-  t.ok(promoted < (MAX_LOAD_MS - KILL_AT_MS) / 1000, `the topology promoted a replica ${promoted} s after the kill`);
-  t.ok(
-    figures.recoveredAfterS < promoted + boundS,
-    `requests succeed again ${figures.recoveredAfterS} s after the kill, ${(figures.recoveredAfterS - promoted).toFixed(1)} s after the promotion (bound ${boundS} s)`,
-  );
-  t.ok(
-    figures.recoveredAfterS + 1 < figures.loadS - KILL_AT_MS / 1000,
-    'and kept succeeding for the rest of the load (at least a second): the server recovered without a restart',
-  );
-  t.ok(
-    figures.codeRedemptions > 50 && figures.rotations > 100,
-    `${figures.codeRedemptions} codes redeemed, ${figures.rotations} rotations`,
-  );
 }

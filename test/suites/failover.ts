@@ -1,5 +1,6 @@
 import type { Test } from 'tap';
-import { assertRecovered, type FailoverScenario, runFailoverUnderLoad } from '../helpers/failover-load.js';
+import { type FailoverFigures, type FailoverScenario, KILL_AT_MS, MAX_LOAD_MS, runFailoverUnderLoad } from '../helpers/failover-load.js';
+import { COMMAND_TIMEOUT_MS } from '../helpers/failover-servers.js';
 
 /** A fresh topology whose primaries have `replicas` replicas each. */
 export type StartTopology = (t: Test, replicas: number) => Promise<Omit<FailoverScenario, 'minReplicasAck'>>;
@@ -34,4 +35,37 @@ export function failoverSuite(t: Test, name: string, start: StartTopology): void
         `${figures.rotatedTokensAccepted} rotated refresh tokens accepted again (reported, not asserted: asynchronous replication)`,
     );
   });
+}
+
+/**
+ * What holds for every run, whatever REDIS_MIN_REPLICAS_ACK: the topology promoted a
+ * replica, the servers followed it without a restart within `boundS` of the promotion,
+ * no request outlasted two store timeouts, and every answer was a clear one.
+ */
+function assertRecovered(t: Test, figures: FailoverFigures, boundS: number): void {
+  t.comment(`failover figures: ${JSON.stringify(figures)}`);
+  const statuses = Object.keys(figures.byStatus).sort();
+  t.same(
+    statuses.filter((status) => !['200', '400', '500'].includes(status)),
+    [],
+    `only 200, 400 invalid_grant and 500 server_error: no hang, no dropped connection (${statuses.join(', ')})`,
+  );
+  t.ok(
+    figures.longestRequestMs < 2 * COMMAND_TIMEOUT_MS + 1000,
+    `the longest request took ${figures.longestRequestMs} ms: a request makes at most two store calls, each bounded by REDIS_COMMAND_TIMEOUT_MS`,
+  );
+  const promoted = figures.promotedAfterS ?? Number.POSITIVE_INFINITY;
+  t.ok(promoted < (MAX_LOAD_MS - KILL_AT_MS) / 1000, `the topology promoted a replica ${promoted} s after the kill`);
+  t.ok(
+    figures.recoveredAfterS < promoted + boundS,
+    `requests succeed again ${figures.recoveredAfterS} s after the kill, ${(figures.recoveredAfterS - promoted).toFixed(1)} s after the promotion (bound ${boundS} s)`,
+  );
+  t.ok(
+    figures.recoveredAfterS + 1 < figures.loadS - KILL_AT_MS / 1000,
+    'and kept succeeding for the rest of the load (at least a second): the server recovered without a restart',
+  );
+  t.ok(
+    figures.codeRedemptions > 50 && figures.rotations > 100,
+    `${figures.codeRedemptions} codes redeemed, ${figures.rotations} rotations`,
+  );
 }
