@@ -34,9 +34,10 @@ export type RedisClient = Redis | Cluster;
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
 
 /**
- * Options every connection shares. Nothing waits: no offline queue, no retry of a
- * command in flight when its connection drops (it may have run; resending it elsewhere
- * would run a write twice), and every command is bounded by the timeout.
+ * Options every connection shares. Nothing waits: no offline queue, no resending of a
+ * command in flight when its connection drops (it may have run), and every command is
+ * bounded by the timeout. (A cluster client sends such a command again once it knows the
+ * slot's new primary; every script is safe to repeat, see the README.)
  */
 function nodeOptions(settings: RedisConnectionSettings): RedisOptions {
   return {
