@@ -1,24 +1,13 @@
 import { z } from 'zod';
+import { flag, integer } from './env-fields.js';
+import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
 
 /**
  * The only reader of process.env. Every variable is parsed once here; a bad value
  * yields one line per problem naming the variable, and the caller stops the process.
  */
 
-const integer = (name: string, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `${name} must be a whole number`)
-    .transform(Number)
-    .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
-
 const optionalPath = z.string().min(1).optional();
-
-const flag = (name: string) =>
-  z
-    .enum(['true', 'false'], { message: `${name} must be true or false` })
-    .default('false')
-    .transform((value) => value === 'true');
 
 const issuerUrl = z.string().superRefine((value, ctx) => {
   let url: URL;
@@ -43,12 +32,7 @@ const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   ISSUER: issuerUrl.optional(),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
-    .optional(),
-  REDIS_KEY_PREFIX: z.string().min(1).max(64).default('oauth:'),
-  REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 50, 60_000).default(1000),
+  ...REDIS_FIELDS,
   KEYS_DIR: z.string().min(1).default('./keys'),
   KEYS_RELOAD_INTERVAL: integer('KEYS_RELOAD_INTERVAL', 0, 86_400).default(60),
   JWKS_CACHE_TTL: integer('JWKS_CACHE_TTL', 0, 86_400).default(300),
@@ -102,7 +86,8 @@ export interface Config {
   readonly host: string;
   /** Issuer identifier without a trailing slash; endpoints hang below it. */
   readonly issuer: string;
-  readonly redisUrl: string | undefined;
+  /** Where the store lives (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS); undefined: in memory. */
+  readonly redis: RedisSettings | undefined;
   readonly redisKeyPrefix: string;
   readonly redisCommandTimeoutMs: number;
   readonly keysDir: string;
@@ -173,12 +158,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.CLIENT_ID_METADATA_MIN_TTL > e.CLIENT_ID_METADATA_MAX_TTL) {
     throw new ConfigError(['CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL']);
   }
+  const redisConflicts = redisProblems(e);
+  if (redisConflicts.length > 0) throw new ConfigError(redisConflicts);
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     issuer,
-    redisUrl: e.REDIS_URL,
+    redis: redisSettings(e),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     keysDir: e.KEYS_DIR,

@@ -32,11 +32,12 @@ export interface StartOptions {
 }
 
 async function openStore(config: Config): Promise<Store> {
-  if (!config.redisUrl) return new MemoryStore();
+  if (!config.redis) return new MemoryStore();
+  const { topology, tls, username, password, replicaAck } = config.redis;
   return new RedisStore({
-    url: config.redisUrl,
+    connection: { topology, tls, username, password, commandTimeoutMs: config.redisCommandTimeoutMs },
     keyPrefix: config.redisKeyPrefix,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
+    replicaAck,
   });
 }
 
@@ -73,7 +74,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         app.log.error({ err: { message: err.message } }, 'redis unreachable at start; /readyz reports 503 until it answers'),
       );
   } else {
-    app.log.warn('REDIS_URL is not set: using the in-memory store. State is single-instance and lost on restart.');
+    app.log.warn(
+      'none of REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS is set: using the in-memory store. State is single-instance and lost on restart.',
+    );
   }
   if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "oauth2-token-service clients add")');
   if (!config.sessionSecret) {

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { Cluster } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import {
@@ -12,6 +12,10 @@ import {
   REVOKE_GRANT,
   ROTATE_REFRESH_TOKEN,
 } from './lua.js';
+import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
+import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
+import { clusterIsServing } from './redis-readiness.js';
+import { RedisKeys } from './redis-keys.js';
 import type {
   AttemptReservation,
   AuthorizationCodeRecord,
@@ -26,105 +30,85 @@ import type {
 import { secondsLeft } from './window.js';
 
 export interface RedisStoreOptions {
-  readonly url: string;
-  /** Prefix of every key, e.g. `oauth:`. */
+  readonly connection: RedisConnectionSettings;
+  /** Prefix of every key, e.g. `oauth:`; never contains `{` or `}` (config refuses it). */
   readonly keyPrefix: string;
-  /** Upper bound of every command, so a dead or hung Redis fails fast. */
-  readonly commandTimeoutMs: number;
+  /** Replicas that must acknowledge what makes a token single-use before it is issued (default: none). */
+  readonly replicaAck?: ReplicaAck | undefined;
   readonly clock?: Clock;
 }
 
-interface ScriptCommands {
-  createRecord(key: string, json: string, ttlMs: number): Promise<number>;
-  consumeRecord(key: string, nowMs: number): Promise<[0] | [1 | 2, string]>;
-  createRefreshFamily(
-    familyKey: string,
-    tokenKey: string,
-    json: string,
-    digest: string,
-    nowMs: number,
-    familyTtlMs: number,
-    idleTtlMs: number,
-  ): Promise<number>;
-  revokeGrant(familyKey: string, ttlMs: number): Promise<number>;
-  reserveAttempt(key: string, limit: number, windowMs: number): Promise<[0 | 1, number]>;
-  releaseAttempt(key: string): Promise<number>;
-  readRefreshToken(familyKey: string, tokenKey: string, digest: string): Promise<[] | [string, RefreshTokenView['state'], string, number]>;
-  rotateRefreshToken(
-    familyKey: string,
-    presentedKey: string,
-    successorKey: string,
-    graceKey: string,
-    nowMs: number,
-    presentedDigest: string,
-    successorDigest: string,
-    idleMs: number,
-    graceMs: number,
-    sealed: string,
-  ): Promise<[0 | 1 | 3] | [2, string]>;
-}
+/** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
+export const SCRIPTS = {
+  createRecord: { lua: CREATE_RECORD, numberOfKeys: 1 },
+  consumeRecord: { lua: CONSUME_RECORD, numberOfKeys: 1 },
+  createRefreshFamily: { lua: CREATE_REFRESH_FAMILY, numberOfKeys: 2 },
+  revokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
+  reserveAttempt: { lua: RESERVE_ATTEMPT, numberOfKeys: 1 },
+  releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 1 },
+  readRefreshToken: { lua: READ_REFRESH_TOKEN, numberOfKeys: 2 },
+  rotateRefreshToken: { lua: ROTATE_REFRESH_TOKEN, numberOfKeys: 4 },
+} as const;
 
-type ScriptedRedis = Redis & ScriptCommands;
+type ScriptName = keyof typeof SCRIPTS;
+type ScriptArgument = string | number;
+type ScriptedClient = Record<ScriptName, (...args: ScriptArgument[]) => Promise<unknown>>;
 
 const READINESS_PROBE_TTL_MS = 5000;
+/** The least time a start gives Redis to connect before it goes on unready (a cluster connects to every node). */
+const CONNECT_TIMEOUT_FLOOR_MS = 3000;
 
 /**
- * Keys, each with a TTL:
- *   <prefix>{<grantId>}:code:<digest>   authorization code (hash: data, used)
- *   <prefix>{<grantId>}:family          refresh family (hash: data, current, revoked)
- *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, rotated_at, successor, grace_used)
- *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
- *   <prefix>jti:<jti>                   denylisted access token
- *   <prefix>attempts:{<digest>}         sign-in attempt counter (its own hash tag)
- *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
- * The `{grantId}` hash tag puts every key of one grant in one Cluster slot, so the
- * multi-key scripts run on Redis Cluster.
+ * The store on Redis: standalone, Sentinel or Cluster (src/store/redis-connection.ts),
+ * keys laid out in src/store/redis-keys.ts. Every operation is bounded by the command
+ * timeout and fails with StoreUnavailableError when Redis does not acknowledge it.
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
-  private readonly redis: ScriptedRedis;
+  private readonly client: RedisClient;
+  /**
+   * With REDIS_MIN_REPLICAS_ACK: a second connection for the writes followed by WAIT.
+   * WAIT blocks its connection until the replicas answer (up to its timeout, when a
+   * replica is down), so reads and other writes keep their own connection.
+   */
+  private readonly acknowledgedClient: RedisClient | undefined;
+  private readonly keys: RedisKeys;
   private readonly clock: Clock;
   private readonly readinessKey: string;
+  private readonly timeoutMs: number;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
-    this.readinessKey = `${options.keyPrefix}{readyz}:${randomBytes(8).toString('hex')}`;
-    this.redis = new Redis(options.url, {
-      lazyConnect: true,
-      // Fail fast instead of queueing while disconnected: no request waits on a dead Redis.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
-      connectTimeout: Math.max(options.commandTimeoutMs, 1000),
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-    }) as ScriptedRedis;
-    this.redis.on('error', () => {
-      // Connection errors surface as rejected commands; the event must have a listener.
-    });
-    this.redis.defineCommand('createRecord', { numberOfKeys: 1, lua: CREATE_RECORD });
-    this.redis.defineCommand('consumeRecord', { numberOfKeys: 1, lua: CONSUME_RECORD });
-    this.redis.defineCommand('createRefreshFamily', { numberOfKeys: 2, lua: CREATE_REFRESH_FAMILY });
-    this.redis.defineCommand('revokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT });
-    this.redis.defineCommand('reserveAttempt', { numberOfKeys: 1, lua: RESERVE_ATTEMPT });
-    this.redis.defineCommand('releaseAttempt', { numberOfKeys: 1, lua: RELEASE_ATTEMPT });
-    this.redis.defineCommand('readRefreshToken', { numberOfKeys: 2, lua: READ_REFRESH_TOKEN });
-    this.redis.defineCommand('rotateRefreshToken', { numberOfKeys: 4, lua: ROTATE_REFRESH_TOKEN });
+    this.keys = new RedisKeys(options.keyPrefix);
+    this.readinessKey = this.keys.readinessProbe(randomBytes(8).toString('hex'));
+    this.timeoutMs = options.connection.commandTimeoutMs;
+    this.client = createRedisClient(options.connection);
+    for (const [name, script] of Object.entries(SCRIPTS)) this.client.defineCommand(name, script);
+    this.acknowledgedClient = options.replicaAck?.minReplicas ? createRedisClient(options.connection) : undefined;
   }
 
-  /** Opens the connection; rejects with StoreUnavailableError if Redis cannot be reached. */
+  /**
+   * Opens the connections; rejects with StoreUnavailableError if Redis cannot be reached
+   * within a few command timeouts. The clients keep reconnecting in the background (a
+   * Sentinel client would otherwise wait for a reachable sentinel without end).
+   */
   async connect(): Promise<void> {
-    await this.call('connect', () => this.redis.connect());
+    const connecting = Promise.all([this.client.connect(), this.acknowledgedClient?.connect()]);
+    connecting.catch(() => undefined);
+    await this.call('connect', () => connecting, Math.max(3 * this.timeoutMs, CONNECT_TIMEOUT_FLOOR_MS));
   }
 
   async saveAuthorizationCode(code: OpaqueTokenRef, record: AuthorizationCodeRecord, ttlSeconds: number): Promise<void> {
     const created = await this.call('create code', () =>
-      this.redis.createRecord(this.codeKey(code), JSON.stringify(record), ttlSeconds * 1000),
+      this.script('createRecord', [this.keys.code(code)], [JSON.stringify(record), ttlSeconds * 1000]),
     );
     if (created !== 1) throw new StoreUnavailableError('authorization code already exists');
   }
 
   async consumeAuthorizationCode(code: OpaqueTokenRef): Promise<ConsumeOutcome<AuthorizationCodeRecord>> {
-    const reply = await this.call('consume code', () => this.redis.consumeRecord(this.codeKey(code), this.clock()));
+    const reply = await this.call('consume code', () =>
+      this.acknowledgedScript<[0] | [1 | 2, string]>('consumeRecord', [this.keys.code(code)], [this.clock()]),
+    );
     if (reply[0] === 0) return { status: 'not_found' };
     const record = JSON.parse(reply[1]) as AuthorizationCodeRecord;
     return reply[0] === 1 ? { status: 'consumed', record } : { status: 'replayed', record };
@@ -137,30 +121,30 @@ export class RedisStore implements Store {
     lifetimes: RefreshLifetimes,
   ): Promise<boolean> {
     const created = await this.call('create refresh family', () =>
-      this.redis.createRefreshFamily(
-        this.familyKey(grantId),
-        this.refreshKey(firstToken),
-        JSON.stringify(family),
-        firstToken.digest,
-        this.clock(),
-        lifetimes.absoluteSeconds * 1000,
-        lifetimes.idleSeconds * 1000,
+      this.script(
+        'createRefreshFamily',
+        [this.keys.family(grantId), this.keys.refreshToken(firstToken)],
+        [JSON.stringify(family), firstToken.digest, this.clock(), lifetimes.absoluteSeconds * 1000, lifetimes.idleSeconds * 1000],
       ),
     );
     return created === 1;
   }
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
-    await this.call('revoke grant', () => this.redis.revokeGrant(this.familyKey(grantId), ttlSeconds * 1000));
+    await this.call('revoke grant', () => this.acknowledgedScript('revokeGrant', [this.keys.family(grantId)], [ttlSeconds * 1000]));
   }
 
   async isGrantRevoked(grantId: string): Promise<boolean> {
-    return (await this.call('read grant', () => this.redis.hget(this.familyKey(grantId), 'revoked'))) === '1';
+    return (await this.call('read grant', () => this.client.hget(this.keys.family(grantId), 'revoked'))) === '1';
   }
 
   async readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined> {
     const reply = await this.call('read refresh token', () =>
-      this.redis.readRefreshToken(this.familyKey(token.grantId), this.refreshKey(token), token.digest),
+      this.script<[] | [string, RefreshTokenView['state'], string, number]>(
+        'readRefreshToken',
+        [this.keys.family(token.grantId), this.keys.refreshToken(token)],
+        [token.digest],
+      ),
     );
     if (reply.length === 0) return undefined;
     const [data, state, issuedAt, ttlMs] = reply;
@@ -174,17 +158,15 @@ export class RedisStore implements Store {
     options: { idleSeconds: number; graceSeconds: number },
   ): Promise<RotationOutcome> {
     const reply = await this.call('rotate refresh token', () =>
-      this.redis.rotateRefreshToken(
-        this.familyKey(presented.grantId),
-        this.refreshKey(presented),
-        this.refreshKey(successor),
-        `${this.options.keyPrefix}{${presented.grantId}}:grace:${presented.digest}`,
-        this.clock(),
-        presented.digest,
-        successor.digest,
-        options.idleSeconds * 1000,
-        options.graceSeconds * 1000,
-        sealedResponse,
+      this.acknowledgedScript<[0 | 1 | 3] | [2, string]>(
+        'rotateRefreshToken',
+        [
+          this.keys.family(presented.grantId),
+          this.keys.refreshToken(presented),
+          this.keys.refreshToken(successor),
+          this.keys.grace(presented),
+        ],
+        [this.clock(), presented.digest, successor.digest, options.idleSeconds * 1000, options.graceSeconds * 1000, sealedResponse],
       ),
     );
     switch (reply[0]) {
@@ -200,75 +182,80 @@ export class RedisStore implements Store {
   }
 
   async denylistAccessToken(jti: string, ttlSeconds: number): Promise<void> {
-    await this.call('denylist access token', () => this.redis.set(this.jtiKey(jti), '1', 'EX', Math.max(1, ttlSeconds)));
+    const key = this.keys.deniedAccessToken(jti);
+    const ttl = Math.max(1, ttlSeconds);
+    await this.call('denylist access token', () =>
+      this.acknowledgedClient && this.options.replicaAck
+        ? writeAcknowledgedByReplicas(this.acknowledgedClient, this.options.replicaAck, (pipeline) => pipeline.set(key, '1', 'EX', ttl))
+        : this.client.set(key, '1', 'EX', ttl),
+    );
   }
 
   async isAccessTokenDenylisted(jti: string): Promise<boolean> {
-    return (await this.call('read denylist', () => this.redis.exists(this.jtiKey(jti)))) === 1;
+    return (await this.call('read denylist', () => this.client.exists(this.keys.deniedAccessToken(jti)))) === 1;
   }
 
   async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
     const [reserved, ttlMs] = await this.call('reserve attempt', () =>
-      this.redis.reserveAttempt(this.attemptKey(key), limit, windowSeconds * 1000),
+      this.script<[0 | 1, number]>('reserveAttempt', [this.keys.attempts(key)], [limit, windowSeconds * 1000]),
     );
     return reserved === 1 ? { reserved: true } : { reserved: false, retryAfterSeconds: secondsLeft(ttlMs) };
   }
 
   async releaseAttempt(key: string): Promise<void> {
-    await this.call('release attempt', () => this.redis.releaseAttempt(this.attemptKey(key)));
+    await this.call('release attempt', () => this.script('releaseAttempt', [this.keys.attempts(key)], []));
   }
 
   async clearAttempts(key: string): Promise<void> {
-    await this.call('clear attempts', () => this.redis.del(this.attemptKey(key)));
+    await this.call('clear attempts', () => this.client.del(this.keys.attempts(key)));
   }
 
   /**
    * A write, not a PING: a Redis that answers but refuses writes (OOM at maxmemory, a
    * read-only replica, MISCONF after a failed save) cannot record codes or refresh
-   * tokens, so it is not ready. The probe key expires on its own.
+   * tokens, so it is not ready. The probe key expires on its own. On a cluster the probe
+   * reaches one slot, so every primary is asked too (see clusterIsServing).
    */
   async ping(): Promise<void> {
-    const reply = await this.call('readiness write', () => this.redis.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS));
+    const reply = await this.call('readiness write', () => this.client.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS));
     if (reply !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged');
+    const cluster = this.client;
+    if (cluster instanceof Cluster) await this.call('cluster state', () => clusterIsServing(cluster));
   }
 
   async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
-    }
+    await Promise.all([closeRedisClient(this.client), this.acknowledgedClient && closeRedisClient(this.acknowledgedClient)]);
   }
 
-  private codeKey(ref: OpaqueTokenRef): string {
-    return `${this.options.keyPrefix}{${ref.grantId}}:code:${ref.digest}`;
+  private script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T> {
+    return (this.client as unknown as ScriptedClient)[name](...keys, ...args) as Promise<T>;
   }
 
-  private familyKey(grantId: string): string {
-    return `${this.options.keyPrefix}{${grantId}}:family`;
-  }
-
-  private refreshKey(ref: OpaqueTokenRef): string {
-    return `${this.options.keyPrefix}{${ref.grantId}}:rt:${ref.digest}`;
-  }
-
-  private jtiKey(jti: string): string {
-    return `${this.options.keyPrefix}jti:${jti}`;
+  /** A write that makes a token single-use (or revokes): with REDIS_MIN_REPLICAS_ACK, followed by WAIT. */
+  private acknowledgedScript<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T> {
+    const ack = this.options.replicaAck;
+    if (!this.acknowledgedClient || !ack) return this.script(name, keys, args);
+    return writeAcknowledgedByReplicas<T>(this.acknowledgedClient, ack, (pipeline) =>
+      pipeline.eval(SCRIPTS[name].lua, keys.length, ...keys, ...args),
+    );
   }
 
   /**
-   * Counter keys hold a digest, so usernames and addresses do not sit in Redis in clear;
-   * each counter is its own hash tag, so counters spread over a Cluster's slots.
+   * Bounds the whole operation by the command timeout: besides each command's own
+   * timeout, a cluster client retries a command while a failover is under way, and the
+   * caller must not wait for that longer than it would for a dead standalone Redis.
    */
-  private attemptKey(key: string): string {
-    return `${this.options.keyPrefix}attempts:{${createHash('sha256').update(key).digest('base64url')}}`;
-  }
-
-  private async call<T>(operation: string, command: () => Promise<T>): Promise<T> {
+  private async call<T>(operation: string, command: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
     try {
-      return await command();
+      return await Promise.race([command(), deadline]);
     } catch (err) {
       throw new StoreUnavailableError(`redis ${operation} failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

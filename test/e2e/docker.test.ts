@@ -153,7 +153,7 @@ t.test('docker-compose.yml', async (t) => {
       clientsFile: '/config/clients.json',
       usersFile: '/config/users.json',
       keysDir: '/keys',
-      redisUrl: 'redis://redis:6379',
+      redis: { topology: { kind: 'standalone', url: 'redis://redis:6379' } },
       issuer: 'http://localhost:3000',
     });
     t.ok(oauth?.volumes?.includes('./config:/config:ro'));

@@ -66,6 +66,19 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
+/** The parameters of an authorization request for a code, with PKCE (S256) and state `s`. */
+export function codeRequest(clientId: string, redirectUri: string, challenge: string, scope = 'read'): Record<string, string> {
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope,
+    state: 's',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  };
+}
+
 /** The authorization endpoint's URL with `params`, and one `resource` parameter per entry of `resources` (RFC 8707). */
 export function authorizeUrl(params: Record<string, string>, resources: readonly string[] = []): string {
   const query = new URLSearchParams(params);

@@ -38,3 +38,23 @@ export async function approveOverHttp(
   if (decided.status !== 303) throw new Error(`consent answered ${decided.status}`);
   return decided.headers.get('location') as string;
 }
+
+/** A back-channel POST over HTTP (a form, HTTP Basic client authentication); the status and the JSON answer ({} when empty). */
+export async function postAsClient(
+  url: string,
+  client: { id: string; secret: string },
+  params: Record<string, string>,
+  timeoutMs = 10_000,
+): Promise<{ status: number; body: Record<string, string> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams(params),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, string> };
+}

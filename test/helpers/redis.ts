@@ -1,18 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import type { Test } from 'tap';
+import type { RedisTopology } from '../../src/store/redis-connection.js';
 import { freePort } from './ports.js';
+import type { Teardown } from './process.js';
 
-/** A private redis-server on a free port, killed when the test ends. Never skipped: if it cannot start, the test fails. */
-export interface PrivateRedis {
-  readonly url: string;
+/** One redis-server process (a node, a replica, a sentinel), killed when the test ends. */
+export interface RedisProcess {
   readonly port: number;
-  /** Stops the server abruptly (an outage). */
+  readonly url: string;
+  /** Stops the server abruptly (SIGKILL: an outage, a crashed primary). */
   kill(): Promise<void>;
   /** Freezes the server (SIGSTOP): connections stay open, commands hang. */
   freeze(): void;
   thaw(): void;
+  readonly exited: () => boolean;
+}
+
+/** A private redis-server on a free port. Never skipped: if it cannot start, the test fails. */
+export interface PrivateRedis extends RedisProcess {
+  readonly topology: RedisTopology;
 }
 
 async function waitForPort(port: number, deadline: number): Promise<void> {
@@ -31,32 +38,42 @@ async function waitForPort(port: number, deadline: number): Promise<void> {
   throw new Error(`redis-server did not start on port ${port}`);
 }
 
-export async function startPrivateRedis(t: Test): Promise<PrivateRedis> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
-    { stdio: 'ignore' },
-  );
-  const failed = new Promise<never>((_, reject) =>
-    child.once('error', (err) => reject(new Error(`cannot run redis-server: ${err.message}`))),
-  );
-  await Promise.race([waitForPort(port, Date.now() + 10_000), failed]);
+/** Options every test server shares: loopback only, no persistence, quiet. */
+export const QUIET_NODE = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'];
+
+/**
+ * Runs `redis-server <args>` listening on `port` and waits until it accepts connections;
+ * rejects when the binary is missing or the server exits or does not listen within 10 s.
+ */
+export async function startRedisProcess(t: Teardown, port: number, args: string[], cwd?: string): Promise<RedisProcess> {
+  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore', ...(cwd ? { cwd } : {}) });
   let exited = false;
-  child.once('exit', () => (exited = true));
+  const gone = once(child, 'exit').then(() => (exited = true));
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', (err) => reject(new Error(`cannot run redis-server: ${err.message}`)));
+    void gone.then(() => reject(new Error(`redis-server ${args.join(' ')} exited during start`)));
+  });
+  failed.catch(() => undefined);
   const kill = async () => {
-    if (exited) return;
-    const gone = once(child, 'exit');
+    if (exited || child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGCONT');
     child.kill('SIGKILL');
     await gone;
   };
   t.teardown(kill);
+  await Promise.race([waitForPort(port, Date.now() + 10_000), failed]);
   return {
-    url: `redis://127.0.0.1:${port}`,
     port,
+    url: `redis://127.0.0.1:${port}`,
     kill,
     freeze: () => child.kill('SIGSTOP'),
     thaw: () => child.kill('SIGCONT'),
+    exited: () => exited,
   };
+}
+
+export async function startPrivateRedis(t: Teardown): Promise<PrivateRedis> {
+  const port = await freePort();
+  const server = await startRedisProcess(t, port, ['--port', String(port), ...QUIET_NODE]);
+  return { ...server, topology: { kind: 'standalone', url: server.url } };
 }

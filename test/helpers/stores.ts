@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import tap, { type Test } from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
+import type { ReplicaAck } from '../../src/store/replica-ack.js';
+import type { RedisTopology } from '../../src/store/redis-connection.js';
 import type { Store } from '../../src/store/types.js';
 import { type PrivateRedis, startPrivateRedis } from './redis.js';
+import { type PrivateRedisCluster, startRedisCluster } from './redis-cluster.js';
+import { nodeCommand } from './redis-nodes.js';
+import { type PrivateRedisSentinel, startRedisSentinel } from './redis-sentinel.js';
 
 /** The injected clock, in milliseconds since the epoch; the store and the server read it. */
 export interface TestClock {
@@ -26,6 +30,10 @@ export interface RedisTestStore extends TestStore {
   readonly store: RedisStore;
   /** The prefix of every key of this store (fresh for each store unless chosen). */
   readonly keyPrefix: string;
+}
+
+/** A store on this file's private standalone redis-server (or the one given). */
+export interface StandaloneTestStore extends RedisTestStore {
   readonly redis: PrivateRedis;
 }
 
@@ -45,12 +53,48 @@ export async function memoryStore(t: Test): Promise<TestStore> {
   };
 }
 
+/** Where a test RedisStore connects: a private standalone server, a cluster, a Sentinel setup. */
+export interface RedisTarget {
+  readonly topology: RedisTopology;
+  /** The ports of the primaries now: where advance() ages the keys. */
+  primaryPorts(): Promise<number[]>;
+}
+
+export const standaloneTarget = (redis: PrivateRedis): RedisTarget => ({
+  topology: redis.topology,
+  primaryPorts: async () => [redis.port],
+});
+
+export const clusterTarget = (cluster: PrivateRedisCluster): RedisTarget => ({
+  topology: cluster.topology,
+  primaryPorts: async () => (await cluster.primaries()).map((node) => node.port),
+});
+
+export const sentinelTarget = (setup: PrivateRedisSentinel): RedisTarget => ({
+  topology: setup.topology,
+  primaryPorts: async () => [(await setup.primary()).port],
+});
+
 let fileRedis: Promise<PrivateRedis> | undefined;
+let fileCluster: Promise<PrivateRedisCluster> | undefined;
+let fileSentinel: Promise<PrivateRedisSentinel> | undefined;
 
 /** One private redis-server per test file, started on first use and stopped when the file ends. */
 function redisOfThisFile(): Promise<PrivateRedis> {
   fileRedis ??= startPrivateRedis(tap);
   return fileRedis;
+}
+
+/** One private 3 + 3 Redis Cluster per test file, started on first use. */
+export function clusterOfThisFile(): Promise<PrivateRedisCluster> {
+  fileCluster ??= startRedisCluster(tap);
+  return fileCluster;
+}
+
+/** One private Sentinel setup (primary, replica, three sentinels) per test file, started on first use. */
+export function sentinelOfThisFile(): Promise<PrivateRedisSentinel> {
+  fileSentinel ??= startRedisSentinel(tap);
+  return fileSentinel;
 }
 
 /**
@@ -81,24 +125,49 @@ export interface RedisStoreOptions {
   /** Another store's prefix, to share its keys as a second instance would. */
   readonly keyPrefix?: string;
   readonly clock?: TestClock;
+  readonly replicaAck?: ReplicaAck;
 }
 
 /** A connected RedisStore under a fresh key prefix on a private redis-server. */
-export async function redisStore(t: Test, options: RedisStoreOptions = {}): Promise<RedisTestStore> {
+export async function redisStore(t: Test, options: RedisStoreOptions = {}): Promise<StandaloneTestStore> {
   const redis = options.redis ?? (await redisOfThisFile());
+  return { ...(await openRedisStore(t, standaloneTarget(redis), options)), redis };
+}
+
+/** A connected RedisStore under a fresh key prefix on this file's private Redis Cluster. */
+export async function clusterStore(t: Test, options: Omit<RedisStoreOptions, 'redis'> = {}): Promise<RedisTestStore> {
+  return openRedisStore(t, clusterTarget(await clusterOfThisFile()), options);
+}
+
+/** A connected RedisStore under a fresh key prefix on this file's private Sentinel setup. */
+export async function sentinelStore(t: Test, options: Omit<RedisStoreOptions, 'redis'> = {}): Promise<RedisTestStore> {
+  return openRedisStore(t, sentinelTarget(await sentinelOfThisFile()), options);
+}
+
+/**
+ * A connected RedisStore on `target`. `advance` ages the store's keys on every primary
+ * (a cluster's keys are spread over its primaries; each node scans only its own).
+ */
+export async function openRedisStore(
+  t: Test,
+  target: RedisTarget,
+  options: Omit<RedisStoreOptions, 'redis'> = {},
+): Promise<RedisTestStore> {
   const clock = options.clock ?? { now: Date.now() };
   const keyPrefix = options.keyPrefix ?? `t${randomBytes(6).toString('hex')}:`;
-  const store = new RedisStore({ url: redis.url, keyPrefix, commandTimeoutMs: options.commandTimeoutMs ?? 1000, clock: () => clock.now });
+  const store = new RedisStore({
+    connection: { topology: target.topology, commandTimeoutMs: options.commandTimeoutMs ?? 1000 },
+    keyPrefix,
+    replicaAck: options.replicaAck,
+    clock: () => clock.now,
+  });
   await store.connect();
   t.teardown(() => store.close());
-  let admin: Redis | undefined;
   const advance = async (seconds: number) => {
     clock.now += seconds * 1000;
-    if (!admin) {
-      admin = new Redis(redis.url, { lazyConnect: true });
-      t.teardown(() => admin?.quit());
+    for (const port of await target.primaryPorts()) {
+      await nodeCommand(port, 'EVAL', AGE_KEYS, '0', `${keyPrefix}*`, String(Math.round(seconds * 1000)));
     }
-    await admin.eval(AGE_KEYS, 0, `${keyPrefix}*`, Math.round(seconds * 1000));
   };
-  return { store, clock, advance, keyPrefix, redis };
+  return { store, clock, advance, keyPrefix };
 }

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
-import { type RedisTestStore, redisStore } from '../helpers/stores.js';
+import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
 import { RECORD, storeContract } from '../suites/store.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
-function inspect(t: Test, { redis }: RedisTestStore): Redis {
+function inspect(t: Test, { redis }: StandaloneTestStore): Redis {
   const inspector = new Redis(redis.url);
   t.teardown(() => inspector.quit());
   return inspector;

@@ -29,11 +29,21 @@ t.test('RedisStore fails fast when Redis is down, and nothing is recorded', asyn
     t.ok(elapsed >= 150 && elapsed < 1000, `gave up after ${elapsed} ms`);
   });
 
-  t.test('unreachable at start: connect rejects with StoreUnavailableError', async (t) => {
+  t.test('unreachable at start, whatever the topology: connect rejects with StoreUnavailableError in bounded time', async (t) => {
     const redis = await startPrivateRedis(t);
     await redis.kill();
-    const store = new RedisStore({ url: redis.url, keyPrefix: 'never:', commandTimeoutMs: 200 });
-    t.teardown(() => store.close());
-    await t.rejects(store.connect(), StoreUnavailableError);
+    const dead = { host: '127.0.0.1', port: redis.port };
+    for (const topology of [
+      redis.topology,
+      { kind: 'cluster' as const, nodes: [dead] },
+      { kind: 'sentinel' as const, sentinels: [dead], name: 'mymaster' },
+    ]) {
+      const store = new RedisStore({ connection: { topology, commandTimeoutMs: 200 }, keyPrefix: 'never:' });
+      t.teardown(() => store.close());
+      const started = Date.now();
+      await t.rejects(store.connect(), StoreUnavailableError, topology.kind);
+      t.ok(Date.now() - started <= 3500, `${topology.kind}: gave up after ${Date.now() - started} ms`);
+      await t.rejects(store.ping(), StoreUnavailableError, `${topology.kind}: not ready`);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-/** The problems loadConfig reports for `env` (none when it loads). */
+/** The problems loadConfig reports for `env`, one line each; none when it loads. */
 function problemsOf(env: Record<string, string>): string[] {
   try {
     loadConfig(env);
@@ -17,7 +17,7 @@ t.test('loadConfig', async (t) => {
       port: 3000,
       host: '127.0.0.1',
       issuer: 'http://localhost:3000',
-      redisUrl: undefined,
+      redis: undefined,
       redisKeyPrefix: 'oauth:',
       redisCommandTimeoutMs: 1000,
       keysDir: './keys',
@@ -64,7 +64,13 @@ t.test('loadConfig', async (t) => {
       PORT: '',
     });
     t.equal(config.issuer, 'https://auth.example.com', 'trailing slash dropped');
-    t.equal(config.redisUrl, 'redis://cache:6379/2');
+    t.same(config.redis, {
+      topology: { kind: 'standalone', url: 'redis://cache:6379/2' },
+      tls: false,
+      username: undefined,
+      password: undefined,
+      replicaAck: { minReplicas: 0, timeoutMs: 500 },
+    });
     t.equal(config.accessTokenTtl, 600);
     t.equal(config.accessTokenAudience, 'https://api.example.com');
     t.equal(config.logLevel, 'warn');
@@ -144,6 +150,121 @@ t.test('loadConfig', async (t) => {
     );
     t.same(problemsOf({ CLIENT_ID_METADATA_MIN_TTL: '600', CLIENT_ID_METADATA_MAX_TTL: '60' }), [
       'CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL',
+    ]);
+  });
+});
+
+t.test('loadConfig: Redis topologies', async (t) => {
+  t.test('REDIS_CLUSTER_NODES selects a cluster; TLS and an ACL user apply to every node', async (t) => {
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: 'redis-0.internal:6379, 10.0.0.2:6380,[fd00::3]:6381',
+      REDIS_TLS: 'true',
+      REDIS_USERNAME: 'oauth',
+      REDIS_PASSWORD: 'pa:ss@word',
+      REDIS_MIN_REPLICAS_ACK: '1',
+      REDIS_REPLICAS_ACK_TIMEOUT_MS: '200',
+    });
+    t.same(config.redis, {
+      topology: {
+        kind: 'cluster',
+        nodes: [
+          { host: 'redis-0.internal', port: 6379 },
+          { host: '10.0.0.2', port: 6380 },
+          { host: 'fd00::3', port: 6381 },
+        ],
+      },
+      tls: true,
+      username: 'oauth',
+      password: 'pa:ss@word',
+      replicaAck: { minReplicas: 1, timeoutMs: 200 },
+    });
+  });
+
+  t.test('REDIS_SENTINELS with REDIS_SENTINEL_NAME selects Sentinel', async (t) => {
+    const config = loadConfig({
+      REDIS_SENTINELS: 's1:26379,s2:26379,s3:26379',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_SENTINEL_PASSWORD: 'sentinel-secret',
+      REDIS_PASSWORD: 'data-secret',
+    });
+    t.same(config.redis?.topology, {
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+        { host: 's3', port: 26379 },
+      ],
+      name: 'mymaster',
+      sentinelPassword: 'sentinel-secret',
+    });
+    t.equal(config.redis?.password, 'data-secret');
+    t.equal(config.redis?.tls, false);
+  });
+
+  t.test('REDIS_URL may carry its credentials, or take them from REDIS_USERNAME and REDIS_PASSWORD', async (t) => {
+    t.match(loadConfig({ REDIS_URL: 'rediss://oauth:secret@cache:6380' }).redis, {
+      topology: { kind: 'standalone', url: 'rediss://oauth:secret@cache:6380' },
+      username: undefined,
+    });
+    t.match(loadConfig({ REDIS_URL: 'redis://cache', REDIS_USERNAME: 'oauth', REDIS_PASSWORD: 'secret' }).redis, {
+      username: 'oauth',
+      password: 'secret',
+    });
+  });
+
+  t.test('exactly one topology, and what each requires; one line per problem, no value echoed', async (t) => {
+    t.same(problemsOf({ REDIS_URL: 'redis://a', REDIS_CLUSTER_NODES: 'b:1', REDIS_SENTINELS: 'c:2', REDIS_SENTINEL_NAME: 'm' }), [
+      'set only one of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS (found REDIS_URL and REDIS_CLUSTER_NODES and REDIS_SENTINELS)',
+    ]);
+    t.same(problemsOf({ REDIS_SENTINELS: 'c:26379' }), [
+      'REDIS_SENTINEL_NAME is required with REDIS_SENTINELS: the name the sentinels monitor the primary under',
+    ]);
+    t.same(problemsOf({ REDIS_CLUSTER_NODES: 'a:1', REDIS_SENTINEL_NAME: 'm', REDIS_SENTINEL_PASSWORD: 'x' }), [
+      'REDIS_SENTINEL_NAME is set but REDIS_SENTINELS is not',
+      'REDIS_SENTINEL_PASSWORD is set but REDIS_SENTINELS is not',
+    ]);
+    t.same(problemsOf({ REDIS_URL: 'redis://cache', REDIS_TLS: 'true' }), [
+      'REDIS_TLS is for REDIS_CLUSTER_NODES and REDIS_SENTINELS: with REDIS_URL, use rediss://',
+    ]);
+    const withCredentials = problemsOf({ REDIS_URL: 'redis://u:hunter2-secret@cache', REDIS_PASSWORD: 'other-secret' });
+    t.same(withCredentials, ['REDIS_URL carries credentials and REDIS_USERNAME or REDIS_PASSWORD is set: use one or the other']);
+    t.same(problemsOf({ REDIS_PASSWORD: 'x', REDIS_TLS: 'true', REDIS_MIN_REPLICAS_ACK: '1' }), [
+      'REDIS_TLS is set but no Redis is: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS',
+      'REDIS_PASSWORD is set but no Redis is: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS',
+      'REDIS_MIN_REPLICAS_ACK is set but no Redis is: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS',
+    ]);
+    t.same(problemsOf({ REDIS_URL: 'redis://cache', REDIS_MIN_REPLICAS_ACK: '1', REDIS_COMMAND_TIMEOUT_MS: '500' }), [
+      'REDIS_REPLICAS_ACK_TIMEOUT_MS must be less than REDIS_COMMAND_TIMEOUT_MS: the wait for replicas is part of the command',
+    ]);
+    t.same(
+      problemsOf({ REDIS_URL: 'redis://cache', REDIS_COMMAND_TIMEOUT_MS: '500' }),
+      [],
+      'without REDIS_MIN_REPLICAS_ACK there is no WAIT',
+    );
+  });
+
+  t.test('node lists, the prefix and the numbers are checked one variable at a time', async (t) => {
+    t.same(
+      problemsOf({
+        REDIS_CLUSTER_NODES: 'a:6379,,b',
+        REDIS_SENTINELS: 'c:99999',
+        REDIS_TLS: 'yes',
+        REDIS_KEY_PREFIX: 'app{1}:',
+        REDIS_MIN_REPLICAS_ACK: '17',
+        REDIS_REPLICAS_ACK_TIMEOUT_MS: '0',
+      }),
+      [
+        'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535)',
+        'REDIS_SENTINELS must be a comma-separated list of host:port (port 1-65535)',
+        'REDIS_TLS must be true or false',
+        'REDIS_KEY_PREFIX must not contain { or }: Redis Cluster would hash every key by the tag in the prefix, one slot for all',
+        'REDIS_MIN_REPLICAS_ACK must be at most 16',
+        'REDIS_REPLICAS_ACK_TIMEOUT_MS must be at least 1',
+      ],
+    );
+    t.same(problemsOf({ REDIS_CLUSTER_NODES: 'a:0' }), ['REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535)']);
+    t.same(problemsOf({ REDIS_CLUSTER_NODES: 'redis://a:6379' }), [
+      'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535)',
     ]);
   });
 });

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import type { OpaqueTokenRef } from './types.js';
+
+/**
+ * The Redis key layout. Every key has a TTL and a hash tag:
+ *   <prefix>{<grantId>}:code:<digest>   authorization code (hash: data, used)
+ *   <prefix>{<grantId>}:family          refresh family (hash: data, current, revoked)
+ *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, rotated_at, successor, grace_used)
+ *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
+ *   <prefix>jti:<jti>                   denylisted access token
+ *   <prefix>attempts:{<digest>}         sign-in attempt counter
+ *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
+ * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
+ * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
+ *   (rotation touches a family, two tokens and a grace record) run on one node;
+ * - keys outside a grant are single-key commands and each gets its own slot: an
+ *   attempt counter is its own tag; a denylisted `jti` key has no braces at all, so the
+ *   whole key is hashed (our `jti` values are base64url, never braces). Nothing shares
+ *   one global tag that would pin all of them to one node;
+ * - the prefix never contains `{` or `}` (config refuses it): a tag in the prefix would
+ *   be the first one, and every key would land in its slot.
+ */
+export class RedisKeys {
+  constructor(private readonly prefix: string) {}
+
+  code(ref: OpaqueTokenRef): string {
+    return `${this.prefix}{${ref.grantId}}:code:${ref.digest}`;
+  }
+
+  family(grantId: string): string {
+    return `${this.prefix}{${grantId}}:family`;
+  }
+
+  refreshToken(ref: OpaqueTokenRef): string {
+    return `${this.prefix}{${ref.grantId}}:rt:${ref.digest}`;
+  }
+
+  /** The sealed successor response kept for the grace window of the rotated token `ref`. */
+  grace(ref: OpaqueTokenRef): string {
+    return `${this.prefix}{${ref.grantId}}:grace:${ref.digest}`;
+  }
+
+  deniedAccessToken(jti: string): string {
+    return `${this.prefix}jti:${jti}`;
+  }
+
+  /**
+   * Counter keys hold a digest, so usernames and addresses do not sit in Redis in clear;
+   * each counter is its own hash tag, so counters spread over a Cluster's slots.
+   */
+  attempts(counter: string): string {
+    return `${this.prefix}attempts:{${createHash('sha256').update(counter).digest('base64url')}}`;
+  }
+
+  readinessProbe(instance: string): string {
+    return `${this.prefix}{readyz}:${instance}`;
+  }
+}

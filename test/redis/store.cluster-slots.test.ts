@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import t, { type Test } from 'tap';
+import { SCRIPTS } from '../../src/store/redis.js';
+import type { Store } from '../../src/store/types.js';
+import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
+import { nodeCommand } from '../helpers/redis-nodes.js';
+import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
+import { RECORD } from '../suites/store.contract.js';
+
+const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
+const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
+
+/** Every store operation, each path once: the ones with a replica wait too. */
+async function everyOperation(store: Store): Promise<void> {
+  const grantId = newGrantId();
+  const code = mintOpaqueToken(grantId);
+  await store.saveAuthorizationCode(code.ref, RECORD, 60);
+  await store.consumeAuthorizationCode(code.ref);
+  await store.consumeAuthorizationCode(code.ref);
+  const first = mintOpaqueToken(grantId);
+  const second = mintOpaqueToken(grantId);
+  await store.createRefreshFamily(grantId, FAMILY, first.ref, LIFETIMES);
+  await store.readRefreshToken(first.ref);
+  await store.rotateRefreshToken(first.ref, second.ref, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
+  await store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
+  await store.revokeGrant(grantId, 60);
+  await store.isGrantRevoked(grantId);
+  await store.denylistAccessToken('jti-slot-check', 60);
+  await store.isAccessTokenDenylisted('jti-slot-check');
+  await store.reserveAttempt('username:alice', 5, 60);
+  await store.releaseAttempt('username:alice');
+  await store.clearAttempts('username:alice');
+  await store.ping();
+}
+
+/** MONITOR quotes arguments the way redis-cli prints them (sdscatrepr): undo it. */
+function unquoted(arg: string): string {
+  const escapes: Record<string, string> = { n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b' };
+  return arg.replace(/\\(x[0-9a-f]{2}|.)/g, (_, escape: string) =>
+    escape.length === 3 ? String.fromCharCode(parseInt(escape.slice(1), 16)) : (escapes[escape] ?? escape),
+  );
+}
+
+/** Records the commands every primary executes (MONITOR) while `work` runs. */
+async function monitored(t: Test, ports: number[], work: () => Promise<void>): Promise<string[][]> {
+  const seen: string[][] = [];
+  const monitors = await Promise.all(
+    ports.map(async (port) => {
+      const monitor = await new Redis({ port, host: '127.0.0.1', lazyConnect: true }).monitor();
+      monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.map(unquoted)));
+      return monitor;
+    }),
+  );
+  t.teardown(() => Promise.all(monitors.map((monitor) => monitor.disconnect())));
+  await work();
+  await new Promise((r) => setTimeout(r, 200));
+  return seen;
+}
+
+t.test('on a cluster, every script the store runs declares keys of one slot, under the prefix', async (t) => {
+  const cluster = await clusterOfThisFile();
+  const primaries = (await cluster.primaries()).map((node) => node.port);
+  const plain = await clusterStore(t);
+  const acknowledged = await clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } });
+  const commands = await monitored(t, primaries, async () => {
+    await everyOperation(plain.store);
+    await everyOperation(acknowledged.store);
+  });
+  const nameOf = new Map(
+    Object.entries(SCRIPTS).flatMap(([name, { lua }]) => [
+      [lua, name],
+      [createHash('sha1').update(lua).digest('hex'), name],
+    ]),
+  );
+  const scripts = commands.filter(([command]) => command === 'eval' || command === 'evalsha');
+  const names = new Set<string>();
+  const slotOf = async (key: string) => Number(await nodeCommand(primaries[0] as number, 'CLUSTER', 'KEYSLOT', key));
+  for (const [command, body, count, ...rest] of scripts) {
+    const keys = rest.slice(0, Number(count));
+    if (!keys.every((key) => key.startsWith(plain.keyPrefix) || key.startsWith(acknowledged.keyPrefix))) continue;
+    const name = nameOf.get(body as string) ?? 'unknown script';
+    names.add(`${name} (${command})`);
+    const slots = new Set(await Promise.all(keys.map(slotOf)));
+    t.equal(slots.size, 1, `${name}: ${keys.length} keys in one slot`);
+  }
+  const registered = Object.keys(SCRIPTS);
+  t.same(
+    [...new Set([...names].map((entry) => entry.split(' ')[0]))].sort(),
+    registered.sort(),
+    'every registered script ran, none unknown',
+  );
+  for (const name of ['consumeRecord', 'rotateRefreshToken', 'revokeGrant']) {
+    t.ok(names.has(`${name} (eval)`), `${name} also ran as EVAL in a pipeline with WAIT`);
+  }
+  t.ok(
+    commands.some(([command, replicas]) => command === 'wait' && replicas === '1'),
+    'WAIT 1 followed the acknowledged writes',
+  );
+});
+
+t.test('keys outside a grant spread over the slots: no global hash tag', async (t) => {
+  const cluster = await clusterOfThisFile();
+  const { store, keyPrefix } = await clusterStore(t);
+  for (let i = 0; i < 60; i += 1) {
+    const grantId = newGrantId();
+    await store.saveAuthorizationCode(mintOpaqueToken(grantId).ref, RECORD, 60);
+    await store.denylistAccessToken(`jti-${i}-${grantId}`, 60);
+    await store.reserveAttempt(`username:user-${i}`, 5, 60);
+  }
+  for (const primary of await cluster.primaries()) {
+    for (const [kind, pattern] of [
+      ['codes', `${keyPrefix}{*}:code:*`],
+      ['denylisted tokens', `${keyPrefix}jti:*`],
+      ['attempt counters', `${keyPrefix}attempts:*`],
+    ] as const) {
+      const [, keys] = (await nodeCommand(primary.port, 'SCAN', '0', 'MATCH', pattern, 'COUNT', '10000')) as [string, string[]];
+      t.ok(keys.length > 0 && keys.length < 60, `primary ${primary.port} holds ${keys.length} of the 60 ${kind}`);
+    }
+  }
+});

@@ -1,0 +1,8 @@
+import t from 'tap';
+import { clusterStore } from '../helpers/stores.js';
+import { storeContract } from '../suites/store.contract.js';
+
+storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
+  clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
+);

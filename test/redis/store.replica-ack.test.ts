@@ -1,0 +1,149 @@
+import { Redis } from 'ioredis';
+import t, { type Test } from 'tap';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { RedisKeys } from '../../src/store/redis-keys.js';
+import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
+import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
+import { expectOAuthError } from '../helpers/oauth-error.js';
+import type { RedisProcess } from '../helpers/redis.js';
+import { basic, FORM_HEADERS, form } from '../helpers/server.js';
+import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
+import { expectInvalidGrant, setup } from '../suites/authorization-code.js';
+import { RECORD } from '../suites/store.contract.js';
+
+const ACK = { minReplicas: 1, timeoutMs: 300 };
+const FAMILY = { clientId: 'web', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
+const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
+const SERVER_ERROR = { status: 500, error: 'server_error', description: 'the authorization server encountered an unexpected condition' };
+
+/** Reads a key from a replica of the cluster (READONLY: a replica answers for its primary's slots). */
+async function readFromReplica(replica: RedisProcess, key: string, field: string): Promise<string | null> {
+  const client = new Redis({ port: replica.port, host: '127.0.0.1', lazyConnect: true });
+  try {
+    await client.connect();
+    await client.readonly();
+    return await client.hget(key, field);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The replica that serves `key`'s slot, frozen (SIGSTOP: connected, silent) until the test ends or `thaw`. */
+async function freezeReplicaOf(t: Test, key: string) {
+  const cluster = await clusterOfThisFile();
+  const [replica] = await cluster.replicasOf(await cluster.primaryOf(key));
+  if (!replica) throw new Error('the primary has no replica');
+  replica.freeze();
+  let frozen = true;
+  const thaw = async () => {
+    if (!frozen) return;
+    frozen = false;
+    replica.thaw();
+    await cluster.settled();
+  };
+  t.teardown(thaw);
+  return { replica, thaw };
+}
+
+t.test('REDIS_MIN_REPLICAS_ACK=1 on a cluster: the replica holds a single-use write before the call returns', async (t) => {
+  const cluster = await clusterOfThisFile();
+  const { store, keyPrefix } = await clusterStore(t, { replicaAck: ACK });
+  const keys = new RedisKeys(keyPrefix);
+  for (let i = 0; i < 10; i += 1) {
+    const code = mintOpaqueToken(newGrantId());
+    await store.saveAuthorizationCode(code.ref, RECORD, 60);
+    t.equal((await store.consumeAuthorizationCode(code.ref)).status, 'consumed');
+    const [replica] = await cluster.replicasOf(await cluster.primaryOf(keys.code(code.ref)));
+    t.ok(await readFromReplica(replica as RedisProcess, keys.code(code.ref), 'used'), `code ${i}: marked used on the replica already`);
+  }
+});
+
+t.test('a replica that cannot acknowledge: single-use writes fail closed, creation and reads go on', async (t) => {
+  const { store, keyPrefix } = await clusterStore(t, { replicaAck: ACK });
+  const keys = new RedisKeys(keyPrefix);
+  const grantId = newGrantId();
+  const code = mintOpaqueToken(grantId);
+  const first = mintOpaqueToken(grantId);
+  const { thaw } = await freezeReplicaOf(t, keys.family(grantId));
+
+  await store.saveAuthorizationCode(code.ref, RECORD, 60);
+  t.equal(await store.createRefreshFamily(grantId, FAMILY, first.ref, LIFETIMES), true, 'creating needs no replica');
+
+  const started = Date.now();
+  const consuming = store.consumeAuthorizationCode(code.ref);
+  const readStarted = Date.now();
+  t.match(await store.readRefreshToken(first.ref), { state: 'current' }, 'a read meanwhile is answered');
+  t.ok(Date.now() - readStarted < 200, `at once (${Date.now() - readStarted} ms): WAIT blocks only its own connection`);
+  await t.rejects(consuming, {
+    name: 'StoreUnavailableError',
+    message: /0 of the 1 required replicas acknowledged the write within 300 ms/,
+  });
+  const waited = Date.now() - started;
+  t.ok(waited >= 290 && waited < 1000, `code consumption failed after the ack timeout (${waited} ms), within the command timeout`);
+
+  const sealed = { idleSeconds: 30, graceSeconds: 10 };
+  await t.rejects(store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', sealed), StoreUnavailableError);
+  await t.rejects(store.revokeGrant(grantId, 60), StoreUnavailableError);
+  const cluster = await clusterOfThisFile();
+  const held = (await cluster.primaryOf(keys.code(code.ref))).port;
+  let jti = 0;
+  while ((await cluster.primaryOf(keys.deniedAccessToken(`jti-${jti}`))).port !== held) jti += 1;
+  await t.rejects(store.denylistAccessToken(`jti-${jti}`, 60), StoreUnavailableError, 'a denylisted jti on that primary too');
+  let elsewhere = mintOpaqueToken(newGrantId());
+  while ((await cluster.primaryOf(keys.code(elsewhere.ref))).port === held) elsewhere = mintOpaqueToken(newGrantId());
+  await store.saveAuthorizationCode(elsewhere.ref, RECORD, 60);
+  t.equal((await store.consumeAuthorizationCode(elsewhere.ref)).status, 'consumed', 'a grant on another primary is not held up');
+
+  await thaw();
+  t.equal((await store.consumeAuthorizationCode(code.ref)).status, 'replayed', 'the primary did consume it: the code can never be issued');
+});
+
+t.test('through the token endpoint: server_error, nothing issued', async (t) => {
+  let keys = new RedisKeys('');
+  const { app, verifier, newCode, redeem } = await setup(t, async (t) => {
+    const opened = await clusterStore(t, { replicaAck: ACK });
+    keys = new RedisKeys(opened.keyPrefix);
+    return opened;
+  });
+  const redeemCode = (code: string) => redeem({ code, redirect_uri: WEB_REDIRECT, code_verifier: verifier });
+  const refresh = (refreshToken: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      headers: { ...FORM_HEADERS, authorization: basic('web', WEB_SECRET) },
+      payload: form({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+    });
+  const grantOf = (value: string) => value.split('.')[0] as string;
+
+  t.test('a code whose consumption no replica acknowledged is never redeemed', async (t) => {
+    const code = await newCode();
+    const { thaw } = await freezeReplicaOf(t, keys.family(grantOf(code)));
+    expectOAuthError(t, await redeemCode(code), SERVER_ERROR);
+    await thaw();
+    expectInvalidGrant(t, await redeemCode(code), 'the authorization code was already used; the tokens issued from it are revoked');
+  });
+
+  t.test(
+    'a rotation no replica acknowledged issues nothing; a retry in the grace window gets the successor once it is durable',
+    async (t) => {
+      const issued = await redeemCode(await newCode());
+      t.equal(issued.statusCode, 200);
+      const { refresh_token: refreshToken } = issued.json() as { refresh_token: string };
+      const { thaw } = await freezeReplicaOf(t, keys.family(grantOf(refreshToken)));
+      expectOAuthError(t, await refresh(refreshToken), SERVER_ERROR);
+      await thaw();
+      const retried = await refresh(refreshToken);
+      t.equal(retried.statusCode, 200, 'the retry (REFRESH_REUSE_GRACE) gets the successor, now on the replica too');
+      const successor = (retried.json() as { refresh_token: string }).refresh_token;
+      t.not(successor, refreshToken);
+      t.equal((await refresh(successor)).statusCode, 200, 'and the successor rotates');
+    },
+  );
+});
+
+t.test('more replicas required than exist: every single-use write fails closed', async (t) => {
+  const { store } = await clusterStore(t, { replicaAck: { minReplicas: 2, timeoutMs: 100 } });
+  const code = mintOpaqueToken(newGrantId());
+  await store.saveAuthorizationCode(code.ref, RECORD, 60);
+  await t.rejects(store.consumeAuthorizationCode(code.ref), { message: /1 of the 2 required replicas acknowledged/ });
+});

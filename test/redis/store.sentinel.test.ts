@@ -1,0 +1,8 @@
+import t from 'tap';
+import { sentinelStore } from '../helpers/stores.js';
+import { storeContract } from '../suites/store.contract.js';
+
+storeContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
+storeContract(t, 'RedisStore behind Redis Sentinel, REDIS_MIN_REPLICAS_ACK=1', (t) =>
+  sentinelStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
+);

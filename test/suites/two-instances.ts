@@ -1,0 +1,109 @@
+import type { Test } from 'tap';
+import { hashClientSecret } from '../../src/clients/secret.js';
+import { codeRequest, pkcePair } from '../helpers/browser-flow.js';
+import { approveOverHttp, postAsClient } from '../helpers/http-browser.js';
+import { keysDirWithSigningKey } from '../helpers/keys.js';
+import { cheapPasswordHash } from '../helpers/passwords.js';
+import { freePort } from '../helpers/ports.js';
+import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { registryFiles } from '../helpers/registries.js';
+
+const SECRET = 'instances-test-secret-0123456789abcdefghijklmn';
+const REDIRECT = 'https://app.example.com/callback';
+
+/**
+ * Two server processes (the built code) behind one issuer, on one store given by
+ * `redisEnv` (REDIS_URL, REDIS_CLUSTER_NODES, ...): codes, refresh tokens, revocations
+ * and limits cross from one to the other.
+ */
+export function twoInstancesSuite(t: Test, name: string, redisEnv: (t: Test) => Promise<Record<string, string>>): void {
+  t.test(`two instances behind one issuer share one Redis (${name}) and one keys folder`, async (t) => {
+    const redis = await redisEnv(t);
+    const { clientsFile, usersFile } = await registryFiles(
+      t,
+      [
+        {
+          client_id: 'web',
+          client_secret_hash: hashClientSecret(SECRET),
+          redirect_uris: [REDIRECT],
+          grant_types: ['authorization_code', 'refresh_token', 'password'],
+          scope: 'read write',
+        },
+      ],
+      [{ username: 'alice', password_hash: cheapPasswordHash('alice-password-1') }],
+    );
+    const keysDir = await keysDirWithSigningKey(t);
+    const issuer = 'https://auth.example.com';
+    const shared = {
+      ISSUER: issuer,
+      ...redis,
+      KEYS_DIR: keysDir,
+      CLIENTS_FILE: clientsFile,
+      USERS_FILE: usersFile,
+      SESSION_SECRET: 'shared-session-secret-0123456789abcdef',
+      LOGIN_MAX_FAILURES: '3',
+    };
+    const a = await startServerProcess(t, { ...shared, PORT: String(await freePort()) });
+    const b = await startServerProcess(t, { ...shared, PORT: String(await freePort()) });
+
+    const post = (server: ServerProcess, path: string, params: Record<string, string>) =>
+      postAsClient(`${server.baseUrl}${path}`, { id: 'web', secret: SECRET }, params);
+    const passwordTokens = async (server: ServerProcess) =>
+      (await post(server, '/oauth2/token', { grant_type: 'password', username: 'alice', password: 'alice-password-1' })).body;
+
+    t.test('a code issued by A is redeemed at B, once', async (t) => {
+      const { verifier, challenge } = pkcePair();
+      const location = await approveOverHttp(a.baseUrl, codeRequest('web', REDIRECT, challenge), {
+        username: 'alice',
+        password: 'alice-password-1',
+      });
+      const code = new URL(location).searchParams.get('code') as string;
+      const redeem = (server: ServerProcess) =>
+        post(server, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier });
+      const atB = await redeem(b);
+      t.equal(atB.status, 200);
+      t.ok(atB.body.refresh_token);
+      const replayAtA = await redeem(a);
+      t.equal(replayAtA.status, 400);
+      t.equal(replayAtA.body.error, 'invalid_grant');
+      t.same(
+        (await post(a, '/oauth2/introspect', { token: atB.body.access_token as string })).body,
+        { active: false },
+        "A sees that the replay revoked B's tokens",
+      );
+    });
+
+    t.test('a refresh token issued at A rotates at B; a retry at A within the grace window gets the same successor', async (t) => {
+      const first = await passwordTokens(a);
+      const atB = await post(b, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+      t.equal(atB.status, 200);
+      const retryAtA = await post(a, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+      t.same(retryAtA.body, atB.body, 'the same successor tokens');
+      const reuseAtB = await post(b, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+      t.equal(reuseAtB.body.error, 'invalid_grant', 'a second retry is reuse');
+      t.equal(
+        (await post(a, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: atB.body.refresh_token as string })).status,
+        400,
+        'which revoked the family everywhere',
+      );
+    });
+
+    t.test('a token revoked at B is inactive in introspection at A', async (t) => {
+      const tokens = await passwordTokens(a);
+      t.match((await post(a, '/oauth2/introspect', { token: tokens.access_token as string })).body, { active: true });
+      t.equal((await post(b, '/oauth2/revoke', { token: tokens.access_token as string })).status, 200);
+      t.same((await post(a, '/oauth2/introspect', { token: tokens.access_token as string })).body, { active: false });
+      t.equal((await post(b, '/oauth2/revoke', { token: tokens.refresh_token as string })).status, 200);
+      t.same((await post(a, '/oauth2/introspect', { token: tokens.refresh_token as string })).body, { active: false });
+    });
+
+    t.test('rate-limit counts are shared', async (t) => {
+      for (const server of [a, b, a]) {
+        const res = await post(server, '/oauth2/token', { grant_type: 'password', username: 'alice', password: 'wrong' });
+        t.equal(res.status, 400);
+      }
+      const blocked = await post(b, '/oauth2/token', { grant_type: 'password', username: 'alice', password: 'alice-password-1' });
+      t.equal(blocked.status, 429, 'three failures across A and B reach the limit of 3');
+    });
+  });
+}
