@@ -63,6 +63,8 @@ export interface RecordedRequest {
   readonly method: string;
   readonly url: string;
   readonly body: string;
+  /** The scheme of its Authorization header (`Basic`, `Bearer`), never the credentials. */
+  readonly authorization: string | undefined;
   readonly status: number;
 }
 
@@ -157,7 +159,8 @@ export function recordingFetch(log: RecordedRequest[]): typeof fetch {
     const request = new Request(input, init);
     const body = request.method === 'POST' ? await request.clone().text() : '';
     const res = await fetch(request);
-    log.push({ method: request.method, url: request.url, body, status: res.status });
+    const authorization = request.headers.get('authorization')?.split(' ')[0];
+    log.push({ method: request.method, url: request.url, body, authorization, status: res.status });
     return res;
   };
 }
