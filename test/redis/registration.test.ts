@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { startPrivateRedis } from '../helpers/redis.js';
 import { NATIVE_CLIENT, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
-import { type RedisTestStore, redisStore } from '../helpers/stores.js';
+import { redisStore, type StandaloneTestStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';
 import { registrationManagementSuite } from '../suites/registration-management.js';
 import { registrationMetadataSuite } from '../suites/registration-metadata.js';
@@ -13,7 +13,7 @@ registrationMetadataSuite(t, 'real Redis', redisStore);
 registrationSuite(t, 'real Redis', redisStore);
 registrationManagementSuite(t, 'real Redis', redisStore);
 
-function inspect(t: Test, opened: RedisTestStore): Redis {
+function inspect(t: Test, opened: StandaloneTestStore): Redis {
   const inspector = new Redis(opened.redis.url);
   t.teardown(() => inspector.quit());
   return inspector;
