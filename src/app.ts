@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { clientDirectory, type ClientSource, registrySource } from './clients/directory.js';
+import { InitialAccessTokens } from './clients/initial-access-tokens.js';
 import { MetadataDocumentClients } from './clients/metadata-documents.js';
+import { ClientRegistrations } from './clients/registrations.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
@@ -12,11 +14,13 @@ import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { loggerOptions, redactUrl } from './http/logging.js';
 import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import type { Keystore } from './keys/keystore.js';
+import { offeredScope } from './oauth/resource.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { introspectionRoute } from './routes/introspection.js';
+import { registrationRoute } from './routes/registration.js';
 import { revocationRoute } from './routes/revocation.js';
 import { tokenRoute } from './routes/token.js';
 import { BrowserSession } from './session/browser-session.js';
@@ -73,6 +77,26 @@ function metadataDocumentSource(config: Config, deps: ServerDependencies, app: F
     onRefused: (clientId, reason) => app.log.info({ clientId, reason }, 'client id metadata document not usable: the client is unknown'),
   });
   return [source];
+}
+
+/** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */
+function dynamicRegistrations(
+  config: Config,
+  deps: { store: Store; clients: ClientRegistry; resources: ResourceRegistry; clock: Clock },
+): ClientRegistrations | undefined {
+  if (config.dynamicClientRegistration === 'off') return undefined;
+  return new ClientRegistrations(
+    deps.store.clientRegistrations,
+    deps.store,
+    deps.clients,
+    {
+      policy: { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(deps.resources.all()) },
+      ttlSeconds: config.dynamicClientTtl,
+      rateLimit: { limit: config.registrationRateLimit, windowSeconds: config.registrationRateWindow },
+      registrationClientUri: (clientId) => `${config.issuer}/oauth2/register/${clientId}`,
+    },
+    deps.clock,
+  );
 }
 
 /** Builds the application; never listens, so tests drive it with `inject()`. */
@@ -138,8 +162,14 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     refreshReuseGraceSeconds: config.refreshReuseGrace,
   });
   const tokenStatus = { accessTokens, refreshTokens: store, denylist: store, grants: store };
+  const registrationPath = `${oauth2}/register`;
+  const registrations = dynamicRegistrations(config, { store, clients, resources, clock });
   // The clients file first, so no other source can shadow one of its ids.
-  const directory = clientDirectory(registrySource(clients), ...metadataDocumentSource(config, deps, app, clock));
+  const directory = clientDirectory(
+    registrySource(clients),
+    ...(registrations ? [registrations] : []),
+    ...metadataDocumentSource(config, deps, app, clock),
+  );
 
   await app.register(healthRoutes, { keystore, store, clock });
   await app.register(discoveryRoutes, {
@@ -152,6 +182,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     implementedGrants: [...grants.keys()],
     clientIdMetadataDocuments: config.clientIdMetadata.enabled,
     clock,
+    registration: registrations && { endpoint: `${config.issuer}/oauth2/register`, grantTypes: config.dynamicClientGrants },
   });
   const realm = config.issuer;
   await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, directory, grants });
@@ -168,6 +199,15 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     directory,
     introspection: { ...tokenStatus, issuer: config.issuer },
   });
+  if (registrations) {
+    await app.register(registrationRoute, {
+      path: registrationPath,
+      realm,
+      registrations,
+      initialAccessTokens:
+        config.dynamicClientRegistration === 'token' ? new InitialAccessTokens(config.registrationInitialAccessTokens) : undefined,
+    });
+  }
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
     paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
+import { REGISTRATION_FIELDS, type RegistrationConfig, registrationConfig, registrationProblems } from './registration-config.js';
 
 /**
  * The only reader of process.env. Every variable is parsed once here; a bad value
@@ -65,6 +66,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_MAX_TTL: integer('CLIENT_ID_METADATA_MAX_TTL', 0, 604_800).default(86_400),
   CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
+  ...REGISTRATION_FIELDS,
 });
 
 /** Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): clients whose client_id is an https URL. */
@@ -81,7 +83,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config {
+export interface Config extends RegistrationConfig {
   readonly port: number;
   readonly host: string;
   /** Issuer identifier without a trailing slash; endpoints hang below it. */
@@ -144,8 +146,12 @@ function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(withoutBlanks(env));
+/**
+ * `defaults` are used for variables the environment leaves unset (the dev entry turns on
+ * open registration that way).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Readonly<Record<string, string>> = {}): Config {
+  const parsed = EnvSchema.safeParse({ ...defaults, ...withoutBlanks(env) });
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
@@ -160,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const redisConflicts = redisProblems(e);
   if (redisConflicts.length > 0) throw new ConfigError(redisConflicts);
+  const registrationConflicts = registrationProblems(e);
+  if (registrationConflicts.length > 0) throw new ConfigError(registrationConflicts);
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     port: e.PORT,
@@ -200,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.CLIENT_ID_METADATA_TIMEOUT_MS,
       maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
     }),
+    ...registrationConfig(e),
   });
 }
 

@@ -13,17 +13,20 @@ import { UserRegistry } from './users/registry.js';
  * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
  * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
  * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
- * demo user with a fresh password, and (without RESOURCES_FILE) two demo resources: the
- * example resource server's API and the example MCP server.
+ * demo user with a fresh password, (without RESOURCES_FILE) two demo resources: the
+ * example resource server's API and the example MCP server, and (unless
+ * DYNAMIC_CLIENT_REGISTRATION says otherwise) open dynamic client registration.
  */
 const DEMO_REDIRECT_URI = 'http://localhost:8080/callback';
 const DEMO_RESOURCE = 'http://localhost:4000/api';
 /** The example MCP server's own URL (npm run example:mcp-server), and the scope its tools require. */
 const DEMO_MCP_SERVER = 'http://localhost:4100/mcp';
 const MCP_TOOLS_SCOPE = 'mcp:tools';
+/** Development only: clients may register themselves (an MCP client, a curl line) unless the variable says otherwise. */
+const DEV_DEFAULTS = { DYNAMIC_CLIENT_REGISTRATION: 'open' };
 
 try {
-  const config = loadConfig();
+  const config = loadConfig(undefined, DEV_DEFAULTS);
   await mkdir(config.keysDir, { recursive: true, mode: 0o700 });
   const created = await ensureSigningKey(config.keysDir, { accessTokenTtl: config.accessTokenTtl });
   if (created) process.stdout.write(`created signing key ${created.kid} (${created.alg}) in ${config.keysDir}\n`);
@@ -76,6 +79,11 @@ try {
       `Demo resources (in memory; set RESOURCES_FILE to use your own): ${DEMO_RESOURCE}, scopes read write; ` +
         `${DEMO_MCP_SERVER} (npm run example:mcp-server), scope ${MCP_TOOLS_SCOPE}\n` +
         `  an access token for one: add -d resource=${DEMO_RESOURCE} to a token request\n\n`,
+    );
+  }
+  if (config.dynamicClientRegistration !== 'off') {
+    process.stdout.write(
+      `Dynamic client registration: ${config.dynamicClientRegistration} at ${config.issuer}/oauth2/register (set DYNAMIC_CLIENT_REGISTRATION=off to turn it off)\n\n`,
     );
   }
   const sources = { ...(clients ? { clients: 'the demo client' } : {}), ...(users ? { users: 'the demo user' } : {}) };

@@ -16,7 +16,12 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'unsupported_response_type'
   | 'server_error'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  // RFC 7591 §3.2.2 (client registration)
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  // RFC 6750 §3.1 (a bearer token: registration and initial access tokens)
+  | 'invalid_token';
 
 export interface OAuthErrorOptions {
   /** What went wrong underneath; logged, never sent. */
@@ -169,6 +174,35 @@ export class TemporarilyUnavailable extends OAuthError {
 export class SignInBusy extends TemporarilyUnavailable {
   constructor(retryAfterSeconds: number) {
     super(`too many sign-ins in progress: retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`, retryAfterSeconds);
+  }
+}
+
+/** RFC 7591 §3.2.2: "The value of one or more redirection URIs is invalid." */
+export class InvalidRedirectUri extends OAuthError {
+  readonly error = 'invalid_redirect_uri';
+}
+
+/** RFC 7591 §3.2.2: "The value of one of the client metadata fields is invalid and the server has rejected this request." */
+export class InvalidClientMetadata extends OAuthError {
+  readonly error = 'invalid_client_metadata';
+}
+
+/**
+ * RFC 6750 §3.1: "The access token provided is expired, revoked, malformed, or invalid for
+ * other reasons. The resource SHOULD respond with the HTTP 401 (Unauthorized) status code."
+ * Used for the initial access token (RFC 7591 §3) and the registration access token (RFC 7592 §2).
+ */
+export class InvalidToken extends OAuthError {
+  readonly error = 'invalid_token';
+  override readonly statusCode = 401;
+}
+
+/** Too many registrations from one client address in the window: 429 with Retry-After. */
+export class TooManyRegistrations extends OAuthError {
+  readonly error = 'invalid_request';
+  override readonly statusCode = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many client registrations from this address: retry after ${retryAfterSeconds} seconds`);
   }
 }
 

@@ -78,7 +78,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       'none of REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS is set: using the in-memory store. State is single-instance and lost on restart.',
     );
   }
-  if (clients.all().length === 0) app.log.warn('no clients registered: set CLIENTS_FILE (see "oauth2-token-service clients add")');
+  // Clients may also come by themselves (dynamic registration, metadata documents): then an empty file is no mistake.
+  const clientsMayArrive = config.dynamicClientRegistration !== 'off' || config.clientIdMetadata.enabled;
+  if (clients.all().length === 0 && !clientsMayArrive)
+    app.log.warn('no clients registered: set CLIENTS_FILE (see "oauth2-token-service clients add")');
   if (!config.sessionSecret) {
     app.log.warn(
       'SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances',
@@ -122,7 +125,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   reloader?.unref();
 
   const address = await app.listen({ port: config.port, host: config.host });
-  app.log.info({ issuer: config.issuer, store: store.kind, keysDir: config.keysDir }, 'authorization server ready');
+  app.log.info(
+    { issuer: config.issuer, store: store.kind, keysDir: config.keysDir, dynamicClientRegistration: config.dynamicClientRegistration },
+    'authorization server ready',
+  );
 
   return {
     app,

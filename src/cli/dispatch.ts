@@ -2,12 +2,13 @@ import { clientsGroup } from './clients.js';
 import { type CliIo, type Command, type CommandGroup, EXIT, TOOL, UsageError, usageLine } from './command.js';
 import { keysGroup } from './keys.js';
 import { passwordGroup } from './password.js';
+import { registrationGroup } from './registration.js';
 import { secretGroup } from './secret.js';
 import { usersGroup } from './users.js';
 
 /** `oauth2-token-service <group> <command> [options]`: finds the command, runs it, turns what it throws into an exit code. */
 
-export const GROUPS: readonly CommandGroup[] = [keysGroup, clientsGroup, usersGroup, secretGroup, passwordGroup];
+export const GROUPS: readonly CommandGroup[] = [keysGroup, clientsGroup, usersGroup, secretGroup, passwordGroup, registrationGroup];
 
 const EXIT_CODES = `exit codes:
   0  success

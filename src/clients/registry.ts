@@ -76,6 +76,8 @@ export interface Client {
   readonly corsOrigins: ReadonlySet<string>;
   /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
   readonly fromMetadataDocument?: true;
+  /** Registered by itself at the registration endpoint (RFC 7591): not reviewed by the operator (registrations.ts). */
+  readonly dynamicallyRegistered?: true;
 }
 
 export type ClientMetadata = z.input<typeof ClientSchema>;
@@ -98,6 +100,11 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
       allowedOrigins: c.allowed_origins,
     }),
   });
+}
+
+/** One client's metadata under the CLIENTS_FILE rules; throws ClientsFileError naming the field. */
+export function clientFromMetadata(entry: unknown, source: string): Client {
+  return ClientRegistry.fromMetadata([entry], source).all()[0] as Client;
 }
 
 export class ClientsFileError extends Error {

@@ -38,20 +38,28 @@ export function sendEdgeAnswer(request: FastifyRequest, reply: FastifyReply, ans
 
 /**
  * The methods each path answers, collected from the routes as they are registered
- * (paths here are static; HEAD comes with every GET route).
+ * (HEAD comes with every GET route). A `:param` segment matches any one segment.
  */
 export class RouteMethods {
   private readonly byPath = new Map<string, Set<string>>();
+  private readonly patterns: { readonly pattern: RegExp; readonly url: string }[] = [];
 
   record(url: string, method: string | readonly string[]): void {
     const methods = this.byPath.get(url) ?? new Set<string>();
     for (const m of typeof method === 'string' ? [method] : method) methods.add(m.toUpperCase());
+    if (!this.byPath.has(url) && url.includes('/:')) {
+      const segments = url
+        .split('/')
+        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      this.patterns.push({ pattern: new RegExp(`^${segments.join('/')}$`), url });
+    }
     this.byPath.set(url, methods);
   }
 
   /** The Allow header value for a path, or undefined for a path no route serves. */
   allowFor(path: string): string | undefined {
-    const methods = this.byPath.get(path);
+    const url = this.byPath.has(path) ? path : this.patterns.find(({ pattern }) => pattern.test(path))?.url;
+    const methods = url === undefined ? undefined : this.byPath.get(url);
     return methods ? [...methods].sort().join(', ') : undefined;
   }
 }

@@ -10,14 +10,14 @@ export interface FormContext {
   readonly csrfToken: string;
   /** The client's display name. */
   readonly clientName: string;
-  /** Set for a client that described itself in a Client ID Metadata Document. */
+  /** Set for a client nobody registered: described by a Client ID Metadata Document, or registered by itself (RFC 7591). */
   readonly unregistered?: UnregisteredClient | undefined;
 }
 
-/** What the user is shown about a client nobody registered (draft-ietf-oauth-client-id-metadata-document). */
+/** What the user is shown about a client nobody registered. */
 export interface UnregisteredClient {
-  /** The host serving the client's metadata document (its client_id). */
-  readonly clientIdHost: string;
+  /** The host serving the client's metadata document (its client_id); undefined: the client registered itself (RFC 7591). */
+  readonly clientIdHost: string | undefined;
   /** Where the answer goes: the host of the redirect URI of this request. */
   readonly redirectHost: string;
   /** The redirect URI is on this computer (loopback): any local program could be listening there. */
@@ -32,22 +32,38 @@ function shownHost(uri: string): { host: string; loopback: boolean } {
   return url.host !== '' ? { host: url.host, loopback: LOOPBACK_HOST.test(url.hostname) } : { host: url.protocol, loopback: false };
 }
 
-export function unregisteredClient(clientId: string, redirectUri: string): UnregisteredClient {
+/** A client described by its metadata document (`clientId` is its URL), or, without `clientId`, one that registered itself. */
+export function unregisteredClient(clientId: string | undefined, redirectUri: string): UnregisteredClient {
   const redirect = shownHost(redirectUri);
-  return { clientIdHost: shownHost(clientId).host, redirectHost: redirect.host, loopback: redirect.loopback };
+  return {
+    clientIdHost: clientId === undefined ? undefined : shownHost(clientId).host,
+    redirectHost: redirect.host,
+    loopback: redirect.loopback,
+  };
 }
 
 /**
  * CIMD §8.5: the server "SHOULD display the hostname of the client_id"; the MCP
  * authorization spec (security considerations): "Authorization servers MUST clearly
  * display the redirect URI hostname during authorization" and "SHOULD display additional
- * warnings for localhost-only redirect URIs". The name comes from the document: the
- * client's own claim, so it is marked as such.
+ * warnings for localhost-only redirect URIs". The name comes from the document or the
+ * registration: the client's own claim, so it is marked as such.
  */
 function unregisteredNotice(client: UnregisteredClient): Html {
-  return html`<p class="notice"><strong>Not pre-registered.</strong> This application describes itself at <strong>${client.clientIdHost}</strong>; the operator of this server has not reviewed it, and its name is its own claim.</p>
+  const origin =
+    client.clientIdHost === undefined
+      ? html`This application registered itself with this server`
+      : html`This application describes itself at <strong>${client.clientIdHost}</strong>`;
+  return html`<p class="notice"><strong>Not pre-registered.</strong> ${origin}; the operator of this server has not reviewed it, and its name is its own claim.</p>
 <p>If you allow, you go back to <strong class="host">${client.redirectHost}</strong></p>
 ${client.loopback ? html`<p class="error">That address is on this computer: any program running here could receive the access. Allow only if you started this application yourself just now.</p>` : html``}`;
+}
+
+function loginMark(client: UnregisteredClient | undefined): Html {
+  if (!client) return html``;
+  return client.clientIdHost === undefined
+    ? html` (not pre-registered: it registered itself)`
+    : html` (not pre-registered, from ${client.clientIdHost})`;
 }
 
 function hiddenFields(form: FormContext): Html {
@@ -59,7 +75,7 @@ export function loginPage(form: FormContext, message?: string, username = ''): H
   return page(
     'Sign in',
     html`<h1>Sign in</h1>
-<p class="muted">to continue to <strong>${form.clientName}</strong>${form.unregistered ? html` (not pre-registered, from ${form.unregistered.clientIdHost})` : html``}</p>
+<p class="muted">to continue to <strong>${form.clientName}</strong>${loginMark(form.unregistered)}</p>
 ${message ? html`<p class="error" role="alert">${message}</p>` : html``}
 <form method="post" action="${form.action}">
 ${hiddenFields(form)}

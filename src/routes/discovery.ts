@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { AUTH_METHODS, type Client, type ClientRegistry } from '../clients/registry.js';
+import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import { allowAnyOrigin } from '../http/cors.js';
 import type { Keystore } from '../keys/keystore.js';
-import { RESPONSE_MODES, RESPONSE_TYPES } from '../oauth/response-mode.js';
+import { RESPONSE_MODES, RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 
 export interface DiscoveryOptions {
@@ -18,6 +18,8 @@ export interface DiscoveryOptions {
   /** CLIENT_ID_METADATA_DOCUMENTS: any client may come with an https client_id (draft-ietf-oauth-client-id-metadata-document). */
   readonly clientIdMetadataDocuments?: boolean;
   readonly clock: Clock;
+  /** With dynamic client registration on: its endpoint and the grants a registered client may get. */
+  readonly registration?: { readonly endpoint: string; readonly grantTypes: readonly GrantTypeName[] } | undefined;
 }
 
 /** What every client described by a metadata document may use (src/clients/metadata-document.ts). */
@@ -28,10 +30,29 @@ const METADATA_DOCUMENT_CLIENT: Pick<Client, 'grantTypes' | 'authMethod' | 'resp
   scope: [],
 };
 
-/** RFC 8414 metadata listing only what is enabled: implemented and registered by some client. */
+/**
+ * What a client registering itself may get (src/clients/registration-metadata.ts): any of the
+ * three authentication methods (the MCP SDK picks its own from this list), the allowed grants.
+ */
+function dynamicallyRegistered(
+  grantTypes: readonly GrantTypeName[],
+): Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'>[] {
+  const responseTypes = new Set<ResponseType>(grantTypes.includes('authorization_code') ? ['code'] : []);
+  return AUTH_METHODS.map((authMethod) => ({ grantTypes: new Set(grantTypes), authMethod, responseTypes, scope: [] }));
+}
+
+/**
+ * RFC 8414 metadata listing only what is enabled: implemented and registered by some client
+ * of CLIENTS_FILE, or available to clients that come by themselves (metadata documents,
+ * dynamic registration).
+ */
 export function authorizationServerMetadata(options: DiscoveryOptions): Record<string, unknown> {
-  const { issuer, clients } = options;
-  const registered = [...clients.all(), ...(options.clientIdMetadataDocuments ? [METADATA_DOCUMENT_CLIENT] : [])];
+  const { issuer, clients, registration } = options;
+  const registered = [
+    ...clients.all(),
+    ...(options.clientIdMetadataDocuments ? [METADATA_DOCUMENT_CLIENT] : []),
+    ...(registration ? dynamicallyRegistered(registration.grantTypes) : []),
+  ];
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
   const authMethods = AUTH_METHODS.filter((m) => registered.some((c) => c.authMethod === m));
   const resources = options.resources.all();
@@ -50,6 +71,8 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     revocation_endpoint_auth_methods_supported: authMethods,
     introspection_endpoint: `${issuer}/oauth2/introspect`,
     introspection_endpoint_auth_methods_supported: authMethods.filter((m) => m !== 'none'),
+    // RFC 8414 §2: "URL of the authorization server's OAuth 2.0 Dynamic Client Registration endpoint [RFC7591]".
+    ...(registration ? { registration_endpoint: registration.endpoint } : {}),
     scopes_supported: scopes,
     code_challenge_methods_supported: ['S256'],
     // RFC 9207 §3.

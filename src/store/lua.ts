@@ -145,3 +145,14 @@ if successor then
 end
 return {0}
 `;
+
+/**
+ * A registered client and the time its registration has left, in one consistent read.
+ *   KEYS[1] registration key
+ *   returns {} when absent, else {JSON record, TTL (ms)}
+ */
+export const READ_CLIENT_REGISTRATION = `
+local data = redis.call('GET', KEYS[1])
+if not data then return {} end
+return {data, redis.call('PTTL', KEYS[1])}
+`;

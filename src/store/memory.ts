@@ -10,6 +10,7 @@ import type {
   RotationOutcome,
   Store,
 } from './types.js';
+import { MemoryClientRegistrations, type RegistrationEntry } from './memory-registrations.js';
 import { secondsLeft } from './window.js';
 
 interface Expiring {
@@ -42,7 +43,7 @@ interface CounterEntry extends Expiring {
 }
 
 /** A map whose entries vanish at their expiry, as Redis keys with a TTL do. */
-class ExpiringMap<V extends Expiring> {
+export class ExpiringMap<V extends Expiring> {
   private readonly entries = new Map<string, V>();
 
   constructor(private readonly clock: Clock) {}
@@ -87,6 +88,8 @@ export class MemoryStore implements Store {
   private readonly counters: ExpiringMap<CounterEntry>;
   private readonly graceResponses: ExpiringMap<SealedEntry>;
   private readonly denylist: ExpiringMap<Expiring>;
+  private readonly registrations: ExpiringMap<RegistrationEntry>;
+  readonly clientRegistrations: MemoryClientRegistrations;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -99,6 +102,8 @@ export class MemoryStore implements Store {
     this.counters = new ExpiringMap(clock);
     this.graceResponses = new ExpiringMap(clock);
     this.denylist = new ExpiringMap(clock);
+    this.registrations = new ExpiringMap(clock);
+    this.clientRegistrations = new MemoryClientRegistrations(this.registrations, clock);
     this.sweeper = setInterval(() => {
       for (const map of this.maps()) map.sweep();
     }, sweepIntervalMs);
@@ -226,7 +231,7 @@ export class MemoryStore implements Store {
   }
 
   private maps(): ExpiringMap<Expiring>[] {
-    return [this.codes, this.families, this.refreshTokens, this.counters, this.graceResponses, this.denylist];
+    return [this.codes, this.families, this.refreshTokens, this.counters, this.graceResponses, this.denylist, this.registrations];
   }
 
   private expiry(seconds: number): number {

@@ -10,11 +10,12 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>attempts:{<digest>}         sign-in attempt counter
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
+ *   <prefix>client:{<client_id>}        registered client (RFC 7591): metadata and digests
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
  *   (rotation touches a family, two tokens and a grace record) run on one node;
  * - keys outside a grant are single-key commands and each gets its own slot: an
- *   attempt counter is its own tag; a denylisted `jti` key has no braces at all, so the
+ *   attempt counter is its own tag, and so is a registered client's id; a denylisted `jti` key has no braces at all, so the
  *   whole key is hashed (our `jti` values are base64url, never braces). Nothing shares
  *   one global tag that would pin all of them to one node;
  * - the prefix never contains `{` or `}` (config refuses it): a tag in the prefix would
@@ -50,6 +51,11 @@ export class RedisKeys {
    */
   attempts(counter: string): string {
     return `${this.prefix}attempts:{${createHash('sha256').update(counter).digest('base64url')}}`;
+  }
+
+  /** Our client ids are `dyn_` and base64url, never braces (src/clients/registered-client.ts). */
+  clientRegistration(clientId: string): string {
+    return `${this.prefix}client:{${clientId}}`;
   }
 
   readinessProbe(instance: string): string {

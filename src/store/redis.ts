@@ -6,6 +6,7 @@ import {
   CONSUME_RECORD,
   CREATE_RECORD,
   CREATE_REFRESH_FAMILY,
+  READ_CLIENT_REGISTRATION,
   READ_REFRESH_TOKEN,
   RELEASE_ATTEMPT,
   RESERVE_ATTEMPT,
@@ -16,6 +17,7 @@ import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
 import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisClientRegistrations } from './redis-registrations.js';
 import type {
   AttemptReservation,
   AuthorizationCodeRecord,
@@ -48,6 +50,7 @@ export const SCRIPTS = {
   releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 1 },
   readRefreshToken: { lua: READ_REFRESH_TOKEN, numberOfKeys: 2 },
   rotateRefreshToken: { lua: ROTATE_REFRESH_TOKEN, numberOfKeys: 4 },
+  readClientRegistration: { lua: READ_CLIENT_REGISTRATION, numberOfKeys: 1 },
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -76,6 +79,7 @@ export class RedisStore implements Store {
   private readonly clock: Clock;
   private readonly readinessKey: string;
   private readonly timeoutMs: number;
+  readonly clientRegistrations: RedisClientRegistrations;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -85,6 +89,13 @@ export class RedisStore implements Store {
     this.client = createRedisClient(options.connection);
     for (const [name, script] of Object.entries(SCRIPTS)) this.client.defineCommand(name, script);
     this.acknowledgedClient = options.replicaAck?.minReplicas ? createRedisClient(options.connection) : undefined;
+    this.clientRegistrations = new RedisClientRegistrations({
+      client: this.client,
+      keys: this.keys,
+      clock: this.clock,
+      call: (operation, command) => this.call(operation, command),
+      readClientRegistration: (key) => this.script('readClientRegistration', [key], []),
+    });
   }
 
   /**

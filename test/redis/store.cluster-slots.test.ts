@@ -7,6 +7,7 @@ import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { nodeCommand } from '../helpers/redis-nodes.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
 import { RECORD } from '../suites/store.contract.js';
+import { REGISTRATION } from '../suites/store.registrations.contract.js';
 
 const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
 const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
@@ -31,6 +32,12 @@ async function everyOperation(store: Store): Promise<void> {
   await store.reserveAttempt('username:alice', 5, 60);
   await store.releaseAttempt('username:alice');
   await store.clearAttempts('username:alice');
+  const registrations = store.clientRegistrations;
+  await registrations.createClientRegistration(REGISTRATION, 60);
+  await registrations.findClientRegistration(REGISTRATION.clientId);
+  await registrations.touchClientRegistration(REGISTRATION.clientId, 60);
+  await registrations.replaceClientRegistration(REGISTRATION, 60);
+  await registrations.deleteClientRegistration(REGISTRATION.clientId);
   await store.ping();
 }
 

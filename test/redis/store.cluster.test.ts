@@ -1,8 +1,10 @@
 import t from 'tap';
 import { clusterStore } from '../helpers/stores.js';
 import { storeContract } from '../suites/store.contract.js';
+import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
   clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
 );
+registrationStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);

@@ -4,8 +4,10 @@ import t, { type Test } from 'tap';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
 import { RECORD, storeContract } from '../suites/store.contract.js';
+import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
+registrationStoreContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
 function inspect(t: Test, { redis }: StandaloneTestStore): Redis {

@@ -1,8 +1,10 @@
 import t from 'tap';
 import { sentinelStore } from '../helpers/stores.js';
 import { storeContract } from '../suites/store.contract.js';
+import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
 storeContract(t, 'RedisStore behind Redis Sentinel, REDIS_MIN_REPLICAS_ACK=1', (t) =>
   sentinelStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
 );
+registrationStoreContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);

@@ -35,6 +35,7 @@ t.test('the tool: --help lists every command and the exit codes', async (t) => {
     'users remove <username>',
     'secret hash <secret>',
     'password hash <password>',
+    'registration token',
   ]) {
     t.match(help, new RegExp(`\\n  ${line} +\\S`), line);
   }

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { hashClientSecret } from '../../src/clients/secret.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 /** The problems loadConfig reports for `env`, one line each; none when it loads. */
@@ -45,6 +46,12 @@ t.test('loadConfig', async (t) => {
       httpRequestTimeout: 30,
       shutdownTimeout: 10,
       clientIdMetadata: { enabled: false, allowInsecure: false, minTtl: 60, maxTtl: 86_400, timeoutMs: 5000, maxBytes: 5120 },
+      dynamicClientRegistration: 'off',
+      registrationInitialAccessTokens: [],
+      dynamicClientGrants: ['authorization_code', 'refresh_token'],
+      dynamicClientTtl: 2_592_000,
+      registrationRateLimit: 20,
+      registrationRateWindow: 3600,
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -151,6 +158,63 @@ t.test('loadConfig', async (t) => {
     t.same(problemsOf({ CLIENT_ID_METADATA_MIN_TTL: '600', CLIENT_ID_METADATA_MAX_TTL: '60' }), [
       'CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL',
     ]);
+  });
+
+  t.test('dynamic client registration (RFC 7591)', async (t) => {
+    const digest = hashClientSecret('an-initial-access-token-0123456789abcdefghij');
+    const other = hashClientSecret('another-initial-access-token-0123456789abcdef');
+    t.match(
+      loadConfig({
+        DYNAMIC_CLIENT_REGISTRATION: 'token',
+        REGISTRATION_INITIAL_ACCESS_TOKENS: `${digest}, ${other}`,
+        DYNAMIC_CLIENT_GRANTS: 'authorization_code,refresh_token,client_credentials,refresh_token',
+        DYNAMIC_CLIENT_TTL: '86400',
+        REGISTRATION_RATE_LIMIT: '5',
+        REGISTRATION_RATE_WINDOW: '60',
+      }),
+      {
+        dynamicClientRegistration: 'token',
+        registrationInitialAccessTokens: [digest, other],
+        dynamicClientGrants: ['authorization_code', 'refresh_token', 'client_credentials'],
+        dynamicClientTtl: 86_400,
+        registrationRateLimit: 5,
+        registrationRateWindow: 60,
+      },
+    );
+    t.equal(loadConfig({ DYNAMIC_CLIENT_REGISTRATION: 'open' }).dynamicClientRegistration, 'open');
+    t.equal(loadConfig({}, { DYNAMIC_CLIENT_REGISTRATION: 'open' }).dynamicClientRegistration, 'open', 'a default for an unset variable');
+    t.equal(
+      loadConfig({ DYNAMIC_CLIENT_REGISTRATION: 'off' }, { DYNAMIC_CLIENT_REGISTRATION: 'open' }).dynamicClientRegistration,
+      'off',
+      'the environment wins over a default',
+    );
+    t.same(problemsOf({ DYNAMIC_CLIENT_REGISTRATION: 'yes' }), ['DYNAMIC_CLIENT_REGISTRATION must be one of off, open, token']);
+    t.same(problemsOf({ DYNAMIC_CLIENT_GRANTS: 'authorization_code,password' }), [
+      'DYNAMIC_CLIENT_GRANTS: password is never allowed for dynamically registered clients (RFC 9700 section 2.4)',
+    ]);
+    t.same(problemsOf({ DYNAMIC_CLIENT_GRANTS: 'implicit' }), [
+      'DYNAMIC_CLIENT_GRANTS: implicit is never allowed for dynamically registered clients (RFC 9700 section 2.1.2)',
+    ]);
+    t.same(problemsOf({ DYNAMIC_CLIENT_GRANTS: 'authorization_code,device_code' }), [
+      'DYNAMIC_CLIENT_GRANTS must be a comma-separated list of authorization_code, refresh_token, client_credentials',
+    ]);
+    t.same(problemsOf({ DYNAMIC_CLIENT_TTL: '60', REGISTRATION_RATE_LIMIT: '0', REGISTRATION_RATE_WINDOW: 'hourly' }), [
+      'DYNAMIC_CLIENT_TTL must be at least 3600',
+      'REGISTRATION_RATE_LIMIT must be at least 1',
+      'REGISTRATION_RATE_WINDOW must be a whole number',
+    ]);
+    t.same(problemsOf({ DYNAMIC_CLIENT_REGISTRATION: 'token' }), [
+      'REGISTRATION_INITIAL_ACCESS_TOKENS: required with DYNAMIC_CLIENT_REGISTRATION=token',
+    ]);
+    t.same(problemsOf({ DYNAMIC_CLIENT_REGISTRATION: 'open', REGISTRATION_INITIAL_ACCESS_TOKENS: digest }), [
+      'REGISTRATION_INITIAL_ACCESS_TOKENS: set, but DYNAMIC_CLIENT_REGISTRATION is open: set DYNAMIC_CLIENT_REGISTRATION=token to require them',
+    ]);
+    const pasted = 'the-token-itself-0123456789abcdefghijklmnopqrs';
+    const problems = problemsOf({ DYNAMIC_CLIENT_REGISTRATION: 'token', REGISTRATION_INITIAL_ACCESS_TOKENS: `${digest},${pasted}` });
+    t.same(problems, [
+      'REGISTRATION_INITIAL_ACCESS_TOKENS must be comma-separated digests (sha256:…) printed by "oauth2-token-service registration token"',
+    ]);
+    t.notMatch(problems.join('\n'), pasted, 'a token pasted instead of its digest is never echoed');
   });
 });
 

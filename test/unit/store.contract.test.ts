@@ -1,5 +1,7 @@
 import t from 'tap';
 import { memoryStore } from '../helpers/stores.js';
 import { storeContract } from '../suites/store.contract.js';
+import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'MemoryStore', memoryStore);
+registrationStoreContract(t, 'MemoryStore', memoryStore);

@@ -3,7 +3,7 @@ import { type AuthorizationRequest, type Parameters, validateAuthorizationReques
 import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
 import { FormParams } from '../../oauth/form-params.js';
-import { consentPage, type FormContext, loginPage, unregisteredClient } from '../../pages/authorization.js';
+import { consentPage, type FormContext, loginPage, type UnregisteredClient, unregisteredClient } from '../../pages/authorization.js';
 import { sendPage, formTargetOf } from '../../pages/html.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
@@ -78,10 +78,15 @@ function formContext(
     interaction: endpoint.signer.sign('interaction', authorization.parameters, nowSeconds(endpoint.clock) + INTERACTION_TTL_SECONDS),
     csrfToken: endpoint.session.csrfToken(cookieJar(request, reply)),
     clientName: authorization.client.clientName ?? authorization.client.clientId,
-    unregistered: authorization.client.fromMetadataDocument
-      ? unregisteredClient(authorization.client.clientId, authorization.redirectUri)
-      : undefined,
+    unregistered: unregisteredOf(authorization),
   };
+}
+
+/** A client nobody registered: described by its metadata document, or registered by itself. */
+function unregisteredOf({ client, redirectUri }: AuthorizationRequest): UnregisteredClient | undefined {
+  if (client.fromMetadataDocument) return unregisteredClient(client.clientId, redirectUri);
+  if (client.dynamicallyRegistered) return unregisteredClient(undefined, redirectUri);
+  return undefined;
 }
 
 export function showLogin(

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import type { DynamicGrantType } from '../registration-config.js';
+import { InvalidClientMetadata, InvalidRedirectUri } from '../errors.js';
+import { parseScope, scopeOutside } from '../oauth/scope.js';
+import { type ApplicationType, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
+import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';
+
+/**
+ * The client metadata of a registration request (RFC 7591 §2), checked against what this
+ * server lets a client register by itself. Pure: the policy is passed in.
+ */
+
+/** What a registered client holds: the fields we understand, defaults applied (RFC 7591 §3.2.1 returns them all). */
+export interface RegisteredMetadata {
+  readonly redirect_uris: readonly string[];
+  readonly token_endpoint_auth_method: ClientAuthMethod;
+  readonly grant_types: readonly DynamicGrantType[];
+  readonly response_types: readonly 'code'[];
+  readonly application_type: ApplicationType;
+  readonly client_name?: string;
+  readonly client_uri?: string;
+  readonly logo_uri?: string;
+  readonly scope?: string;
+  readonly software_id?: string;
+  readonly software_version?: string;
+}
+
+export interface RegistrationPolicy {
+  /** DYNAMIC_CLIENT_GRANTS. */
+  readonly grantTypes: readonly DynamicGrantType[];
+  /** The scopes registered resources accept: the most a dynamically registered client may register. */
+  offeredScopes(): readonly string[];
+}
+
+const text = (field: string, max: number) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .min(1, `${field} must not be empty`)
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine((value) => !/\p{Cc}/u.test(value), `${field} must not contain control characters`);
+
+const httpsUri = (field: string) =>
+  text(field, MAX_REDIRECT_URI_LENGTH).refine(
+    (value) => URL.canParse(value) && new URL(value).protocol === 'https:' && !value.includes('#'),
+    `${field} must be an https URI without fragment`,
+  );
+
+const strings = (field: string) =>
+  z.array(z.string({ error: `${field} must be an array of strings` }), { error: `${field} must be an array of strings` });
+
+/** The fields we understand; RFC 7591 §2: "The authorization server MUST ignore any client metadata sent by the client that it does not understand". */
+const RequestSchema = z.object({
+  redirect_uris: strings('redirect_uris').max(20, 'redirect_uris must have at most 20 entries').optional(),
+  token_endpoint_auth_method: z.string({ error: 'token_endpoint_auth_method must be a string' }).optional(),
+  grant_types: strings('grant_types').min(1, 'grant_types must not be empty').optional(),
+  response_types: strings('response_types').min(1, 'response_types must not be empty').optional(),
+  application_type: z.enum(['web', 'native'], { error: 'application_type must be web or native' }).optional(),
+  client_name: text('client_name', 200).optional(),
+  client_uri: httpsUri('client_uri').optional(),
+  logo_uri: httpsUri('logo_uri').optional(),
+  scope: z.string({ error: 'scope must be a string' }).max(1000, 'scope must be at most 1000 characters').optional(),
+  software_id: text('software_id', 200).optional(),
+  software_version: text('software_version', 200).optional(),
+});
+
+/** JSON `null` and `""` read as an omitted field: client libraries write both for "not set". */
+function withoutEmptyValues(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null && value !== ''));
+}
+
+function checkGrantTypes(requested: readonly string[], policy: RegistrationPolicy): DynamicGrantType[] {
+  for (const grant of requested) {
+    if (!(policy.grantTypes as readonly string[]).includes(grant))
+      throw new InvalidClientMetadata(`grant_types: ${grant} is not available to dynamically registered clients`);
+  }
+  return [...new Set(requested)] as DynamicGrantType[];
+}
+
+/** RFC 7591 §2.1: grant_types and response_types must agree (authorization_code with code; we offer no other). */
+function checkResponseTypes(requested: readonly string[] | undefined, grantTypes: readonly DynamicGrantType[]): 'code'[] {
+  const usesCode = grantTypes.includes('authorization_code');
+  if (requested === undefined) return usesCode ? ['code'] : [];
+  if (requested.some((type) => type !== 'code')) throw new InvalidClientMetadata('response_types: only code is available');
+  if (!usesCode) throw new InvalidClientMetadata('response_types: code needs the authorization_code grant type (RFC 7591 section 2.1)');
+  return ['code'];
+}
+
+function checkScope(requested: string | undefined, policy: RegistrationPolicy): string | undefined {
+  if (requested === undefined) return undefined;
+  const tokens = parseScope(requested);
+  if (!tokens) throw new InvalidClientMetadata('scope must be space-separated scope tokens (RFC 6749 section 3.3)');
+  const outside = scopeOutside(tokens, policy.offeredScopes());
+  if (outside.length > 0) throw new InvalidClientMetadata(`scope: not offered by any registered resource: ${outside.join(' ')}`);
+  return tokens.join(' ');
+}
+
+/**
+ * Validates a registration request body. Throws InvalidRedirectUri for a bad or missing
+ * redirect URI and InvalidClientMetadata for any other field (RFC 7591 §3.2.2).
+ */
+export function registeredMetadata(body: unknown, policy: RegistrationPolicy): RegisteredMetadata {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new InvalidClientMetadata('the request body must be a JSON object of client metadata');
+  const parsed = RequestSchema.safeParse(withoutEmptyValues(body as Record<string, unknown>));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+    const field = String(issue.path[0]);
+    throw field === 'redirect_uris' ? new InvalidRedirectUri(issue.message) : new InvalidClientMetadata(issue.message);
+  }
+  const m = parsed.data;
+  // RFC 7591 §2: token_endpoint_auth_method "If unspecified or omitted, the default is "client_secret_basic""; grant_types "the default is "authorization_code"".
+  const authMethod = m.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (!(AUTH_METHODS as readonly string[]).includes(authMethod))
+    throw new InvalidClientMetadata(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+  const grantTypes = checkGrantTypes(m.grant_types ?? ['authorization_code'], policy);
+  const responseTypes = checkResponseTypes(m.response_types, grantTypes);
+  // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
+  if (authMethod === 'none' && grantTypes.includes('client_credentials'))
+    throw new InvalidClientMetadata('grant_types: client_credentials needs a confidential client (token_endpoint_auth_method is none)');
+  const redirectUris = m.redirect_uris ?? [];
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
+    throw new InvalidRedirectUri('redirect_uris is required with the authorization_code grant type');
+  const applicationType = checkRedirectUris(redirectUris, m.application_type);
+  const scope = checkScope(m.scope, policy);
+  return {
+    redirect_uris: [...new Set(redirectUris)],
+    token_endpoint_auth_method: authMethod as ClientAuthMethod,
+    grant_types: grantTypes,
+    response_types: responseTypes,
+    application_type: applicationType,
+    ...(m.client_name === undefined ? {} : { client_name: m.client_name }),
+    ...(m.client_uri === undefined ? {} : { client_uri: m.client_uri }),
+    ...(m.logo_uri === undefined ? {} : { logo_uri: m.logo_uri }),
+    ...(scope === undefined ? {} : { scope }),
+    ...(m.software_id === undefined ? {} : { software_id: m.software_id }),
+    ...(m.software_version === undefined ? {} : { software_version: m.software_version }),
+  };
+}

@@ -1,0 +1,52 @@
+import type { Clock } from '../clock.js';
+import type { ExpiringMap } from './memory.js';
+import type { ClientRegistrationRecord, ClientRegistrationStore, StoredClientRegistration } from './types.js';
+
+export interface RegistrationEntry {
+  record: ClientRegistrationRecord;
+  expiresAt: number;
+}
+
+/** Registered clients in memory: each operation is one synchronous step, so it is atomic. */
+export class MemoryClientRegistrations implements ClientRegistrationStore {
+  constructor(
+    private readonly entries: ExpiringMap<RegistrationEntry>,
+    private readonly clock: Clock,
+  ) {}
+
+  async createClientRegistration(record: ClientRegistrationRecord, ttlSeconds: number): Promise<boolean> {
+    if (this.entries.get(record.clientId)) return false;
+    this.entries.set(record.clientId, { record, expiresAt: this.expiry(ttlSeconds) });
+    return true;
+  }
+
+  async findClientRegistration(clientId: string): Promise<StoredClientRegistration | undefined> {
+    const entry = this.entries.get(clientId);
+    return entry ? { record: entry.record, expiresAt: entry.expiresAt } : undefined;
+  }
+
+  async replaceClientRegistration(record: ClientRegistrationRecord, ttlSeconds: number): Promise<boolean> {
+    const entry = this.entries.get(record.clientId);
+    if (!entry) return false;
+    entry.record = record;
+    entry.expiresAt = this.expiry(ttlSeconds);
+    return true;
+  }
+
+  async deleteClientRegistration(clientId: string): Promise<boolean> {
+    const existed = this.entries.get(clientId) !== undefined;
+    this.entries.delete(clientId);
+    return existed;
+  }
+
+  async touchClientRegistration(clientId: string, ttlSeconds: number): Promise<boolean> {
+    const entry = this.entries.get(clientId);
+    if (!entry) return false;
+    entry.expiresAt = this.expiry(ttlSeconds);
+    return true;
+  }
+
+  private expiry(seconds: number): number {
+    return this.clock() + seconds * 1000;
+  }
+}

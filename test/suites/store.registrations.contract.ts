@@ -1,0 +1,66 @@
+import type { Test } from 'tap';
+import type { ClientRegistrationRecord } from '../../src/store/types.js';
+import type { OpenStore } from '../helpers/stores.js';
+
+export const REGISTRATION: ClientRegistrationRecord = {
+  clientId: 'dyn_AAAAAAAAAAAAAAAAAAAAAA',
+  metadata: { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', client_name: 'Example' },
+  registrationTokenHash: 'sha256:47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU',
+  issuedAt: 1_800_000_000,
+};
+
+/** The contract of ClientRegistrationStore on every store. */
+export function registrationStoreContract(t: Test, name: string, open: OpenStore): void {
+  t.test(`${name}: client registrations`, async (t) => {
+    t.test('created once, found with its expiry, never overwritten', async (t) => {
+      const { store, clock } = await open(t);
+      const registrations = store.clientRegistrations;
+      t.equal(await registrations.createClientRegistration(REGISTRATION, 600), true);
+      const found = await registrations.findClientRegistration(REGISTRATION.clientId);
+      t.same(found?.record, REGISTRATION);
+      t.ok(Math.abs((found?.expiresAt ?? 0) - (clock.now + 600_000)) < 1000, 'expires after its TTL');
+      const other = { ...REGISTRATION, metadata: { client_name: 'Impostor' } };
+      t.equal(await registrations.createClientRegistration(other, 600), false, 'an existing id is refused');
+      t.same((await registrations.findClientRegistration(REGISTRATION.clientId))?.record, REGISTRATION, 'and kept');
+      t.equal(await registrations.findClientRegistration('dyn_BBBBBBBBBBBBBBBBBBBBBB'), undefined);
+    });
+
+    t.test('of 20 concurrent creations of one id exactly one succeeds', async (t) => {
+      const { store } = await open(t);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.clientRegistrations.createClientRegistration({ ...REGISTRATION, metadata: { client_name: `n${i}` } }, 600),
+        ),
+      );
+      t.equal(results.filter(Boolean).length, 1);
+    });
+
+    t.test('expires after its TTL unless touched; touch and replace restart it', async (t) => {
+      const { store, advance } = await open(t);
+      const registrations = store.clientRegistrations;
+      const touched = { ...REGISTRATION, clientId: 'dyn_CCCCCCCCCCCCCCCCCCCCCC' };
+      const replaced = { ...REGISTRATION, clientId: 'dyn_DDDDDDDDDDDDDDDDDDDDDD' };
+      for (const record of [REGISTRATION, touched, replaced]) await registrations.createClientRegistration(record, 100);
+      await advance(60);
+      t.equal(await registrations.touchClientRegistration(touched.clientId, 100), true);
+      const renamed = { ...replaced, metadata: { client_name: 'Renamed' } };
+      t.equal(await registrations.replaceClientRegistration(renamed, 100), true);
+      await advance(60);
+      t.equal(await registrations.findClientRegistration(REGISTRATION.clientId), undefined, 'untouched: expired');
+      t.same((await registrations.findClientRegistration(touched.clientId))?.record, touched);
+      t.same((await registrations.findClientRegistration(replaced.clientId))?.record, renamed);
+      t.equal(await registrations.touchClientRegistration(REGISTRATION.clientId, 100), false, 'an expired one is not revived');
+      t.equal(await registrations.replaceClientRegistration(REGISTRATION, 100), false, 'nor recreated by replace');
+      t.equal(await registrations.findClientRegistration(REGISTRATION.clientId), undefined);
+    });
+
+    t.test('deleted once', async (t) => {
+      const { store } = await open(t);
+      const registrations = store.clientRegistrations;
+      await registrations.createClientRegistration(REGISTRATION, 600);
+      t.equal(await registrations.deleteClientRegistration(REGISTRATION.clientId), true);
+      t.equal(await registrations.deleteClientRegistration(REGISTRATION.clientId), false);
+      t.equal(await registrations.findClientRegistration(REGISTRATION.clientId), undefined);
+    });
+  });
+}
