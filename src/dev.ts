@@ -13,12 +13,15 @@ import { UserRegistry } from './users/registry.js';
  * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
  * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
  * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
- * demo user with a fresh password, (without RESOURCES_FILE) a demo resource: the
- * example resource server's API, and (unless DYNAMIC_CLIENT_REGISTRATION says otherwise)
- * open dynamic client registration.
+ * demo user with a fresh password, (without RESOURCES_FILE) two demo resources: the
+ * example resource server's API and the example MCP server, and (unless
+ * DYNAMIC_CLIENT_REGISTRATION says otherwise) open dynamic client registration.
  */
 const DEMO_REDIRECT_URI = 'http://localhost:8080/callback';
 const DEMO_RESOURCE = 'http://localhost:4000/api';
+/** The example MCP server's own URL (npm run example:mcp-server), and the scope its tools require. */
+const DEMO_MCP_SERVER = 'http://localhost:4100/mcp';
+const MCP_TOOLS_SCOPE = 'mcp:tools';
 /** Development only: clients may register themselves (an MCP client, a curl line) unless the variable says otherwise. */
 const DEV_DEFAULTS = { DYNAMIC_CLIENT_REGISTRATION: 'open' };
 
@@ -38,7 +41,7 @@ try {
         client_secret_hash: hashClientSecret(secret),
         grant_types: ['client_credentials', 'authorization_code', 'refresh_token'],
         redirect_uris: [DEMO_REDIRECT_URI],
-        scope: 'read write',
+        scope: `read write ${MCP_TOOLS_SCOPE}`,
         token_endpoint_auth_method: 'client_secret_basic',
       },
     ]);
@@ -68,10 +71,14 @@ try {
   }
   let resources: ResourceRegistry | undefined;
   if (!config.resourcesFile) {
-    resources = ResourceRegistry.fromEntries([{ resource: DEMO_RESOURCE, name: 'Demo API', scope: 'read write' }]);
+    resources = ResourceRegistry.fromEntries([
+      { resource: DEMO_RESOURCE, name: 'Demo API', scope: 'read write' },
+      { resource: DEMO_MCP_SERVER, name: 'Example MCP server', scope: MCP_TOOLS_SCOPE },
+    ]);
     process.stdout.write(
-      `Demo resource (in memory; set RESOURCES_FILE to use your own): ${DEMO_RESOURCE}, scopes read write\n` +
-        `  an access token for it: add -d resource=${DEMO_RESOURCE} to a token request\n\n`,
+      `Demo resources (in memory; set RESOURCES_FILE to use your own): ${DEMO_RESOURCE}, scopes read write; ` +
+        `${DEMO_MCP_SERVER} (npm run example:mcp-server), scope ${MCP_TOOLS_SCOPE}\n` +
+        `  an access token for one: add -d resource=${DEMO_RESOURCE} to a token request\n\n`,
     );
   }
   if (config.dynamicClientRegistration !== 'off') {

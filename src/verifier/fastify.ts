@@ -1,5 +1,5 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { type AccessTokenClaims, TokenVerificationError, type Verifier } from './index.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { type AccessTokenClaims, protectedResourceMetadata, TokenVerificationError, type Verifier } from './index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +26,8 @@ function refuse(reply: FastifyReply, error: TokenVerificationError): FastifyRepl
  * A Fastify preHandler that admits requests carrying a valid access token with every
  * scope in `scopes`, and answers the others per RFC 6750 §3.1. Usage:
  *   app.get('/api/me', { preHandler: requireScope(verifier, 'read') }, handler)
+ * With a verifier made with `resource`, every challenge carries `resource_metadata`
+ * (RFC 9728 §5.1).
  */
 export function requireScope(verifier: Verifier, ...scopes: string[]): preHandlerAsyncHookHandler {
   return async function checkAccessToken(request, reply) {
@@ -35,7 +37,7 @@ export function requireScope(verifier: Verifier, ...scopes: string[]): preHandle
       // resource server SHOULD NOT include an error code or other error information."
       return reply
         .code(401)
-        .header('www-authenticate', `Bearer realm="${verifier.realm}"`)
+        .header('www-authenticate', verifier.challenge({ requiredScopes: scopes }))
         .header('cache-control', 'no-store')
         .send({ error: 'invalid_token', error_description: 'an access token is required' });
     }
@@ -47,4 +49,44 @@ export function requireScope(verifier: Verifier, ...scopes: string[]): preHandle
     }
     return undefined;
   };
+}
+
+export interface ProtectedResourceOptions {
+  /** A verifier made with `resource`: the document describes that resource and its issuer. */
+  readonly verifier: Verifier;
+  /** The scopes the resource understands (`scopes_supported`), for example those its routes require. */
+  readonly scopesSupported?: readonly string[];
+  /** `resource_name`, shown by clients. */
+  readonly resourceName?: string;
+  /** `resource_documentation`: a URL of a page for developers. */
+  readonly resourceDocumentation?: string;
+}
+
+/**
+ * A Fastify plugin that serves the RFC 9728 metadata of `verifier.resource` at its
+ * well-known URL (§3.1), readable from any origin (a public document, like RFC 8414 metadata):
+ *   await app.register(protectedResource, { verifier, scopesSupported: ['mcp:tools'] })
+ */
+export async function protectedResource(app: FastifyInstance, options: ProtectedResourceOptions): Promise<void> {
+  const { verifier } = options;
+  if (verifier.resource === undefined || verifier.resourceMetadataUrl === undefined) {
+    throw new TypeError('protectedResource needs a verifier made with createVerifier({ issuer, resource })');
+  }
+  const document = JSON.stringify(
+    protectedResourceMetadata({
+      resource: verifier.resource,
+      // RFC 9728 §2: "JSON array containing a list of OAuth authorization server issuer identifiers".
+      authorizationServers: [verifier.issuer],
+      ...(options.scopesSupported ? { scopesSupported: options.scopesSupported } : {}),
+      ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
+      ...(options.resourceDocumentation !== undefined ? { resourceDocumentation: options.resourceDocumentation } : {}),
+    }),
+  );
+  app.get(new URL(verifier.resourceMetadataUrl).pathname, async (_request, reply) =>
+    reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('access-control-allow-origin', '*')
+      .header('cache-control', 'public, max-age=300')
+      .send(document),
+  );
 }

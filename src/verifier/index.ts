@@ -1,9 +1,17 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
+import { bearerChallenge } from './challenge.js';
+import { TokenVerificationError } from './errors.js';
+import { protectedResourceMetadataUrl } from './protected-resource.js';
+
+export { bearerChallenge, type BearerChallenge } from './challenge.js';
+export { TokenVerificationError, type VerificationErrorCode } from './errors.js';
+export * from './protected-resource.js';
 
 /**
  * What resource servers import (`oauth2-token-service/verifier`) to verify our access
- * tokens offline: RFC 9068 validation against the JWKS, with RFC 6750 errors ready to send.
+ * tokens offline: RFC 9068 validation against the JWKS, with RFC 6750 errors ready to send,
+ * and the RFC 9728 metadata of the resource.
  */
 
 /** Only the asymmetric algorithms the authorization server signs with: never `none`, never HMAC. */
@@ -21,32 +29,9 @@ export interface AccessTokenClaims extends JWTPayload {
   readonly auth_time?: number;
 }
 
-export type VerificationErrorCode = 'invalid_token' | 'insufficient_scope';
-
-/** A refused token, mapped to RFC 6750 §3.1: 401 invalid_token or 403 insufficient_scope. */
-export class TokenVerificationError extends Error {
-  readonly status: 401 | 403;
-  /** The `WWW-Authenticate` header value to send (RFC 6750 §3). */
-  readonly wwwAuthenticate: string;
-
-  constructor(
-    readonly code: VerificationErrorCode,
-    readonly description: string,
-    options: { realm: string; requiredScopes?: readonly string[] },
-  ) {
-    super(description);
-    this.name = 'TokenVerificationError';
-    this.status = code === 'insufficient_scope' ? 403 : 401;
-    const scope = code === 'insufficient_scope' && options.requiredScopes?.length ? `, scope="${options.requiredScopes.join(' ')}"` : '';
-    this.wwwAuthenticate = `Bearer realm="${options.realm}", error="${code}", error_description="${description}"${scope}`;
-  }
-}
-
-export interface VerifierOptions {
+interface CommonVerifierOptions {
   /** The authorization server's issuer identifier (`iss`). */
   readonly issuer: string;
-  /** This resource server's identifier (`aud`). */
-  readonly audience: string | string[];
   /** Defaults to `<issuer>/.well-known/jwks.json`. */
   readonly jwksUri?: string;
   /** How long fetched keys are trusted, in seconds (default 300, the server's JWKS_CACHE_TTL default). */
@@ -55,17 +40,36 @@ export interface VerifierOptions {
   readonly jwksCooldownSeconds?: number;
   /** Allowed clock skew for exp, nbf and iat, in seconds (default 30). */
   readonly clockToleranceSeconds?: number;
-  /** The realm of WWW-Authenticate headers (default: the audience). */
+  /** The realm of WWW-Authenticate headers (default: the resource, else the first audience). */
   readonly realm?: string;
   /** For tests: the current time in milliseconds. */
   readonly clock?: () => number;
 }
 
+/**
+ * `resource`: this resource server's identifier (RFC 8707, RFC 9728): the token's `aud`
+ * must contain it, challenges carry `resource_metadata`. `audience`: further accepted
+ * audiences (or, alone, the accepted audiences, without RFC 9728). With both, `aud` must
+ * contain the resource or one of the audiences.
+ */
+export type VerifierOptions = CommonVerifierOptions &
+  (
+    | { readonly resource: string; readonly audience?: string | readonly string[] }
+    | { readonly audience: string | readonly string[]; readonly resource?: undefined }
+  );
+
 export interface Verifier {
   /** Resolves to the token's claims, or rejects with TokenVerificationError. */
   verify(token: string, options?: { requiredScopes?: readonly string[] }): Promise<AccessTokenClaims>;
-  /** The error for a request that carries no token at all (RFC 6750 §3.1: no error code). */
+  /** The challenge for a request that carries no token at all (RFC 6750 §3.1: no error code). */
+  challenge(options?: { requiredScopes?: readonly string[] }): string;
   readonly realm: string;
+  /** The issuer, as compared with `iss` (without trailing slash). */
+  readonly issuer: string;
+  /** The resource identifier tokens must be issued for; undefined for a verifier made with `audience` alone. */
+  readonly resource: string | undefined;
+  /** Where the RFC 9728 metadata of `resource` is published (§3.1); undefined without `resource`. */
+  readonly resourceMetadataUrl: string | undefined;
 }
 
 function describe(err: unknown): string {
@@ -77,9 +81,21 @@ function describe(err: unknown): string {
   return 'the access token is malformed';
 }
 
+function acceptedAudiences(options: VerifierOptions): string[] {
+  const audiences = [
+    ...(options.resource !== undefined ? [options.resource] : []),
+    ...(typeof options.audience === 'string' ? [options.audience] : (options.audience ?? [])),
+  ];
+  if (audiences.length === 0) throw new TypeError('createVerifier needs the resource (or an audience) its tokens are issued for');
+  return audiences;
+}
+
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
-  const realm = options.realm ?? (Array.isArray(options.audience) ? (options.audience[0] ?? issuer) : options.audience);
+  const resource = options.resource;
+  const resourceMetadata = resource !== undefined ? protectedResourceMetadataUrl(resource) : undefined;
+  const audiences = acceptedAudiences(options);
+  const realm = options.realm ?? (audiences[0] as string);
   const clock = options.clock ?? Date.now;
   const tolerance = options.clockToleranceSeconds ?? 30;
   const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/.well-known/jwks.json`), {
@@ -89,13 +105,24 @@ export function createVerifier(options: VerifierOptions): Verifier {
 
   return {
     realm,
+    issuer,
+    resource,
+    resourceMetadataUrl: resourceMetadata,
+    challenge: (challengeOptions = {}) =>
+      bearerChallenge({
+        realm,
+        ...(challengeOptions.requiredScopes ? { scope: challengeOptions.requiredScopes } : {}),
+        ...(resourceMetadata ? { resourceMetadata } : {}),
+      }),
     async verify(token, verifyOptions = {}) {
-      const invalid = (description: string) => new TokenVerificationError('invalid_token', description, { realm });
+      const invalid = (description: string) => new TokenVerificationError('invalid_token', description, { realm, resourceMetadata });
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, jwks, {
           issuer,
-          audience: options.audience,
+          // RFC 9068 §4: "The resource server MUST validate that the aud claim contains a resource
+          // indicator value corresponding to an identifier the resource server expects for itself."
+          audience: audiences,
           // RFC 9068 §4: "Resource servers MUST verify that the typ header value is "at+jwt""
           typ: 'at+jwt',
           algorithms: [...ACCEPTED_ALGORITHMS],
@@ -116,6 +143,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
         throw new TokenVerificationError('insufficient_scope', `the access token lacks the scope ${missing.join(' ')}`, {
           realm,
           requiredScopes: required,
+          resourceMetadata,
         });
       }
       return claims;

@@ -45,7 +45,7 @@ t.test('the example resource server accepts our tokens offline (examples/resourc
   t.same(await ok.json(), { sub: 'svc', scope: 'read' });
   const missing = await me();
   t.equal(missing.status, 401);
-  t.equal(missing.headers.get('www-authenticate'), `Bearer realm="${issuer}"`);
+  t.equal(missing.headers.get('www-authenticate'), `Bearer realm="${issuer}", scope="read"`);
   const weak = await me(`Bearer ${await token('write')}`);
   t.equal(weak.status, 403);
   t.same(await weak.json(), { error: 'insufficient_scope', error_description: 'the access token lacks the scope read' });

@@ -56,3 +56,21 @@ t.test('the import scanner sees every form of import', async (t) => {
   t.ok(imports.includes('src/routes/token.js'), 'a relative import, resolved');
   t.ok(imports.includes('src/store/types.js'), 'an import type');
 });
+
+t.test('the verifier package loads only jose and its own files (no server code)', async (t) => {
+  const allowed = (imported: string) =>
+    imported === 'jose' || imported.startsWith('src/verifier/') || imported === 'src/keys/algorithms.js';
+  const outside: string[] = [];
+  const files = await sourceFiles(join(ROOT, 'src', 'verifier'));
+  for (const file of files) {
+    const name = relative(ROOT, file);
+    for (const imported of await importsOf(file)) {
+      // The Fastify guard imports Fastify's types only (erased at build time).
+      if (name === 'src/verifier/fastify.ts' && imported === 'fastify') continue;
+      if (!allowed(imported)) outside.push(`${name} imports ${imported}`);
+    }
+  }
+  t.ok(files.length >= 5, `read ${files.length} verifier files`);
+  t.same(outside, []);
+  t.same(await importsOf(join(ROOT, 'src', 'keys', 'algorithms.ts')), [], 'the algorithms list imports nothing');
+});

@@ -115,7 +115,7 @@ t.test('createVerifier', async (t) => {
 
     const none = await get();
     t.equal(none.statusCode, 401);
-    t.equal(none.headers['www-authenticate'], `Bearer realm="${ISSUER}"`);
+    t.equal(none.headers['www-authenticate'], `Bearer realm="${ISSUER}", scope="read"`, 'RFC 6750 §3: the scope the route requires');
 
     const bad = await get('Bearer not.a.jwt');
     t.equal(bad.statusCode, 401);
