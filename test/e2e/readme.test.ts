@@ -103,6 +103,7 @@ t.test('every sh block of README.md runs as written, in order, against npm run d
   t.ok(printed(/"active":true/), 'introspection says an issued token is active');
   t.ok(printed(/\{"active":false\}/), 'introspection says the revoked token is not');
   t.ok(printed(/"refresh_token":"[^"]+"/), 'the code flow issued a refresh token');
+  t.ok(printed(/"error":"invalid_target"/), 'an unregistered resource is invalid_target');
   t.ok(printed(/"client_id":"dyn_/), 'dynamic registration answered with a client id');
   t.ok(printed(/\{"sub":"demo-client","scope":"read"\}/), 'the example resource server accepted the token');
   t.ok(printed(/"aud":"http:\/\/localhost:4100\/mcp"/), 'the example MCP server ran whoami with the resource token');
