@@ -124,9 +124,14 @@ async function approve(url: URL, username: string, password: string): Promise<UR
     }
     const html = await res.text();
     const form = pageForm(html, url);
-    if (!res.ok || !form) throw new Error(`the authorization server answered ${res.status}: ${decodeEntities(pageMessage(html))}`);
-    const isLoginPage = html.includes('name="password"');
+    const isLoginPage = form !== undefined && html.includes('name="password"');
     if (isLoginPage && signInSent) throw new Error(`sign-in as ${username} refused: ${decodeEntities(pageMessage(html))}`);
+    if (!form) throw new Error(`the authorization server answered ${res.status}: ${decodeEntities(pageMessage(html))}`);
+    if (form.action.origin !== url.origin) {
+      // response_mode=form_post: the page posts the answer to the client; read it from the form.
+      form.action.search = new URLSearchParams(form.hidden).toString();
+      return form.action;
+    }
     signInSent ||= isLoginPage;
     res = await browser.request(form.action, { ...form.hidden, ...(isLoginPage ? { username, password } : { decision: 'allow' }) });
   }

@@ -59,6 +59,16 @@ done
 if [[ "\${TOKEN:-}" =~ ^eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$ ]]; then echo "::readme-token-is-a-jwt"; fi
 `;
 
+/** npm run demo:code-flow's other paths, against the same server: its own PKCE request, a wrong password, a refused request. */
+const DEMO_CODE_FLOW_CHECKS = `
+status=0; npm run -s demo:code-flow -- --resource http://localhost:4000/api > demo.out 2>&1 || status=$?
+echo "::demo-own-request $status $(grep -c -E '^(CODE|VERIFIER)=' demo.out)"
+status=0; PASSWORD=not-the-password npm run -s demo:code-flow > demo.out 2>&1 || status=$?
+echo "::demo-wrong-password $status $(tr '\\n' ' ' < demo.out)"
+status=0; npm run -s demo:code-flow -- --scope admin > demo.out 2>&1 || status=$?
+echo "::demo-refused $status $(tr '\\n' ' ' < demo.out)"
+`;
+
 /** A clean environment, as in a newcomer's shell: no variable of an enclosing npm run or of the test. */
 const shellEnv = () => ({
   PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
@@ -80,7 +90,11 @@ t.test('every sh block of README.md runs as written, in order, against npm run d
     t.same(busy, [], 'without network namespaces the README ports must be free');
     if (busy.length) return;
   }
-  const script = blocksScript(blocks, `${isolated ? 'ip link set lo up\n' : ''}${START_DEV_SERVER}`, REPORT_VARIABLES);
+  const script = blocksScript(
+    blocks,
+    `${isolated ? 'ip link set lo up\n' : ''}${START_DEV_SERVER}`,
+    `${REPORT_VARIABLES}${DEMO_CODE_FLOW_CHECKS}`,
+  );
   await writeFile(join(dir, 'readme.sh'), script);
   const command = isolated ? ['unshare', '--user', '--map-root-user', '--net', 'bash', 'readme.sh'] : ['bash', 'readme.sh'];
   const started = Date.now();
@@ -110,6 +124,18 @@ t.test('every sh block of README.md runs as written, in order, against npm run d
   const defined = [...run.transcript.matchAll(/::readme-defined (\w+)/g)].map((m) => m[1]);
   t.same(defined, ['SECRET', 'PASSWORD', 'TOKEN', 'REFRESH', 'CODE', 'VERIFIER'], 'the blocks define the variables they use');
   t.match(run.transcript, /::readme-token-is-a-jwt/, 'TOKEN holds a JWT access token');
+
+  t.match(run.transcript, /::demo-own-request 0 2\n/, 'demo:code-flow without a URL prints CODE and VERIFIER');
+  t.match(
+    run.transcript,
+    /::demo-wrong-password 1 demo:code-flow: sign-in as demo refused: .+\n/,
+    'demo:code-flow with a wrong password fails (exit 1) and says why',
+  );
+  t.match(
+    run.transcript,
+    /::demo-refused 1 demo:code-flow: invalid_scope: .+\n/,
+    'demo:code-flow fails (exit 1) with the error the client is sent',
+  );
 
   const credentials = await readFile(join(dir, '.dev', 'demo.env'), 'utf8');
   t.match(credentials, /^SECRET=[A-Za-z0-9_-]{43}$/m, '.dev/demo.env holds the secret npm run dev printed');
