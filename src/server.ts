@@ -5,6 +5,7 @@ import { nowSeconds } from './clock.js';
 import type { Config } from './config.js';
 import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
+import { reloadKeysReporting, reportKeysLoaded } from './keys/reload-events.js';
 import { buildMetricsServer } from './metrics-server.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './oauth/subjects.js';
@@ -93,9 +94,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildServer(config, { keystore, clients, users, resources, store, signer, metrics });
   const graceful = useGracefulClose(app);
   const events = serverEvents(app.log, metrics);
-  const keysLoaded = (reason: string, count: number) =>
-    events.emit({ event: 'key.loaded', reason, keys: count, signingKid: keystore.signingKeyAt(nowSeconds())?.kid });
-  keysLoaded('start', keystore.keyCount);
+  reportKeysLoaded(keystore, events, 'start', nowSeconds());
 
   if (store instanceof RedisStore) {
     await store
@@ -132,12 +131,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
   warnAboutKeys(keystore.warnings);
   const reloadKeys = async (reason: string) => {
-    const result = await keystore.reload();
+    const result = await reloadKeysReporting(keystore, events, reason, nowSeconds);
     if (result.ok) {
-      keysLoaded(reason, result.count);
+      app.log.info({ keys: result.count, reason }, 'signing keys reloaded');
       warnAboutKeys(result.warnings);
     } else {
-      events.emit({ event: 'key.reload_failed', reason, message: result.error.message });
       app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
     }
   };
