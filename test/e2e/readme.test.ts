@@ -59,13 +59,13 @@ done
 if [[ "\${TOKEN:-}" =~ ^eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$ ]]; then echo "::readme-token-is-a-jwt"; fi
 `;
 
-/** npm run demo:code-flow's other paths, against the same server: its own PKCE request, a wrong password, a refused request. */
+/** demo:code-flow's other paths (the script npm run demo:code-flow runs), against the same server: its own PKCE request, a wrong password, a refused request. */
 const DEMO_CODE_FLOW_CHECKS = `
-status=0; npm run -s demo:code-flow -- --resource http://localhost:4000/api > demo.out 2>&1 || status=$?
+status=0; node dist/examples/demo-code-flow.js --resource http://localhost:4000/api > demo.out 2>&1 || status=$?
 echo "::demo-own-request $status $(grep -c -E '^(CODE|VERIFIER)=' demo.out)"
-status=0; PASSWORD=not-the-password npm run -s demo:code-flow > demo.out 2>&1 || status=$?
+status=0; PASSWORD=not-the-password node dist/examples/demo-code-flow.js > demo.out 2>&1 || status=$?
 echo "::demo-wrong-password $status $(tr '\\n' ' ' < demo.out)"
-status=0; npm run -s demo:code-flow -- --scope admin > demo.out 2>&1 || status=$?
+status=0; node dist/examples/demo-code-flow.js --scope admin > demo.out 2>&1 || status=$?
 echo "::demo-refused $status $(tr '\\n' ' ' < demo.out)"
 `;
 
