@@ -82,6 +82,8 @@ class FormBrowser {
         ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       ...(fields ? { body: new URLSearchParams(fields) } : {}),
+    }).catch((err: Error) => {
+      throw new Error(`cannot reach ${url.origin} (${(err.cause as Error | undefined)?.message ?? err.message}): is npm run dev running?`);
     });
     for (const line of res.headers.getSetCookie()) {
       const pair = line.split(';', 1)[0] ?? '';
