@@ -8,11 +8,23 @@ import { FILES, MCP, RESOURCES } from '../helpers/resource-fixtures.js';
 t.test('ResourceRegistry', async (t) => {
   t.test('reads the entries; defaults', async (t) => {
     const registry = ResourceRegistry.fromEntries([...RESOURCES, { resource: 'http://localhost:4000/api' }]);
-    t.same(registry.get(MCP), { resource: MCP, name: 'Example <MCP>', scope: ['tools', 'files:read'], accessTokenTtl: 900 });
-    t.same(registry.get(FILES), { resource: FILES, name: undefined, scope: ['files:read', 'files:write'], accessTokenTtl: 600 });
+    t.same(registry.get(MCP), {
+      resource: MCP,
+      name: 'Example <MCP>',
+      scope: ['tools', 'files:read'],
+      accessTokenTtl: 900,
+      scopeDescriptions: new Map(),
+    });
+    t.same(registry.get(FILES), {
+      resource: FILES,
+      name: undefined,
+      scope: ['files:read', 'files:write'],
+      accessTokenTtl: 600,
+      scopeDescriptions: new Map(),
+    });
     t.same(
       registry.get('http://localhost:4000/api'),
-      { resource: 'http://localhost:4000/api', name: undefined, scope: [], accessTokenTtl: undefined },
+      { resource: 'http://localhost:4000/api', name: undefined, scope: [], accessTokenTtl: undefined, scopeDescriptions: new Map() },
       'no scope, no name, no TTL of its own; http for local development',
     );
     t.equal(registry.get(`${MCP}/`), undefined, 'exact string: a trailing slash is another resource');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { approvedResponseParameters } from '../../authorize/respond.js';
 import { AccessDenied, InvalidRequest } from '../../errors.js';
 import { cookieJar } from './cookies.js';
-import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient } from './interaction.js';
+import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient, viewOf } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendToClient } from './response.js';
 
@@ -19,6 +19,6 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
     const parameters = await sendingStoreFailuresToClient(authorization, () =>
       approvedResponseParameters(authorization, user, endpoint.responses),
     );
-    return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: true });
+    return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: true, view: viewOf(endpoint, request) });
   });
 }
