@@ -12,12 +12,26 @@ const text = z
   .max(200)
   .refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters');
 
-const describedScope = z.union([
-  text,
-  z
-    .record(z.string().regex(LANGUAGE_TAG, 'must be a language tag such as "en" or "de"'), text)
-    .refine((texts) => Object.keys(texts).length > 0, 'must name at least one language'),
-]);
+const textsByLanguage = z.record(z.string(), text).superRefine((texts, ctx) => {
+  const tags = Object.keys(texts);
+  if (tags.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one language' });
+  for (const tag of tags.filter((t) => !LANGUAGE_TAG.test(t)))
+    ctx.addIssue({ code: 'custom', path: [tag], message: 'must be a language tag such as "en" or "de"' });
+});
+
+/** One text or texts by language, each checked by its own rules (a union would report only "Invalid input"). */
+const describedScope = z.unknown().transform((value, ctx) => {
+  if (typeof value !== 'string' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    ctx.addIssue({ code: 'custom', message: 'must be a text, or an object of texts by language' });
+    return z.NEVER;
+  }
+  const parsed = (typeof value === 'string' ? text : textsByLanguage).safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    return z.NEVER;
+  }
+  return parsed.data as ScopeDescription;
+});
 
 export const scopeDescriptionsSchema = z.record(z.string(), describedScope);
 
