@@ -24,8 +24,8 @@ export interface EdgeAnswer {
 export interface UnroutedOptions {
   /** Paths whose visitors are browsers (the authorization endpoint's pages): they get HTML. */
   readonly isBrowserPath: (path: string) => boolean;
-  /** The pages (layout and languages) browsers get. */
-  readonly pages: Pages;
+  /** The pages (layout and languages) browsers get; a listener without browser paths (metrics) has none. */
+  readonly pages?: Pages;
 }
 
 export function pathOf(url: string): string {
@@ -35,7 +35,7 @@ export function pathOf(url: string): string {
 
 /** Sends an answer as an HTML page to browser paths, as RFC 6749-shaped JSON to everything else. */
 export function sendEdgeAnswer(request: FastifyRequest, reply: FastifyReply, answer: EdgeAnswer, options: UnroutedOptions): FastifyReply {
-  if (options.isBrowserPath(pathOf(request.url))) {
+  if (options.pages && options.isBrowserPath(pathOf(request.url))) {
     const view = options.pages.viewFor(request.headers['accept-language']);
     // The page's own explanation says "nothing here"; other answers add what they know.
     const description = answer.page === 'not_found' ? undefined : answer.description;
