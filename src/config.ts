@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
@@ -25,6 +26,16 @@ const issuerUrl = z.string().superRefine((value, ctx) => {
   }
   if (url.search !== '' || value.includes('?')) ctx.addIssue({ code: 'custom', message: 'ISSUER must not have a query' });
   if (url.hash !== '' || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'ISSUER must not have a fragment' });
+});
+
+/** `auto` (one per available CPU) or a count; the most a host is expected to use. */
+const MAX_WORKERS = 256;
+const workerCount = z.string().transform((value, ctx) => {
+  if (value === 'auto') return value;
+  const count = /^\d+$/.test(value) ? Number(value) : 0;
+  if (count >= 1 && count <= MAX_WORKERS) return count;
+  ctx.addIssue({ code: 'custom', message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` });
+  return z.NEVER;
 });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -60,6 +71,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: flag('TRUST_PROXY'),
   HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
   SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
+  WORKERS: workerCount.default(1),
   CLIENT_ID_METADATA_DOCUMENTS: flag('CLIENT_ID_METADATA_DOCUMENTS'),
   CLIENT_ID_METADATA_ALLOW_INSECURE: flag('CLIENT_ID_METADATA_ALLOW_INSECURE'),
   CLIENT_ID_METADATA_MIN_TTL: integer('CLIENT_ID_METADATA_MIN_TTL', 0, 86_400).default(60),
@@ -129,6 +141,8 @@ export interface Config extends RegistrationConfig {
   readonly httpRequestTimeout: number;
   /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
   readonly shutdownTimeout: number;
+  /** Server processes sharing PORT (node:cluster); 1 is a single process without a primary. */
+  readonly workers: number;
   readonly clientIdMetadata: ClientIdMetadataConfig;
 }
 
@@ -168,6 +182,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
   if (redisConflicts.length > 0) throw new ConfigError(redisConflicts);
   const registrationConflicts = registrationProblems(e);
   if (registrationConflicts.length > 0) throw new ConfigError(registrationConflicts);
+  const workers = e.WORKERS === 'auto' ? availableParallelism() : e.WORKERS;
+  // Each worker is a process of its own: state kept in memory would be one store per worker.
+  if (workers > 1 && !e.REDIS_URL && !e.REDIS_CLUSTER_NODES && !e.REDIS_SENTINELS) {
+    throw new ConfigError([
+      `WORKERS=${e.WORKERS} (${workers} processes) needs a shared store: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the in-memory store cannot be shared between processes)`,
+    ]);
+  }
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     port: e.PORT,
@@ -200,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     passwordVerifyQueue: e.PASSWORD_VERIFY_QUEUE,
     httpRequestTimeout: e.HTTP_REQUEST_TIMEOUT,
     shutdownTimeout: e.SHUTDOWN_TIMEOUT,
+    workers,
     clientIdMetadata: Object.freeze({
       enabled: e.CLIENT_ID_METADATA_DOCUMENTS,
       allowInsecure: e.CLIENT_ID_METADATA_ALLOW_INSECURE,
