@@ -55,14 +55,14 @@ function parseSettings(argv: string[]): BenchSettings {
     strict: true,
   });
   const quick = values.quick === true;
-  const durationSeconds = positiveInteger('duration', values.duration, quick ? 3 : 10);
+  const durationSeconds = positiveInteger('duration', values.duration, quick ? 2 : 10);
   return {
     quick,
     connections: positiveInteger('connections', values.connections, 32),
     durationSeconds,
     warmupSeconds: WARMUP_SECONDS,
     rounds: positiveInteger('rounds', values.rounds, quick ? 1 : 5),
-    codes: quick ? 3000 : 20_000,
+    codes: quick ? 2000 : 20_000,
     families: quick ? 20 : 100,
     rotations: quick ? 20 : 100,
     signSeconds: Math.min(durationSeconds, MAX_SIGN_SECONDS),
