@@ -195,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
       `WORKERS=${e.WORKERS} (${workers} processes) needs a shared store: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the in-memory store cannot be shared between processes)`,
     ]);
   }
+  if (workers > 1 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError([
+      `METRICS_PORT must differ from PORT with WORKERS=${e.WORKERS}: a scrape of PORT reaches one worker, while the primary serves the sum of all of them on METRICS_PORT`,
+    ]);
+  }
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     port: e.PORT,

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { useUnroutedAnswers } from './http/unrouted.js';
-import type { ServerMetrics } from './metrics/server-metrics.js';
+import type { MetricsSource } from './metrics/server-metrics.js';
 import { metricsRoute } from './routes/metrics.js';
 
 /**
@@ -9,7 +9,7 @@ import { metricsRoute } from './routes/metrics.js';
  * startServer does.
  */
 export async function buildMetricsServer(
-  metrics: ServerMetrics,
+  metrics: MetricsSource,
   options: { readonly logger?: FastifyServerOptions['logger'] } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, return503OnClosing: false });

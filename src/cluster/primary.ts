@@ -24,6 +24,8 @@ export interface PrimaryOptions {
   /** Variables the workers get on top of the primary's environment. */
   readonly workerEnv?: Readonly<Record<string, string>>;
   readonly backoff?: CrashBackoff;
+  /** Runs once every worker has stopped, before the primary exits (the metrics listener closes). */
+  readonly afterStop?: () => Promise<void>;
 }
 
 /** Past SHUTDOWN_TIMEOUT, how long a worker gets to exit before it is killed. */
@@ -112,6 +114,7 @@ export function runPrimary(options: PrimaryOptions, exit: (code: number) => void
     stopping = true;
     for (const timer of replacements) clearTimeout(timer);
     await Promise.all([...workers.keys()].map(retire));
+    await options.afterStop?.();
     log.info({}, 'all workers stopped');
     exit(code);
   };

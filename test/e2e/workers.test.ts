@@ -20,6 +20,7 @@ import { startPrivateRedis } from '../helpers/redis.js';
  */
 
 const SECRET = 'workers-process-secret-0123456789abcdefghijklmnopq';
+const REQUEST_TIMEOUT_MS = 10_000;
 const AUTHORIZATION = `Basic ${Buffer.from(`svc:${SECRET}`).toString('base64')}`;
 
 interface TokenAnswer {
@@ -50,6 +51,7 @@ function tokenOnNewConnection(port: number): Promise<TokenAnswer> {
       },
     );
     req.on('error', reject);
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('no answer in time')));
     req.end('grant_type=client_credentials');
   });
 }
@@ -92,6 +94,7 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
   const svc = { client_id: 'svc', client_secret_hash: hashClientSecret(SECRET), grant_types: ['client_credentials'] };
   await writeFile(clientsFile, JSON.stringify({ clients: [svc] }));
   const port = await freePort();
+  const metricsPort = await freePort();
   const server = await startServerProcess(t, {
     PORT: String(port),
     KEYS_DIR: keysDir,
@@ -100,9 +103,10 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
     WORKERS: '2',
     KEYS_RELOAD_INTERVAL: '0',
     SHUTDOWN_TIMEOUT: '2',
+    METRICS_PORT: String(metricsPort),
   });
   const primary = server.child.pid as number;
-  await waitFor('both workers', server, () => count(server, 'all workers listening') === 1);
+  await waitFor('both workers', server, () => count(server, 'authorization server ready') === 2);
   const workers = workerPids(primary);
   t.equal(workers.length, 2, 'the primary runs two workers');
   t.same(pidsLogging(server, 'authorization server ready').sort(), workers, 'each worker runs the whole server');
@@ -121,6 +125,11 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
     'tokens from either worker carry the new kid',
   );
   t.not(first.kid, added?.key.kid);
+
+  // METRICS_PORT is served by the primary: the sum over both workers of the 9 tokens issued.
+  const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+  t.equal(scrape.status, 200);
+  t.match(await scrape.text(), /\noauth2_tokens_issued_total\{grant_type="client_credentials",client_id="svc"\} 9\n/);
 
   // A worker that dies is replaced, and the new one serves.
   process.kill(workers[0] as number, 'SIGKILL');

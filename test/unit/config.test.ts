@@ -236,6 +236,10 @@ t.test('loadConfig: WORKERS', async (t) => {
     ],
     'the in-memory store is refused with more than one worker',
   );
+  t.same(problemsOf({ ...REDIS, WORKERS: '2', PORT: '9000', METRICS_PORT: '9000' }), [
+    'METRICS_PORT must differ from PORT with WORKERS=2: a scrape of PORT reaches one worker, while the primary serves the sum of all of them on METRICS_PORT',
+  ]);
+  t.equal(loadConfig({ ...REDIS, WORKERS: '2', METRICS_PORT: '9100' }).metricsPort, 9100, 'a port of its own is fine');
 });
 
 t.test('loadConfig: Redis topologies', async (t) => {
