@@ -8,6 +8,8 @@ import { CODE_VERIFIER, createFixtures, type Fixtures, REDIRECT_URI, SCOPE } fro
 import { type BenchClient, clientCredentialsLoad, codeRedemptionLoad, FORM_HEADERS, refreshRotationLoad } from './grant-loads.js';
 import { measuringHostLoad } from './host.js';
 import { type LoadResult, measureGrantLoad, measureLoad } from './load.js';
+import { measureMetricsCost } from './metrics-cost.js';
+import { measureOursMetered } from './metrics-phase.js';
 import { mintOurCodes, mintPeerCodes } from './minting.js';
 import { type BenchReport, printReport } from './report.js';
 import { startBare, startOurs, startPeer } from './servers.js';
@@ -19,7 +21,8 @@ import { measureSigningRate } from './sign.js';
  * 1/(1/a + 1/b); and (b) node-oidc-provider in its own process, in the same run, on
  * client_credentials, code redemption and refresh rotation (Redis for both), in A/B
  * rounds that alternate which server goes first; medians are reported. Also: one against
- * two workers (WORKERS=2), and Redis bytes per refresh family.
+ * two workers (WORKERS=2), Redis bytes per refresh family, and (d) the cost of metrics:
+ * client_credentials with METRICS_PORT unset and set, alternating.
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
@@ -205,12 +208,14 @@ async function main(): Promise<void> {
     });
     process.stdout.write('(b) ES256 signing...\n');
     const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
+    process.stdout.write('(d) metrics off and on (METRICS_PORT), one process, in-memory store...\n');
+    const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOursMetered(settings, fixtures, metrics)));
 
     const redis = await startPrivateRedis(cleanup);
     const admin = new Redis(redis.url);
     cleanups.push(() => admin.quit());
-    const ours = await startOurs(cleanup, fixtures, redis.url, 1);
-    const oursTwo = await startOurs(cleanup, fixtures, redis.url, 2);
+    const ours = await startOurs(cleanup, fixtures, { redisUrl: redis.url });
+    const oursTwo = await startOurs(cleanup, fixtures, { redisUrl: redis.url, workers: 2 });
     const peer = await startPeer(cleanup, fixtures, redis.url);
     const contenders: Contender[] = [
       { name: 'ours', client: clientOf(ours, '/oauth2/token', fixtures), mint: (n) => mintOurCodes(redis.url, n) },
@@ -245,7 +250,7 @@ async function main(): Promise<void> {
         settings.rotations,
       ),
     };
-    const report: BenchReport = { settings, machine, bare, signing, samples, rounds: rounds.host, memory };
+    const report: BenchReport = { settings, machine, bare, signing, metricsCost, samples, rounds: rounds.host, memory };
     const failures = printReport(report);
     if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
   } finally {

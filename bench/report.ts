@@ -3,6 +3,7 @@ import type { BenchSettings } from './bench.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
 import type { LoadResult } from './load.js';
+import { describeCpu, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
 
@@ -14,6 +15,7 @@ export interface BenchReport {
   readonly machine: string;
   readonly bare: WithHostLoad<LoadResult>;
   readonly signing: WithHostLoad<number>;
+  readonly metricsCost: WithHostLoad<MetricsCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
   readonly rounds: HostLoad | undefined;
@@ -74,6 +76,9 @@ export function printReport(report: BenchReport): string[] {
     `(a) bare Fastify, same form parsing: ${whole(bare.value.requestsPerSecond)} req/s [${hostNote(bare.host)}]`,
     `(b) ES256 signing, one core, tight loop: ${whole(signing.value)} signs/s [${hostNote(signing.host)}]`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
+    `(d) metrics off and METRICS_PORT set, alternating twice each [${hostNote(report.metricsCost.host)}]: ` +
+      `off ${whole(report.metricsCost.value.off)} req/s, on ${whole(report.metricsCost.value.on)} req/s, ` +
+      `on/off = ${(report.metricsCost.value.on / report.metricsCost.value.off).toFixed(3)}; ${describeCpu(report.metricsCost.value.cpuPerRequest)}`,
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
@@ -124,5 +129,9 @@ export function printReport(report: BenchReport): string[] {
   lines.push('', `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   const ourResults = Object.entries(samples).filter((entry) => !isPeer(entry));
-  return [...failuresOf('bare server', [bare.value]), ...ourResults.flatMap(([name, results]) => failuresOf(name, results))];
+  return [
+    ...failuresOf('bare server', [bare.value]),
+    ...failuresOf('metrics phase', report.metricsCost.value.results),
+    ...ourResults.flatMap(([name, results]) => failuresOf(name, results)),
+  ];
 }

@@ -16,16 +16,25 @@ export function startBare(cleanup: Teardown): Promise<ServerProcess> {
   return freePort().then((port) => startServerProcess(cleanup, { PORT: String(port) }, { script: BARE_SERVER_SCRIPT }));
 }
 
-export async function startOurs(cleanup: Teardown, fixtures: Fixtures, redisUrl: string, workers: number): Promise<ServerProcess> {
+export interface OurServerOptions {
+  /** Undefined: the in-memory store. */
+  readonly redisUrl?: string;
+  readonly workers?: number;
+  readonly metricsPort?: string;
+}
+
+export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: OurServerOptions = {}): Promise<ServerProcess> {
+  const workers = options.workers ?? 1;
   const env = {
     PORT: String(await freePort()),
     KEYS_DIR: fixtures.keysDir,
     CLIENTS_FILE: fixtures.clientsFile,
     RESOURCES_FILE: fixtures.resourcesFile,
     ACCESS_TOKEN_AUDIENCE: RESOURCE,
-    REDIS_URL: redisUrl,
     WORKERS: String(workers),
     LOG_LEVEL,
+    ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+    ...(options.metricsPort ? { METRICS_PORT: options.metricsPort } : {}),
   };
   const server = await startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   if (workers > 1) await new Promise((resolve) => setTimeout(resolve, WORKERS_SETTLE_MS));

@@ -19,6 +19,7 @@ import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js'
 import type { Keystore } from './keys/keystore.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import { offeredScope } from './oauth/resource.js';
+import { Pages } from './pages/view.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -131,7 +132,8 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
   const oauth2 = `${pathPrefix}/oauth2`;
   const authorizePath = `${oauth2}/authorize`;
-  const edges = { isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`) };
+  const pages = new Pages(config.brand);
+  const edges = { isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`), pages };
   const requestTimeoutMs = config.httpRequestTimeout * 1000;
 
   const app: FastifyInstance = Fastify({
@@ -243,7 +245,9 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     issuer: config.issuer,
     paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },
     clients: directory,
+    reviewedClients: clients,
     resources,
+    pages,
     signIn,
     signer: deps.signer,
     session: new BrowserSession(
