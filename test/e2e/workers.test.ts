@@ -86,6 +86,9 @@ async function waitFor(what: string, server: ServerProcess, done: () => boolean,
 const pidsLogging = (server: ServerProcess, message: string) =>
   [...server.output().matchAll(new RegExp(`"pid":(\\d+)[^\\n]*"msg":"${message}"`, 'g'))].map((m) => Number(m[1]));
 
+// Processes start slowly on a busy host: this file gets more than the default 120 s.
+t.setTimeout(240_000);
+
 t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the primary', async (t) => {
   const redis = await startPrivateRedis(t);
   const dir = await tempDir(t);
@@ -106,7 +109,7 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
     METRICS_PORT: String(metricsPort),
   });
   const primary = server.child.pid as number;
-  await waitFor('both workers', server, () => count(server, 'authorization server ready') === 2);
+  await waitFor('both workers', server, () => count(server, 'authorization server ready') === 2, 30_000);
   const workers = workerPids(primary);
   t.equal(workers.length, 2, 'the primary runs two workers');
   t.same(pidsLogging(server, 'authorization server ready').sort(), workers, 'each worker runs the whole server');
@@ -133,7 +136,7 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
 
   // A worker that dies is replaced, and the new one serves.
   process.kill(workers[0] as number, 'SIGKILL');
-  await waitFor('a replacement', server, () => count(server, 'worker listening') === 3);
+  await waitFor('a replacement', server, () => count(server, 'worker listening') === 3, 30_000);
   const replaced = workerPids(primary);
   t.equal(replaced.length, 2, 'two workers again');
   t.notOk(replaced.includes(workers[0] as number), 'the killed worker is gone');
@@ -158,9 +161,13 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
   };
   const clients = Array.from({ length: 2 }, client);
   server.child.kill('SIGUSR2');
-  await waitFor('the graceful restart', server, () => count(server, 'graceful restart done') === 1);
-  load = false;
-  await Promise.all(clients);
+  try {
+    // Two workers start one after the other: seconds each on a busy CI host.
+    await waitFor('the graceful restart', server, () => count(server, 'graceful restart done') === 1, 90_000);
+  } finally {
+    load = false;
+    await Promise.all(clients);
+  }
   const restarted = workerPids(primary);
   t.equal(restarted.length, 2);
   t.same(
