@@ -57,3 +57,43 @@ export async function measureLoad(target: LoadTarget, settings: LoadSettings, af
   afterWarmUp?.();
   return summarize(await post(target, settings.connections, settings.durationSeconds));
 }
+
+/** One request of a grant's load: its form body, made when the request is sent. */
+export interface GrantLoad {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** The next body; undefined when there is nothing left to send (only with an `amount`). */
+  nextBody(): string | undefined;
+  /** Sees every response before the next request is made (a refresh takes its successor from it). */
+  onResponse?(status: number, body: string): void;
+}
+
+/**
+ * Load whose bodies change per request (codes, refresh tokens): `amount` requests, or
+ * `durationSeconds` when no amount is given. The rate is measured on the wall clock.
+ */
+export async function measureGrantLoad(
+  load: GrantLoad,
+  options: { readonly connections: number; readonly amount?: number; readonly durationSeconds?: number },
+): Promise<LoadResult> {
+  const started = performance.now();
+  const result = await autocannon({
+    url: load.url,
+    connections: options.connections,
+    ...(options.amount === undefined ? { duration: options.durationSeconds ?? 1 } : { amount: options.amount }),
+    requests: [
+      {
+        method: 'POST',
+        headers: load.headers,
+        setupRequest: (request) => {
+          const body = load.nextBody();
+          // A falsy request ends this connection's pipeline: nothing is left to send.
+          return (body === undefined ? undefined : { ...request, body }) as unknown as autocannon.Request;
+        },
+        ...(load.onResponse ? { onResponse: (status: number, body: string) => load.onResponse?.(status, body) } : {}),
+      },
+    ],
+  });
+  const seconds = (performance.now() - started) / 1000;
+  return { ...summarize(result), requestsPerSecond: result.requests.total / seconds };
+}

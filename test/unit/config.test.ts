@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -46,6 +47,7 @@ t.test('loadConfig', async (t) => {
       passwordVerifyQueue: 8,
       httpRequestTimeout: 30,
       shutdownTimeout: 10,
+      workers: 1,
       clientIdMetadata: { enabled: false, allowInsecure: false, minTtl: 60, maxTtl: 86_400, timeoutMs: 5000, maxBytes: 5120 },
       dynamicClientRegistration: 'off',
       registrationInitialAccessTokens: [],
@@ -254,6 +256,28 @@ t.test('loadConfig', async (t) => {
     ]);
     t.notMatch(problems.join('\n'), pasted, 'a token pasted instead of its digest is never echoed');
   });
+});
+
+t.test('loadConfig: WORKERS', async (t) => {
+  const REDIS = { REDIS_URL: 'redis://cache:6379' };
+  t.equal(loadConfig({ ...REDIS, WORKERS: '2' }).workers, 2, 'a count');
+  t.equal(loadConfig({ ...REDIS, WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU');
+  t.equal(loadConfig({ WORKERS: '1' }).workers, 1, 'one process needs no shared store');
+  t.equal(loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7000', WORKERS: '3' }).workers, 3, 'any Redis topology is shared');
+  for (const value of ['0', '257', 'all', '-1', '1.5']) {
+    t.same(problemsOf({ ...REDIS, WORKERS: value }), ['WORKERS must be auto or a whole number from 1 to 256'], `WORKERS=${value}`);
+  }
+  t.same(
+    problemsOf({ WORKERS: '2' }),
+    [
+      'WORKERS=2 (2 processes) needs a shared store: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the in-memory store cannot be shared between processes)',
+    ],
+    'the in-memory store is refused with more than one worker',
+  );
+  t.same(problemsOf({ ...REDIS, WORKERS: '2', PORT: '9000', METRICS_PORT: '9000' }), [
+    'METRICS_PORT must differ from PORT with WORKERS=2: a scrape of PORT reaches one worker, while the primary serves the sum of all of them on METRICS_PORT',
+  ]);
+  t.equal(loadConfig({ ...REDIS, WORKERS: '2', METRICS_PORT: '9100' }).metricsPort, 9100, 'a port of its own is fine');
 });
 
 t.test('loadConfig: Redis topologies', async (t) => {
