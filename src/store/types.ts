@@ -135,6 +135,20 @@ export interface AccessTokenDenylist {
   isAccessTokenDenylisted(jti: string): Promise<boolean>;
 }
 
+/**
+ * DPoP proofs seen (RFC 9449 §11.1): "the server MUST ensure that the same DPoP proof is
+ * not used more than once". A `jti` is scoped by the thumbprint of the key that signed
+ * the proof, so two clients can never collide on one.
+ */
+export interface DpopProofReplayCache {
+  /**
+   * In one atomic step (Redis `SET NX PX`): resolves true the first time a proof is seen,
+   * recording it for `ttlSeconds`; false for a replay. Of any number of concurrent calls
+   * with one proof, exactly one resolves true.
+   */
+  rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean>;
+}
+
 export type AttemptReservation =
   | { readonly reserved: true }
   /** `limit` attempts are already counted: refused until the window closes. */
@@ -209,6 +223,7 @@ export interface Store
     GrantRevocation,
     RefreshTokenStore,
     AccessTokenDenylist,
+    DpopProofReplayCache,
     AttemptCounter,
     StoreLifecycle {
   readonly kind: 'memory' | 'redis';
