@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
 import { REGISTRATION_FIELDS, type RegistrationConfig, registrationConfig, registrationProblems } from './registration-config.js';
@@ -67,6 +68,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
   ...REGISTRATION_FIELDS,
+  ...DPOP_FIELDS,
 });
 
 /** Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): clients whose client_id is an https URL. */
@@ -83,7 +85,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends RegistrationConfig {
+export interface Config extends RegistrationConfig, DpopConfig {
   readonly port: number;
   readonly host: string;
   /** Issuer identifier without a trailing slash; endpoints hang below it. */
@@ -209,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
       maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
     }),
     ...registrationConfig(e),
+    ...dpopConfig(e),
   });
 }
 

@@ -9,10 +9,16 @@ import { type Grant, targetRequest, tokenResponse } from './types.js';
 export function clientCredentialsGrant(deps: { readonly accessTokens: AccessTokens; readonly resources: ResourceLookup }): Grant {
   return {
     grantType: 'client_credentials',
-    async handle({ client, params }) {
+    async handle({ client, params, dpop }) {
       // No user consents here: the client's registered scope is the limit.
       const { resources, scope } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
-      const issued = await deps.accessTokens.issue({ subject: client.clientId, clientId: client.clientId, scope, resources });
+      const issued = await deps.accessTokens.issue({
+        subject: client.clientId,
+        clientId: client.clientId,
+        scope,
+        resources,
+        jkt: dpop?.jkt,
+      });
       return tokenResponse(issued, scope);
     },
   };

@@ -32,6 +32,8 @@ export interface AuthorizationCodeRecord {
   /** Seconds since the epoch when the user authenticated. */
   readonly authTime: number;
   readonly codeChallenge: string | undefined;
+  /** RFC 9449 §10: the `dpop_jkt` of the authorization request; the token request must prove that key. */
+  readonly dpopJkt?: string;
 }
 
 export type ConsumeOutcome<R> =
@@ -61,6 +63,8 @@ export interface RefreshFamilyRecord {
   /** The resources of the whole grant, as in AuthorizationCodeRecord. */
   readonly resources?: readonly string[];
   readonly authTime: number;
+  /** A public client's family is bound to the DPoP key of its first proof (RFC 9449 §5): its thumbprint. */
+  readonly jkt?: string;
 }
 
 export interface RefreshLifetimes {
