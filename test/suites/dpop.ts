@@ -9,7 +9,7 @@ import { basic, buildTestServer, FORM_HEADERS, ISSUER, NO_STORE_JSON } from '../
 import type { OpenStore } from '../helpers/stores.js';
 
 export const TOKEN_ENDPOINT = `${ISSUER}/oauth2/token`;
-const NATIVE_REDIRECT = 'https://native.example.com/cb';
+export const NATIVE_REDIRECT = 'https://native.example.com/cb';
 
 const CLIENTS = [
   ...AUTHORIZE_CLIENTS,
