@@ -11,12 +11,15 @@ import { type ServerProcess, startServerProcess, type Teardown } from '../test/h
 import { type HostLoad, measuringHostLoad, type WithHostLoad } from './host.js';
 import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
 import { measureSigningRate } from './sign.js';
+import { pregeneratedProofs } from './dpop-proofs.js';
 
 /**
  * Token endpoint throughput against what it could be: (a) bare Fastify parsing the same
  * form, (b) the raw ES256 signing rate of one core (the server's own signing function),
  * (c) our server. A request costs at least one of each, so 1/(1/a + 1/b) is what one
- * core could serve if nothing else cost time.
+ * core could serve if nothing else cost time. (d) the same server, same client, each
+ * request with a fresh DPoP proof (RFC 9449): one more signature verification and one
+ * replay-cache write per request; d/c is the cost of sender-constrained tokens.
  * Usage: npm run bench -- [--connections 32] [--duration 10] [--quick]
  */
 
@@ -124,7 +127,13 @@ async function expectToken(target: LoadTarget): Promise<void> {
   }
 }
 
-async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise<LoadResult> {
+interface OurPhases {
+  readonly plain: WithHostLoad<LoadResult>;
+  readonly dpop: WithHostLoad<LoadResult>;
+}
+
+/** One server process: (c) plain client_credentials, then (d) the same with a DPoP proof each. */
+async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise<OurPhases> {
   const env = { PORT: String(await freePort()), KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL };
   const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   return withServer(start, async (ours) => {
@@ -134,8 +143,27 @@ async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise
       body: FORM_BODY,
     };
     await expectToken(target);
-    return measureLoad(target, settings);
+    const plain = await measuringHostLoad(() => measureLoad(target, settings));
+    // Enough proofs for the warm-up and the measured run at half again the plain rate; a
+    // replayed proof would be refused and fail the bench.
+    const needed = Math.ceil(plain.value.requestsPerSecond * (settings.warmupSeconds + settings.durationSeconds) * 1.5) + 1000;
+    process.stdout.write(`(d) our server with DPoP: signing ${needed} proofs first...\n`);
+    // htu is the token endpoint under the issuer (http://localhost:<PORT> by default), whatever address we connect to.
+    const proofs = pregeneratedProofs(needed, `http://localhost:${env.PORT}/oauth2/token`);
+    let next = 0;
+    const dpopTarget = { ...target, headersPerRequest: () => ({ dpop: proofs[next++ % proofs.length] as string }) };
+    await expectDpopToken(dpopTarget);
+    const dpop = await measuringHostLoad(() => measureLoad(dpopTarget, settings));
+    return { plain, dpop };
   });
+}
+
+/** One DPoP request first: the token must come back bound (token_type DPoP). */
+async function expectDpopToken(target: LoadTarget): Promise<void> {
+  const response = await postForm(target.url, { ...target.headers, ...target.headersPerRequest?.() });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('"token_type":"DPoP"'))
+    throw new Error(`DPoP token request answered ${response.status}: ${text}`);
 }
 
 const whole = (n: number) => Math.round(n).toString();
@@ -158,17 +186,20 @@ interface Phases {
   readonly bare: WithHostLoad<LoadResult>;
   readonly signing: WithHostLoad<number>;
   readonly ours: WithHostLoad<LoadResult>;
+  readonly dpop: WithHostLoad<LoadResult>;
 }
 
 const boundOf = (bareRate: number, signRate: number) => 1 / (1 / bareRate + 1 / signRate);
 
-function report(settings: BenchSettings, { bare, signing, ours }: Phases): void {
+function report(settings: BenchSettings, { bare, signing, ours, dpop }: Phases): void {
   const a = bare.value.requestsPerSecond;
   const b = signing.value;
   const rate = ours.value.requestsPerSecond;
   const bound = boundOf(a, b);
   const ratio = rate / bound;
-  const othersShare = Math.max(...[bare, signing, ours].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
+  const dpopRate = dpop.value.requestsPerSecond;
+  const dpopRatio = dpopRate / rate;
+  const othersShare = Math.max(...[bare, signing, ours, dpop].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
   const lines = [
     '',
     `(a) bare Fastify POST ${BARE_ROUTE} (same form parsing, constant JSON, logger off)${hostNote(bare.host)}`,
@@ -177,15 +208,18 @@ function report(settings: BenchSettings, { bare, signing, ours }: Phases): void 
     `      ${whole(b)} signs/s`,
     `(c) our server POST /oauth2/token (client_credentials, Basic auth, LOG_LEVEL=${LOG_LEVEL}, in-memory store)${hostNote(ours.host)}`,
     `      ${describeLoad(ours.value)}`,
+    `(d) the same server and client, each request with a fresh ES256 DPoP proof (signed before the phase)${hostNote(dpop.host)}`,
+    `      ${describeLoad(dpop.value)}`,
     '',
     `ours  = ${whole(rate)} req/s`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
     `ratio = ours/bound = ${ratio.toFixed(2)}`,
+    `dpop  = ${whole(dpopRate)} req/s, dpop/ours = ${dpopRatio.toFixed(2)}`,
     ...(othersShare > NOISY_HOST_PERCENT
       ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`]
       : []),
     '',
-    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)}`,
+    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} dpop=${whole(dpopRate)} req/s dpop/ours=${dpopRatio.toFixed(2)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -211,9 +245,13 @@ async function main(): Promise<void> {
   process.stdout.write('(b) ES256 signing...\n');
   const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
   process.stdout.write(`(c) our server (LOG_LEVEL=${LOG_LEVEL})...\n`);
-  const ours = await measuringHostLoad(() => measureOurs(settings, fixtures));
-  report(settings, { bare, signing, ours });
-  const failures = [...loadFailures('bare server', bare.value), ...loadFailures('our server', ours.value)];
+  const { plain: ours, dpop } = await measureOurs(settings, fixtures);
+  report(settings, { bare, signing, ours, dpop });
+  const failures = [
+    ...loadFailures('bare server', bare.value),
+    ...loadFailures('our server', ours.value),
+    ...loadFailures('our server with DPoP', dpop.value),
+  ];
   if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
 }
 
