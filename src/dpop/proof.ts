@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import type { ProofKeyCache } from './key-cache.js';
 import { normalizedHtu } from './htu.js';
 
 /**
@@ -63,6 +64,8 @@ export interface DpopProofOptions {
    * accept. A proof without one, or with a stale one, is `use_dpop_nonce` (§8).
    */
   readonly acceptNonce?: (nonce: string) => boolean;
+  /** Where imported proof keys are kept between requests (a client reuses its key); none: imported every time. */
+  readonly keyCache?: ProofKeyCache;
 }
 
 export interface VerifiedDpopProof {
@@ -136,10 +139,16 @@ export async function verifyDpopProof(proof: string, request: DpopRequest, optio
     throw invalid('the DPoP proof alg is not accepted');
   }
   const jwk = publicJwk(header.jwk);
+  let jkt: string;
+  try {
+    jkt = await calculateJwkThumbprint(jwk, 'sha256');
+  } catch {
+    throw invalid('the jwk header is not a public key of a known type');
+  }
 
   let signed: Uint8Array;
   try {
-    const key = await importJWK(jwk, alg);
+    const key = options.keyCache ? await options.keyCache.publicKey(jkt, alg, jwk) : await importJWK(jwk, alg);
     // §4.3 check 6: "the JWT signature verifies with the public key contained in the jwk JOSE Header Parameter".
     ({ payload: signed } = await compactVerify(proof, key, { algorithms: [alg] }));
   } catch {
@@ -179,7 +188,7 @@ export async function verifyDpopProof(proof: string, request: DpopRequest, optio
       throw new DpopProofError('use_dpop_nonce', 'the authorization server requires a DPoP nonce: use the one in the DPoP-Nonce header');
     }
   }
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti, iat, alg };
+  return { jkt, jti, iat, alg };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidDpopProof, UseDpopNonce } from '../errors.js';
 import type { DpopProofReplayCache } from '../store/types.js';
+import { ProofKeyCache } from './key-cache.js';
 import type { DpopNonces } from './nonce.js';
 import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from './proof.js';
 
@@ -24,6 +25,8 @@ export interface TokenEndpointProofSettings {
  * instance that shares the store.
  */
 export class TokenEndpointProofs {
+  private readonly keyCache = new ProofKeyCache();
+
   constructor(
     private readonly replays: DpopProofReplayCache,
     private readonly nonces: DpopNonces,
@@ -47,6 +50,7 @@ export class TokenEndpointProofs {
           algorithms: this.settings.algorithms,
           windowSeconds: this.settings.windowSeconds,
           now,
+          keyCache: this.keyCache,
           ...(this.settings.requireNonce ? { acceptNonce: (nonce: string) => this.nonces.accepts(nonce, now) } : {}),
         },
       );

@@ -1,3 +1,4 @@
+import type { ProofKeyCache } from '../dpop/key-cache.js';
 import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from '../dpop/proof.js';
 import type { VerificationErrorCode } from './errors.js';
 import type { DpopReplayCache } from './replay-cache.js';
@@ -15,6 +16,7 @@ export interface ProofSettings {
   readonly algorithms: readonly string[];
   readonly windowSeconds: number;
   readonly replayCache: DpopReplayCache;
+  readonly keyCache: ProofKeyCache;
   /** Seconds since the epoch. */
   readonly now: number;
 }
@@ -46,7 +48,13 @@ export async function proofBinding(
       proof,
       { method: presentation.method, url: presentation.url },
       // §4.3 check 12: "ensure that the value of the ath claim equals the hash of that access token".
-      { algorithms: settings.algorithms, windowSeconds: settings.windowSeconds, now: settings.now, accessToken: token },
+      {
+        algorithms: settings.algorithms,
+        windowSeconds: settings.windowSeconds,
+        now: settings.now,
+        accessToken: token,
+        keyCache: settings.keyCache,
+      },
     );
     // §4.3 check 12: "confirm that the public key to which the access token is bound matches the public key from the DPoP proof".
     if (verified.jkt !== boundTo)

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
+import { ProofKeyCache } from '../dpop/key-cache.js';
 import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/proof.js';
 import { bearerChallenge, dpopChallenge } from './challenge.js';
 import { type DpopPresentation, proofBinding } from './dpop.js';
@@ -124,6 +125,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     algorithms: options.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS,
     windowSeconds: options.dpop?.proofWindowSeconds ?? 60,
     replayCache: options.dpop?.replayCache ?? memoryReplayCache({ clock }),
+    keyCache: new ProofKeyCache(),
   };
   const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/.well-known/jwks.json`), {
     cacheMaxAge: (options.jwksCacheSeconds ?? 300) * 1000,

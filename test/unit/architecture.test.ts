@@ -71,7 +71,7 @@ t.test('the import scanner sees every form of import', async (t) => {
 });
 
 /** The DPoP proof validation the token endpoint and the verifier share (RFC 9449 §4.3). */
-const SHARED_DPOP_MODULES = ['src/dpop/proof.js', 'src/dpop/htu.js'];
+const SHARED_DPOP_MODULES = ['src/dpop/proof.js', 'src/dpop/htu.js', 'src/dpop/key-cache.js'];
 
 t.test('the verifier package loads only jose and its own files (no server code)', async (t) => {
   const allowed = (imported: string) =>

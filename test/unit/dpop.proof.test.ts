@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import t, { type Test } from 'tap';
 import { normalizedHtu } from '../../src/dpop/htu.js';
+import { ProofKeyCache } from '../../src/dpop/key-cache.js';
 import { DpopNonces } from '../../src/dpop/nonce.js';
 import {
   DEFAULT_DPOP_ALGORITHMS,
@@ -232,4 +233,32 @@ t.test('htu normalization (RFC 3986 §6.2.2, §6.2.3) and the replay window', as
   t.equal(normalizedHtu('urn:x:y'), undefined);
   t.equal(replayWindowSeconds(60), 121, 'a proof with iat at now+60 is acceptable until now+120');
   t.equal(replayWindowSeconds(-5), 1, 'never negative');
+});
+
+t.test('imported proof keys are cached by thumbprint, bounded, and never let a wrong signature through', async (t) => {
+  const cache = new ProofKeyCache(1);
+  const withCache = { ...OPTIONS, keyCache: cache };
+  const key = await dpopKey();
+  const other = await dpopKey();
+  t.match(await verifyDpopProof(await dpopProof(key, { htu: HTU, iat: NOW }), REQUEST, withCache), { jkt: key.jkt });
+  t.match(await verifyDpopProof(await dpopProof(key, { htu: HTU, iat: NOW }), REQUEST, withCache), { jkt: key.jkt }, 'from the cache');
+  const forged = await dpopProof(other, { htu: HTU, iat: NOW }, { jwk: key.publicJwk });
+  await refusal(
+    t,
+    verifyDpopProof(forged, REQUEST, withCache),
+    'invalid_dpop_proof',
+    'the DPoP proof signature does not verify with its jwk',
+  );
+  t.match(
+    await verifyDpopProof(await dpopProof(other, { htu: HTU, iat: NOW }), REQUEST, withCache),
+    { jkt: other.jkt },
+    'evicts the older key',
+  );
+  t.match(await verifyDpopProof(await dpopProof(key, { htu: HTU, iat: NOW }), REQUEST, withCache), { jkt: key.jkt }, 'imported again');
+  await refusal(
+    t,
+    verifyDpopProof(await dpopProof(key, { htu: HTU, iat: NOW }, { jwk: { kty: 'EC', crv: 'P-256' } }), REQUEST, withCache),
+    'invalid_dpop_proof',
+    'the jwk header is not a public key of a known type',
+  );
 });
