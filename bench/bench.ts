@@ -10,16 +10,18 @@ import { freePort } from '../test/helpers/ports.js';
 import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
 import { type HostLoad, measuringHostLoad, type WithHostLoad } from './host.js';
 import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
+import { cpuSecondsOf, describeCpu, expectCounted, type MeteredLoad, measureMetricsCost, type MetricsCost } from './metrics-cost.js';
+import { type DpopCost, measureWithAndWithoutDpop } from './dpop-cost.js';
 import { measureSigningRate } from './sign.js';
-import { pregeneratedProofs } from './dpop-proofs.js';
 
 /**
  * Token endpoint throughput against what it could be: (a) bare Fastify parsing the same
  * form, (b) the raw ES256 signing rate of one core (the server's own signing function),
  * (c) our server. A request costs at least one of each, so 1/(1/a + 1/b) is what one
- * core could serve if nothing else cost time. (d) the same server, same client, each
- * request with a fresh DPoP proof (RFC 9449): one more signature verification and one
- * replay-cache write per request; d/c is the cost of sender-constrained tokens.
+ * core could serve if nothing else cost time. Then (d) the cost of metrics: (c) again
+ * with METRICS_PORT set, interleaved with runs without, in the same run. And (e) the cost
+ * of DPoP (RFC 9449): one server, (c) again, then the same client with a fresh DPoP proof
+ * in each request (one more signature verification and one replay-cache write); e/c.
  * Usage: npm run bench -- [--connections 32] [--duration 10] [--quick]
  */
 
@@ -127,13 +129,34 @@ async function expectToken(target: LoadTarget): Promise<void> {
   }
 }
 
-interface OurPhases {
-  readonly plain: WithHostLoad<LoadResult>;
-  readonly dpop: WithHostLoad<LoadResult>;
+async function measureOurs(settings: BenchSettings, fixtures: Fixtures, options: { metrics?: boolean } = {}): Promise<MeteredLoad> {
+  const metricsPort = options.metrics ? String(await freePort()) : undefined;
+  const env = {
+    PORT: String(await freePort()),
+    KEYS_DIR: fixtures.keysDir,
+    CLIENTS_FILE: fixtures.clientsFile,
+    LOG_LEVEL,
+    ...(metricsPort ? { METRICS_PORT: metricsPort } : {}),
+  };
+  const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
+  return withServer(start, async (ours) => {
+    const target = {
+      url: `${ours.baseUrl}/oauth2/token`,
+      headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth },
+      body: FORM_BODY,
+    };
+    await expectToken(target);
+    let cpuBefore: number | undefined;
+    const result = await measureLoad(target, settings, () => (cpuBefore = cpuSecondsOf(ours.child.pid)));
+    const cpuAfter = cpuSecondsOf(ours.child.pid);
+    if (metricsPort) await expectCounted(metricsPort, result.completed);
+    const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    return { ...result, serverCpuSeconds };
+  });
 }
 
-/** One server process: (c) plain client_credentials, then (d) the same with a DPoP proof each. */
-async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise<OurPhases> {
+/** (e) One server process: plain client_credentials, then the same with a DPoP proof each. */
+async function measureDpopCost(settings: BenchSettings, fixtures: Fixtures): Promise<DpopCost> {
   const env = { PORT: String(await freePort()), KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL };
   const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   return withServer(start, async (ours) => {
@@ -143,27 +166,9 @@ async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise
       body: FORM_BODY,
     };
     await expectToken(target);
-    const plain = await measuringHostLoad(() => measureLoad(target, settings));
-    // Enough proofs for the warm-up and the measured run at half again the plain rate; a
-    // replayed proof would be refused and fail the bench.
-    const needed = Math.ceil(plain.value.requestsPerSecond * (settings.warmupSeconds + settings.durationSeconds) * 1.5) + 1000;
-    process.stdout.write(`(d) our server with DPoP: signing ${needed} proofs first...\n`);
     // htu is the token endpoint under the issuer (http://localhost:<PORT> by default), whatever address we connect to.
-    const proofs = pregeneratedProofs(needed, `http://localhost:${env.PORT}/oauth2/token`);
-    let next = 0;
-    const dpopTarget = { ...target, headersPerRequest: () => ({ dpop: proofs[next++ % proofs.length] as string }) };
-    await expectDpopToken(dpopTarget);
-    const dpop = await measuringHostLoad(() => measureLoad(dpopTarget, settings));
-    return { plain, dpop };
+    return measureWithAndWithoutDpop(target, `http://localhost:${env.PORT}/oauth2/token`, settings);
   });
-}
-
-/** One DPoP request first: the token must come back bound (token_type DPoP). */
-async function expectDpopToken(target: LoadTarget): Promise<void> {
-  const response = await postForm(target.url, { ...target.headers, ...target.headersPerRequest?.() });
-  const text = await response.text();
-  if (response.status !== 200 || !text.includes('"token_type":"DPoP"'))
-    throw new Error(`DPoP token request answered ${response.status}: ${text}`);
 }
 
 const whole = (n: number) => Math.round(n).toString();
@@ -186,20 +191,23 @@ interface Phases {
   readonly bare: WithHostLoad<LoadResult>;
   readonly signing: WithHostLoad<number>;
   readonly ours: WithHostLoad<LoadResult>;
-  readonly dpop: WithHostLoad<LoadResult>;
+  readonly metricsCost: WithHostLoad<MetricsCost>;
+  readonly dpopCost: WithHostLoad<DpopCost>;
 }
 
 const boundOf = (bareRate: number, signRate: number) => 1 / (1 / bareRate + 1 / signRate);
 
-function report(settings: BenchSettings, { bare, signing, ours, dpop }: Phases): void {
+function report(settings: BenchSettings, { bare, signing, ours, metricsCost, dpopCost }: Phases): void {
   const a = bare.value.requestsPerSecond;
   const b = signing.value;
   const rate = ours.value.requestsPerSecond;
   const bound = boundOf(a, b);
   const ratio = rate / bound;
-  const dpopRate = dpop.value.requestsPerSecond;
-  const dpopRatio = dpopRate / rate;
-  const othersShare = Math.max(...[bare, signing, ours, dpop].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
+  const metricsRatio = metricsCost.value.on / metricsCost.value.off;
+  const dpopRatio = dpopCost.value.dpop.requestsPerSecond / dpopCost.value.plain.requestsPerSecond;
+  const othersShare = Math.max(
+    ...[bare, signing, ours, metricsCost, dpopCost].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)),
+  );
   const lines = [
     '',
     `(a) bare Fastify POST ${BARE_ROUTE} (same form parsing, constant JSON, logger off)${hostNote(bare.host)}`,
@@ -208,18 +216,25 @@ function report(settings: BenchSettings, { bare, signing, ours, dpop }: Phases):
     `      ${whole(b)} signs/s`,
     `(c) our server POST /oauth2/token (client_credentials, Basic auth, LOG_LEVEL=${LOG_LEVEL}, in-memory store)${hostNote(ours.host)}`,
     `      ${describeLoad(ours.value)}`,
-    `(d) the same server and client, each request with a fresh ES256 DPoP proof (signed before the phase)${hostNote(dpop.host)}`,
-    `      ${describeLoad(dpop.value)}`,
+    `(d) our server as (c), metrics off and METRICS_PORT set, alternating twice each${hostNote(metricsCost.host)}`,
+    `      off ${whole(metricsCost.value.off)} req/s  on ${whole(metricsCost.value.on)} req/s  on/off = ${metricsRatio.toFixed(3)}`,
+    `      ${describeCpu(metricsCost.value.cpuPerRequest)}`,
+    `(e) one server: (c) again, then each request with a fresh ES256 DPoP proof (signed before the phase)${hostNote(dpopCost.host)}`,
+    `      without ${describeLoad(dpopCost.value.plain)}`,
+    `      with    ${describeLoad(dpopCost.value.dpop)}`,
+    `      with/without = ${dpopRatio.toFixed(2)}`,
     '',
     `ours  = ${whole(rate)} req/s`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
     `ratio = ours/bound = ${ratio.toFixed(2)}`,
-    `dpop  = ${whole(dpopRate)} req/s, dpop/ours = ${dpopRatio.toFixed(2)}`,
     ...(othersShare > NOISY_HOST_PERCENT
       ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`]
       : []),
     '',
-    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} dpop=${whole(dpopRate)} req/s dpop/ours=${dpopRatio.toFixed(2)}`,
+    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} metrics_on/off=${metricsRatio.toFixed(3)} dpop/plain=${dpopRatio.toFixed(2)}` +
+      (metricsCost.value.cpuPerRequest
+        ? ` metrics_cpu_on/off=${(metricsCost.value.cpuPerRequest.on / metricsCost.value.cpuPerRequest.off).toFixed(3)}`
+        : ''),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -245,12 +260,18 @@ async function main(): Promise<void> {
   process.stdout.write('(b) ES256 signing...\n');
   const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
   process.stdout.write(`(c) our server (LOG_LEVEL=${LOG_LEVEL})...\n`);
-  const { plain: ours, dpop } = await measureOurs(settings, fixtures);
-  report(settings, { bare, signing, ours, dpop });
+  const ours = await measuringHostLoad(() => measureOurs(settings, fixtures));
+  process.stdout.write('(d) metrics off and on...\n');
+  const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOurs(settings, fixtures, { metrics })));
+  process.stdout.write('(e) DPoP off and on...\n');
+  const dpopCost = await measuringHostLoad(() => measureDpopCost(settings, fixtures));
+  report(settings, { bare, signing, ours, metricsCost, dpopCost });
   const failures = [
     ...loadFailures('bare server', bare.value),
     ...loadFailures('our server', ours.value),
-    ...loadFailures('our server with DPoP', dpop.value),
+    ...metricsCost.value.results.flatMap((r) => loadFailures('metrics phase', r)),
+    ...loadFailures('DPoP phase without proofs', dpopCost.value.plain),
+    ...loadFailures('DPoP phase with proofs', dpopCost.value.dpop),
   ];
   if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
+import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
 import { REGISTRATION_FIELDS, type RegistrationConfig, registrationConfig, registrationProblems } from './registration-config.js';
@@ -32,6 +33,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(3000),
+  METRICS_PORT: integer('METRICS_PORT', 1, 65535).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   ISSUER: issuerUrl.optional(),
   ...REDIS_FIELDS,
@@ -69,6 +71,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
   ...REGISTRATION_FIELDS,
   ...DPOP_FIELDS,
+  ...BRAND_FIELDS,
 });
 
 /** Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): clients whose client_id is an https URL. */
@@ -88,6 +91,11 @@ export interface ClientIdMetadataConfig {
 export interface Config extends RegistrationConfig, DpopConfig {
   readonly port: number;
   readonly host: string;
+  /**
+   * Where GET /metrics (Prometheus) listens, on HOST; undefined: no metrics at all. Equal to
+   * `port`: served by the public listener, as the operator asked explicitly.
+   */
+  readonly metricsPort: number | undefined;
   /** Issuer identifier without a trailing slash; endpoints hang below it. */
   readonly issuer: string;
   /** Where the store lives (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS); undefined: in memory. */
@@ -132,6 +140,8 @@ export interface Config extends RegistrationConfig, DpopConfig {
   /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
   readonly shutdownTimeout: number;
   readonly clientIdMetadata: ClientIdMetadataConfig;
+  /** BRAND_NAME, BRAND_LOGO_URL, BRAND_PRIMARY_COLOR: what the pages show of the operator. */
+  readonly brand: BrandConfig;
 }
 
 export class ConfigError extends Error {
@@ -174,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    metricsPort: e.METRICS_PORT,
     issuer,
     redis: redisSettings(e),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
@@ -212,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     }),
     ...registrationConfig(e),
     ...dpopConfig(e),
+    brand: brandConfig(e),
   });
 }
 

@@ -1,3 +1,5 @@
+import { AccessDenied, type OAuthError } from '../errors.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { AuthenticatedUser } from '../session/browser-session.js';
 import type { AuthorizationCodeStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
@@ -11,6 +13,7 @@ export interface AuthorizationResponseDependencies {
   readonly accessTokens: AccessTokens;
   /** AUTHORIZATION_CODE_TTL, in seconds. */
   readonly authorizationCodeTtl: number;
+  readonly events: SecurityEvents;
 }
 
 export async function approvedResponseParameters(
@@ -27,6 +30,18 @@ export async function approvedResponseParameters(
       authTime: user.authTime,
       resources: request.resources,
     });
+    const target = { scope: request.scope, resource: request.resources.map((r) => r.resource) };
+    const clientId = request.client.clientId;
+    deps.events.emit({ event: 'authorization.approved', clientId, sub: user.sub, responseType: 'token', ...target });
+    deps.events.emit({
+      event: 'token.issued',
+      grant: 'implicit',
+      clientId,
+      sub: user.sub,
+      ...target,
+      jti: issued.jti,
+      refreshToken: false,
+    });
     return [
       ['access_token', issued.token],
       ['token_type', 'bearer'],
@@ -35,7 +50,8 @@ export async function approvedResponseParameters(
     ];
   }
 
-  const code = mintOpaqueToken(newGrantId());
+  const grantId = newGrantId();
+  const code = mintOpaqueToken(grantId);
   // Fail closed: a code the store did not acknowledge is never handed out (a store
   // failure rejects, and the endpoint answers temporarily_unavailable).
   await deps.codes.saveAuthorizationCode(
@@ -53,5 +69,20 @@ export async function approvedResponseParameters(
     },
     deps.authorizationCodeTtl,
   );
+  deps.events.emit({
+    event: 'authorization.approved',
+    clientId: request.client.clientId,
+    sub: user.sub,
+    responseType: 'code',
+    scope: request.scope,
+    resource: request.resources.map((r) => r.resource),
+    grantId,
+  });
   return [['code', code.value]];
+}
+
+/** RFC 6749 §4.1.2.1: the user said no; the error goes back to the client. */
+export function deniedAuthorization(request: AuthorizationRequest, user: AuthenticatedUser, events: SecurityEvents): OAuthError {
+  events.emit({ event: 'authorization.denied', clientId: request.client.clientId, sub: user.sub });
+  return new AccessDenied('the user denied the request').redirectingTo(request);
 }

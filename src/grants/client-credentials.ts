@@ -1,12 +1,17 @@
+import type { SecurityEvents } from '../events/types.js';
 import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
 import type { AccessTokens } from '../tokens/access-token.js';
-import { type Grant, targetRequest, tokenResponse } from './types.js';
+import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 /**
  * RFC 6749 §4.4. The client acts on its own behalf, so `sub` is its client id.
  * §4.4.3: "A refresh token SHOULD NOT be included."
  */
-export function clientCredentialsGrant(deps: { readonly accessTokens: AccessTokens; readonly resources: ResourceLookup }): Grant {
+export function clientCredentialsGrant(deps: {
+  readonly accessTokens: AccessTokens;
+  readonly resources: ResourceLookup;
+  readonly events: SecurityEvents;
+}): Grant {
   return {
     grantType: 'client_credentials',
     async handle({ client, params, dpop }) {
@@ -19,6 +24,7 @@ export function clientCredentialsGrant(deps: { readonly accessTokens: AccessToke
         resources,
         jkt: dpop?.jkt,
       });
+      deps.events.emit(issuedEvent('client_credentials', client.clientId, client.clientId, issued, { scope, resources }));
       return tokenResponse(issued, scope);
     },
   };

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { ResourceLookup } from '../oauth/resource.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
@@ -20,6 +21,7 @@ export interface GrantTableDependencies {
   readonly refreshLifetimes: RefreshLifetimes;
   /** REFRESH_REUSE_GRACE, in seconds. */
   readonly refreshReuseGraceSeconds: number;
+  readonly events: SecurityEvents;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface GrantTableDependencies {
  * each handed only the services it uses.
  */
 export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
-  const { store, accessTokens, resources, refreshLifetimes } = deps;
+  const { store, accessTokens, resources, refreshLifetimes, events } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -37,15 +39,17 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
       accessTokens,
       resources,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
+      events,
     }),
-    clientCredentialsGrant({ accessTokens, resources }),
-    passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, resources, clock: deps.clock }),
+    clientCredentialsGrant({ accessTokens, resources, events }),
+    passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, resources, clock: deps.clock, events }),
     refreshTokenGrant({
       refreshTokens: store,
       accessTokens,
       resources,
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
+      events,
     }),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));

@@ -1,11 +1,12 @@
 import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidGrant, SignInBusy, TooManyFailedAttempts } from '../errors.js';
 import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
-import { type Grant, targetRequest, tokenResponse } from './types.js';
+import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface PasswordGrantDependencies {
   /** Password sign-in with the limits shared with the login page. */
@@ -14,6 +15,7 @@ export interface PasswordGrantDependencies {
   readonly accessTokens: AccessTokens;
   readonly resources: ResourceLookup;
   readonly clock: Clock;
+  readonly events: SecurityEvents;
 }
 
 const INVALID_CREDENTIALS = 'invalid username or password';
@@ -33,7 +35,7 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       const { resources, scope } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
 
       // Unknown users and wrong passwords cost the same scrypt run and get the same error.
-      const signIn = await deps.signIn.attempt(username, password, clientAddress);
+      const signIn = await deps.signIn.attempt(username, password, clientAddress, 'password_grant');
       if (signIn.outcome === 'throttled') throw new TooManyFailedAttempts(signIn.retryAfterSeconds);
       if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
       if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
@@ -60,6 +62,9 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
         resources,
         jkt: dpop?.jkt,
       });
+      deps.events.emit(
+        issuedEvent('password', client.clientId, user.sub, issued, { scope, resources }, grantId, refreshToken !== undefined),
+      );
       return tokenResponse(issued, scope, refreshToken);
     },
   };

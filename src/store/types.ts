@@ -234,3 +234,8 @@ export interface Store
   /** Dynamically registered clients (RFC 7591), kept apart from the grant data. */
   readonly clientRegistrations: ClientRegistrationStore;
 }
+
+/** Told about every Redis store operation as it ends (the metrics); must not throw. */
+export interface StoreCommandObserver {
+  storeCommandFinished(operation: string, seconds: number, succeeded: boolean): void;
+}

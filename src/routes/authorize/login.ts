@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { Messages } from '../../pages/messages/index.js';
 import { cookieJar } from './cookies.js';
 import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient, showLogin } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
-const WRONG_CREDENTIALS = 'Incorrect username or password.';
-const BUSY = 'Too many sign-ins are in progress right now. Please try again in a moment.';
-
-function tooManyAttempts(retryAfterSeconds: number): string {
+function tooManyAttempts(retryAfterSeconds: number): (t: Messages) => string {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+  return (t) => t.tooManyAttempts(minutes);
 }
 
 /**
@@ -23,7 +21,9 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
     const username = fields.get('username') ?? '';
     const password = fields.get('password') ?? '';
 
-    const signIn = await sendingStoreFailuresToClient(authorization, () => endpoint.signIn.attempt(username, password, request.ip));
+    const signIn = await sendingStoreFailuresToClient(authorization, () =>
+      endpoint.signIn.attempt(username, password, request.ip, 'login_page'),
+    );
     switch (signIn.outcome) {
       case 'throttled':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
@@ -34,9 +34,9 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
         });
       case 'busy':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
-        return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: BUSY, username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: (t) => t.signInBusy, username });
       case 'wrong_credentials':
-        return showLogin(endpoint, request, reply, authorization, { statusCode: 200, message: WRONG_CREDENTIALS, username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 200, message: (t) => t.wrongCredentials, username });
       case 'signed_in':
         endpoint.session.start(cookieJar(request, reply), signIn.user.sub);
         // RFC 9700 §4.11: after a POST, 303 so the browser does not re-send the credentials.
