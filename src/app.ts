@@ -230,6 +230,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       algorithms: config.dpop.algorithms,
       windowSeconds: config.dpop.proofWindowSeconds,
       requireNonce: config.dpop.requireNonce,
+      onRefused: (reason) => events.emit({ event: 'dpop.proof_failed', reason }),
     },
     clock,
   );

@@ -34,10 +34,28 @@ const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as con
 /** RFC 9449 §5 and §7.1: `invalid_dpop_proof`; §8: `use_dpop_nonce` (the proof lacks the nonce we require). */
 export type DpopProofErrorCode = 'invalid_dpop_proof' | 'use_dpop_nonce';
 
+/** Which check refused a proof, in a few words: a bounded set, fit for a metric label. */
+export type DpopRefusalReason =
+  | 'malformed'
+  | 'typ'
+  | 'alg'
+  | 'jwk'
+  | 'signature'
+  | 'claims'
+  | 'htm'
+  | 'htu'
+  | 'iat'
+  | 'ath'
+  | 'nonce'
+  | 'replay'
+  | 'missing'
+  | 'key_mismatch';
+
 export class DpopProofError extends Error {
   constructor(
     readonly code: DpopProofErrorCode,
     readonly description: string,
+    readonly reason: DpopRefusalReason,
   ) {
     super(description);
     this.name = 'DpopProofError';
@@ -76,7 +94,7 @@ export interface VerifiedDpopProof {
   readonly alg: string;
 }
 
-const invalid = (description: string) => new DpopProofError('invalid_dpop_proof', description);
+const invalid = (description: string, reason: DpopRefusalReason) => new DpopProofError('invalid_dpop_proof', description, reason);
 
 /**
  * §4.3 check 1: "there is not more than one DPoP HTTP request header field"; Node joins
@@ -84,7 +102,7 @@ const invalid = (description: string) => new DpopProofError('invalid_dpop_proof'
  */
 export function singleDpopHeader(value: string | readonly string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.includes(',')) throw invalid('more than one DPoP header');
+  if (typeof value !== 'string' || value.includes(',')) throw invalid('more than one DPoP header', 'malformed');
   return value;
 }
 
@@ -104,16 +122,17 @@ function claimsOf(signed: Uint8Array): Record<string, unknown> {
   try {
     claims = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(signed));
   } catch {
-    throw invalid('the DPoP proof claims are not JSON');
+    throw invalid('the DPoP proof claims are not JSON', 'malformed');
   }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw invalid('the DPoP proof claims are not a JSON object');
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims))
+    throw invalid('the DPoP proof claims are not a JSON object', 'malformed');
   return claims as Record<string, unknown>;
 }
 
 function publicJwk(jwk: unknown): JWK {
-  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw invalid('the jwk header must be a JSON object');
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw invalid('the jwk header must be a JSON object', 'jwk');
   // §4.3 check 7: "the jwk JOSE Header Parameter does not contain a private key".
-  if (PRIVATE_JWK_MEMBERS.some((member) => member in jwk)) throw invalid('the jwk header must not contain a private key');
+  if (PRIVATE_JWK_MEMBERS.some((member) => member in jwk)) throw invalid('the jwk header must not contain a private key', 'jwk');
   return jwk as JWK;
 }
 
@@ -123,27 +142,27 @@ function publicJwk(jwk: unknown): JWK {
  */
 export async function verifyDpopProof(proof: string, request: DpopRequest, options: DpopProofOptions): Promise<VerifiedDpopProof> {
   // §4.3 check 2: "the DPoP HTTP request header field value is a single and well-formed JWT".
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) throw invalid('the DPoP proof is not a compact JWT');
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) throw invalid('the DPoP proof is not a compact JWT', 'malformed');
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(proof);
   } catch {
-    throw invalid('the DPoP proof header is malformed');
+    throw invalid('the DPoP proof header is malformed', 'malformed');
   }
   // §4.3 check 4: "the typ JOSE Header Parameter has the value dpop+jwt".
-  if (header.typ !== 'dpop+jwt') throw invalid('the DPoP proof typ must be dpop+jwt');
+  if (header.typ !== 'dpop+jwt') throw invalid('the DPoP proof typ must be dpop+jwt', 'typ');
   // §4.3 check 5: "the alg JOSE Header Parameter indicates a registered asymmetric digital
   // signature algorithm [...], is not none, is supported by the application, and is acceptable per local policy".
   const alg = header.alg;
   if (typeof alg !== 'string' || !(DPOP_ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg) || !options.algorithms.includes(alg)) {
-    throw invalid('the DPoP proof alg is not accepted');
+    throw invalid('the DPoP proof alg is not accepted', 'alg');
   }
   const jwk = publicJwk(header.jwk);
   let jkt: string;
   try {
     jkt = await calculateJwkThumbprint(jwk, 'sha256');
   } catch {
-    throw invalid('the jwk header is not a public key of a known type');
+    throw invalid('the jwk header is not a public key of a known type', 'jwk');
   }
 
   let signed: Uint8Array;
@@ -152,40 +171,44 @@ export async function verifyDpopProof(proof: string, request: DpopRequest, optio
     // §4.3 check 6: "the JWT signature verifies with the public key contained in the jwk JOSE Header Parameter".
     ({ payload: signed } = await compactVerify(proof, key, { algorithms: [alg] }));
   } catch {
-    throw invalid('the DPoP proof signature does not verify with its jwk');
+    throw invalid('the DPoP proof signature does not verify with its jwk', 'signature');
   }
   const payload = claimsOf(signed);
 
   // §4.3 check 3: "all required claims per Section 4.2 are contained in the JWT".
   const { jti, htm, htu, iat } = payload;
-  if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw invalid('the DPoP proof jti is missing or too long');
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw invalid('the DPoP proof jti is missing or too long', 'claims');
   if (typeof htm !== 'string' || typeof htu !== 'string' || typeof iat !== 'number') {
-    throw invalid('the DPoP proof lacks htm, htu or iat');
+    throw invalid('the DPoP proof lacks htm, htu or iat', 'claims');
   }
   // §4.3 check 8: "the htm claim matches the HTTP method of the current request".
-  if (htm !== request.method.toUpperCase()) throw invalid('the DPoP proof htm does not match the request method');
+  if (htm !== request.method.toUpperCase()) throw invalid('the DPoP proof htm does not match the request method', 'htm');
   // §4.3 check 9: "the htu claim matches the HTTP URI value for the HTTP request in which
   // the JWT was received, ignoring any query and fragment parts".
   const presentedHtu = normalizedHtu(htu);
   if (presentedHtu === undefined || presentedHtu !== normalizedHtu(request.url))
-    throw invalid('the DPoP proof htu does not match the request URI');
+    throw invalid('the DPoP proof htu does not match the request URI', 'htu');
   // §4.3 check 11: "the creation time of the JWT [...] is within an acceptable window".
-  if (Math.abs(iat - options.now) > options.windowSeconds) throw invalid('the DPoP proof iat is outside the acceptable window');
+  if (Math.abs(iat - options.now) > options.windowSeconds) throw invalid('the DPoP proof iat is outside the acceptable window', 'iat');
   // `exp` is not a DPoP claim, but a proof that says it has expired is not used.
   if (payload.exp !== undefined && !(typeof payload.exp === 'number' && payload.exp > options.now))
-    throw invalid('the DPoP proof has expired');
+    throw invalid('the DPoP proof has expired', 'iat');
 
   if (options.accessToken !== undefined) {
     // §4.3 check 12: "ensure that the value of the ath claim equals the hash of that access token".
     if (typeof payload.ath !== 'string' || !sameString(payload.ath, accessTokenHash(options.accessToken))) {
-      throw invalid('the DPoP proof ath does not match the access token');
+      throw invalid('the DPoP proof ath does not match the access token', 'ath');
     }
   }
   if (options.acceptNonce) {
     // §4.3 check 10: "if the server provided a nonce value to the client, the nonce claim
     // matches the server-provided nonce value"; §8: otherwise "use_dpop_nonce".
     if (typeof payload.nonce !== 'string' || !options.acceptNonce(payload.nonce)) {
-      throw new DpopProofError('use_dpop_nonce', 'the authorization server requires a DPoP nonce: use the one in the DPoP-Nonce header');
+      throw new DpopProofError(
+        'use_dpop_nonce',
+        'the authorization server requires a DPoP nonce: use the one in the DPoP-Nonce header',
+        'nonce',
+      );
     }
   }
   return { jkt, jti, iat, alg };

@@ -3,7 +3,7 @@ import { InvalidDpopProof, UseDpopNonce } from '../errors.js';
 import type { DpopProofReplayCache } from '../store/types.js';
 import { ProofKeyCache } from './key-cache.js';
 import type { DpopNonces } from './nonce.js';
-import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from './proof.js';
+import { DpopProofError, type DpopRefusalReason, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from './proof.js';
 
 /** What a valid DPoP proof at the token endpoint binds the issued tokens to. */
 export interface DpopBinding {
@@ -17,6 +17,8 @@ export interface TokenEndpointProofSettings {
   readonly algorithms: readonly string[];
   readonly windowSeconds: number;
   readonly requireNonce: boolean;
+  /** Told why each proof was refused (metrics: `oauth2_dpop_proof_failures_total`). */
+  readonly onRefused?: (reason: DpopRefusalReason) => void;
 }
 
 /**
@@ -57,10 +59,11 @@ export class TokenEndpointProofs {
       // §11.1: "the server MUST ensure that the same DPoP proof is not used more than once";
       // remembered for the whole window both sides of now, so the TTL is never short or negative.
       const first = await this.replays.rememberDpopProof(verified.jkt, verified.jti, replayWindowSeconds(this.settings.windowSeconds));
-      if (!first) throw new InvalidDpopProof('the DPoP proof was already used');
+      if (!first) throw new DpopProofError('invalid_dpop_proof', 'the DPoP proof was already used', 'replay');
       return { jkt: verified.jkt };
     } catch (err) {
       if (!(err instanceof DpopProofError)) throw err;
+      this.settings.onRefused?.(err.reason);
       if (err.code === 'use_dpop_nonce') throw new UseDpopNonce(err.description, this.nonces.current(now));
       throw new InvalidDpopProof(err.description);
     }
