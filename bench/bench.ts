@@ -10,6 +10,7 @@ import { measuringHostLoad } from './host.js';
 import { type LoadResult, measureGrantLoad, measureLoad } from './load.js';
 import { measureMetricsCost } from './metrics-cost.js';
 import { measureOursMetered } from './metrics-phase.js';
+import { measureDpopPhase } from './dpop-phase.js';
 import { mintOurCodes, mintPeerCodes } from './minting.js';
 import { type BenchReport, printReport } from './report.js';
 import { startBare, startOurs, startPeer } from './servers.js';
@@ -22,7 +23,8 @@ import { measureSigningRate } from './sign.js';
  * client_credentials, code redemption and refresh rotation (Redis for both), in A/B
  * rounds that alternate which server goes first; medians are reported. Also: one against
  * two workers (WORKERS=2), Redis bytes per refresh family, and (d) the cost of metrics:
- * client_credentials with METRICS_PORT unset and set, alternating.
+ * client_credentials with METRICS_PORT unset and set, alternating; and (e) the cost of DPoP:
+ * client_credentials plain, then with a fresh DPoP proof in each request.
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
@@ -210,6 +212,8 @@ async function main(): Promise<void> {
     const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
     process.stdout.write('(d) metrics off and on (METRICS_PORT), one process, in-memory store...\n');
     const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOursMetered(settings, fixtures, metrics)));
+    process.stdout.write('(e) DPoP off and on, one process, in-memory store...\n');
+    const dpopCost = await measuringHostLoad(() => measureDpopPhase(settings, fixtures));
 
     const redis = await startPrivateRedis(cleanup);
     const admin = new Redis(redis.url);
@@ -250,7 +254,7 @@ async function main(): Promise<void> {
         settings.rotations,
       ),
     };
-    const report: BenchReport = { settings, machine, bare, signing, metricsCost, samples, rounds: rounds.host, memory };
+    const report: BenchReport = { settings, machine, bare, signing, metricsCost, dpopCost, samples, rounds: rounds.host, memory };
     const failures = printReport(report);
     if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
   } finally {

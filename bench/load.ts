@@ -6,6 +6,8 @@ export interface LoadTarget {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string;
+  /** Headers that change with every request (a DPoP proof each), added to `headers`. */
+  readonly headersPerRequest?: () => Record<string, string>;
 }
 
 export interface LoadSettings {
@@ -32,6 +34,18 @@ function post(target: LoadTarget, connections: number, durationSeconds: number):
     method: 'POST',
     headers: target.headers,
     body: target.body,
+    ...(target.headersPerRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...target.headers, ...target.headersPerRequest?.() },
+              }),
+            },
+          ],
+        }
+      : {}),
     connections,
     duration: durationSeconds,
   });

@@ -3,6 +3,7 @@ import type { BenchSettings } from './bench.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
 import type { LoadResult } from './load.js';
+import type { DpopCost } from './dpop-cost.js';
 import { describeCpu, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
@@ -16,6 +17,7 @@ export interface BenchReport {
   readonly bare: WithHostLoad<LoadResult>;
   readonly signing: WithHostLoad<number>;
   readonly metricsCost: WithHostLoad<MetricsCost>;
+  readonly dpopCost: WithHostLoad<DpopCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
   readonly rounds: HostLoad | undefined;
@@ -79,6 +81,9 @@ export function printReport(report: BenchReport): string[] {
     `(d) metrics off and METRICS_PORT set, alternating twice each [${hostNote(report.metricsCost.host)}]: ` +
       `off ${whole(report.metricsCost.value.off)} req/s, on ${whole(report.metricsCost.value.on)} req/s, ` +
       `on/off = ${(report.metricsCost.value.on / report.metricsCost.value.off).toFixed(3)}; ${describeCpu(report.metricsCost.value.cpuPerRequest)}`,
+    `(e) DPoP, one process [${hostNote(report.dpopCost.host)}]: without ${whole(report.dpopCost.value.plain.requestsPerSecond)} req/s ` +
+      `(p99 ${report.dpopCost.value.plain.p99Ms} ms), with a fresh proof each ${whole(report.dpopCost.value.dpop.requestsPerSecond)} req/s ` +
+      `(p99 ${report.dpopCost.value.dpop.p99Ms} ms), with/without = ${(report.dpopCost.value.dpop.requestsPerSecond / report.dpopCost.value.plain.requestsPerSecond).toFixed(2)}`,
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
@@ -132,6 +137,8 @@ export function printReport(report: BenchReport): string[] {
   return [
     ...failuresOf('bare server', [bare.value]),
     ...failuresOf('metrics phase', report.metricsCost.value.results),
+    ...failuresOf('DPoP phase without proofs', [report.dpopCost.value.plain]),
+    ...failuresOf('DPoP phase with proofs', [report.dpopCost.value.dpop]),
     ...ourResults.flatMap(([name, results]) => failuresOf(name, results)),
   ];
 }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
 import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
@@ -81,6 +82,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
   ...REGISTRATION_FIELDS,
+  ...DPOP_FIELDS,
   ...BRAND_FIELDS,
 });
 
@@ -98,7 +100,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends RegistrationConfig {
+export interface Config extends RegistrationConfig, DpopConfig {
   readonly port: number;
   readonly host: string;
   /**
@@ -247,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
       maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
     }),
     ...registrationConfig(e),
+    ...dpopConfig(e),
     brand: brandConfig(e),
   });
 }

@@ -31,6 +31,8 @@ export interface AuthorizationRequest extends ResponseTarget {
   /** The resources requested (RFC 8707 §2.1), each registered; the consent page names them. */
   readonly resources: readonly ProtectedResource[];
   readonly codeChallenge: string | undefined;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to. */
+  readonly dpopJkt: string | undefined;
   /** The request's parameters as received (empty ones dropped), carried through login and consent. */
   readonly parameters: Parameters;
 }
@@ -114,11 +116,24 @@ export async function validateAuthorizationRequest(
     const { resources, scope } = resolveNewTarget({ resource, scope: values.get('scope') }, client.scope, registries.resources, true);
     const codeChallenge =
       responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
-    return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, resources, codeChallenge, parameters };
+    const dpopJkt = checkDpopJkt(values.get('dpop_jkt'), responseType);
+    return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, resources, codeChallenge, dpopJkt, parameters };
   } catch (err) {
     if (err instanceof OAuthError) throw err.redirectingTo(target);
     throw err;
   }
+}
+
+/**
+ * RFC 9449 §10: "dpop_jkt: The value of the dpop_jkt authorization request parameter is the
+ * JWK Thumbprint [RFC7638] of the proof-of-possession public key using the SHA-256 hash
+ * function". It binds the code; an implicit token could not honour it, so it is refused there.
+ */
+function checkDpopJkt(value: string | undefined, responseType: ResponseType): string | undefined {
+  if (value === undefined) return undefined;
+  if (responseType !== 'code') throw new InvalidRequest('dpop_jkt is only available with response_type=code');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(value)) throw new InvalidRequest('dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key');
+  return value;
 }
 
 /** RFC 7636 §4.3 with S256 only; required for public clients (RFC 9700 §2.1.1). */

@@ -48,6 +48,7 @@ const ClientSchema = z
       .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)'),
     token_endpoint_auth_method: z.enum(AUTH_METHODS).default('client_secret_basic'),
     introspect_all_tokens: z.boolean().default(false),
+    dpop_bound_access_tokens: z.boolean().default(false),
     allowed_origins: z
       .array(z.string().refine(isSerializedWebOrigin, 'must be an origin: http(s)://host[:port] with no path, as browsers send it'))
       .default([]),
@@ -87,6 +88,8 @@ export interface Client {
   readonly introspectAllTokens: boolean;
   /** Web origins whose pages may call the token and revocation endpoints (see origins.ts). */
   readonly corsOrigins: ReadonlySet<string>;
+  /** RFC 9449 §5.2: "dpop_bound_access_tokens": every token request of this client must carry a DPoP proof. */
+  readonly dpopBoundAccessTokens?: true;
   /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
   readonly fromMetadataDocument?: true;
   /** Registered by itself at the registration endpoint (RFC 7591): not reviewed by the operator (registrations.ts). */
@@ -109,6 +112,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     scope: Object.freeze(c.scope === '' ? [] : (parseScope(c.scope) ?? [])),
     authMethod: c.token_endpoint_auth_method,
     introspectAllTokens: c.introspect_all_tokens,
+    ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',
       redirectUris: c.redirect_uris,

@@ -55,6 +55,7 @@ t.test('loadConfig', async (t) => {
       dynamicClientTtl: 2_592_000,
       registrationRateLimit: 20,
       registrationRateWindow: 3600,
+      dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
@@ -255,6 +256,28 @@ t.test('loadConfig', async (t) => {
       'REGISTRATION_INITIAL_ACCESS_TOKENS must be comma-separated digests (sha256:…) printed by "oauth2-token-service registration token"',
     ]);
     t.notMatch(problems.join('\n'), pasted, 'a token pasted instead of its digest is never echoed');
+  });
+
+  t.test('DPoP (RFC 9449)', async (t) => {
+    t.same(loadConfig({ DPOP_REQUIRE_NONCE: 'true', DPOP_PROOF_WINDOW: '30', DPOP_SIGNING_ALGS: 'ES256, ES384,ES256' }).dpop, {
+      requireNonce: true,
+      proofWindowSeconds: 30,
+      algorithms: ['ES256', 'ES384'],
+    });
+    t.same(problemsOf({ DPOP_REQUIRE_NONCE: 'yes', DPOP_PROOF_WINDOW: '0' }), [
+      'DPOP_REQUIRE_NONCE must be true or false',
+      'DPOP_PROOF_WINDOW must be at least 1',
+    ]);
+    t.same(problemsOf({ DPOP_PROOF_WINDOW: '601' }), ['DPOP_PROOF_WINDOW must be at most 600']);
+    for (const algs of ['HS256', 'ES256,none', 'RS256,']) {
+      t.same(
+        problemsOf({ DPOP_SIGNING_ALGS: algs }),
+        [
+          'DPOP_SIGNING_ALGS must be a comma-separated list of asymmetric algorithms: ES256, ES384, ES512, EdDSA, Ed25519, RS256, RS384, RS512, PS256, PS384, PS512',
+        ],
+        `refused: ${algs}`,
+      );
+    }
   });
 });
 
