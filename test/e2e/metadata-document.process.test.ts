@@ -4,7 +4,7 @@ import { DocumentServer } from '../helpers/document-server.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { clientMetadataDocument } from '../helpers/metadata-document-fixtures.js';
 import { freePort } from '../helpers/ports.js';
-import { startServerProcess } from '../helpers/process.js';
+import { startServerProcess, untilPrinted } from '../helpers/process.js';
 import { selfSignedCertificate, type TestCertificate } from '../helpers/tls.js';
 
 /**
@@ -50,7 +50,7 @@ t.test('a metadata document served over HTTPS with a test CA', async (t) => {
   t.test('with CLIENT_ID_METADATA_ALLOW_INSECURE: a warning at start, and the document is used', async (t) => {
     const server = await start(t, certificate, { CLIENT_ID_METADATA_ALLOW_INSECURE: 'true' });
     t.ok(
-      logLines(server.output()).some((line) => line.level === 40 && line.msg === WARNING),
+      await untilPrinted(server, (output) => logLines(output).some((line) => line.level === 40 && line.msg === WARNING)),
       'warned at start',
     );
     const metadata = (await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;

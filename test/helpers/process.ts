@@ -109,3 +109,16 @@ export async function startServerProcess(
   }
   return { child, baseUrl, output: () => output, stop };
 }
+
+/**
+ * Waits (up to `timeoutMs`) until the server has printed what `printed` looks for: a log
+ * line written before an HTTP answer may still be in the pipe when the answer arrives.
+ */
+export async function untilPrinted(server: ServerProcess, printed: (output: string) => boolean, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!printed(server.output())) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return true;
+}
