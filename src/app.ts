@@ -8,6 +8,7 @@ import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import type { Resolver } from './fetch/safe-fetch.js';
+import { GrantIndexing } from './grants/grant-index.js';
 import { grantTable } from './grants/index.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
 import { BODY_LIMIT_BYTES } from './http/form-body.js';
@@ -152,12 +153,14 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     }),
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
   );
+  const grantIndexing = new GrantIndexing(store.grantIndex, clock);
   const grants = grantTable({
     store,
     accessTokens,
     resources,
     signIn,
     clock,
+    grantIndexing,
     refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
     refreshReuseGraceSeconds: config.refreshReuseGrace,
   });
@@ -220,7 +223,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       { path: `${oauth2}/`, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
       clock,
     ),
-    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl },
+    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, grantIndexing },
     clock,
     codeResponseMode: config.codeResponseMode,
   });

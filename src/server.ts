@@ -9,9 +9,8 @@ import type { RegistrySources } from './oauth/subjects.js';
 import { Registries } from './registries.js';
 import type { ResourceRegistry } from './resources/registry.js';
 import { Signer } from './session/signer.js';
-import { MemoryStore } from './store/memory.js';
+import { storeOf } from './store/open-store.js';
 import { RedisStore } from './store/redis.js';
-import type { Store } from './store/types.js';
 import type { UserRegistry } from './users/registry.js';
 
 export interface RunningServer {
@@ -29,16 +28,6 @@ export interface StartOptions {
   readonly resources?: ResourceRegistry | undefined;
   /** How messages name the given `clients` and `users` (default: CLIENTS_FILE and USERS_FILE). */
   readonly sources?: Partial<RegistrySources>;
-}
-
-async function openStore(config: Config): Promise<Store> {
-  if (!config.redis) return new MemoryStore();
-  const { topology, tls, username, password, replicaAck } = config.redis;
-  return new RedisStore({
-    connection: { topology, tls, username, password, commandTimeoutMs: config.redisCommandTimeoutMs },
-    keyPrefix: config.redisKeyPrefix,
-    replicaAck,
-  });
 }
 
 /**
@@ -63,7 +52,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   );
   const { clients, users, resources } = registries;
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
-  const store = await openStore(config);
+  const store = storeOf(config);
   const app = await buildServer(config, { keystore, clients, users, resources, store, signer });
   const graceful = useGracefulClose(app);
 
