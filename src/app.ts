@@ -108,7 +108,10 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
   const oauth2 = `${pathPrefix}/oauth2`;
   const authorizePath = `${oauth2}/authorize`;
-  const edges = { isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`) };
+  const logoutPath = `${oauth2}/logout`;
+  const edges = {
+    isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`) || path === logoutPath,
+  };
   const requestTimeoutMs = config.httpRequestTimeout * 1000;
 
   const app: FastifyInstance = Fastify({
@@ -213,7 +216,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   }
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
-    paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },
+    paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent`, logout: logoutPath },
     clients: directory,
     resources,
     signIn,
@@ -224,6 +227,8 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       clock,
     ),
     responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, grantIndexing },
+    consents: store.consents,
+    consentTtlSeconds: config.consentTtl,
     clock,
     codeResponseMode: config.codeResponseMode,
   });

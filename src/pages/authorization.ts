@@ -10,6 +10,8 @@ export interface FormContext {
   readonly csrfToken: string;
   /** The client's display name. */
   readonly clientName: string;
+  /** Where the "not you?" form posts (sign out, then back to this request). */
+  readonly signOutAction: string;
   /** Set for a client nobody registered: described by a Client ID Metadata Document, or registered by itself (RFC 7591). */
   readonly unregistered?: UnregisteredClient | undefined;
 }
@@ -71,11 +73,24 @@ function hiddenFields(form: FormContext): Html {
 <input type="hidden" name="csrf_token" value="${form.csrfToken}">`;
 }
 
-export function loginPage(form: FormContext, message?: string, username = ''): Html {
+/**
+ * Who is signed in, and a way out: "Not you?" signs out (a POST with the CSRF token, never
+ * a link a third party could make the browser follow) and comes back to this request.
+ */
+function signedInAs(form: FormContext, subject: string): Html {
+  return html`<form class="signed-in" method="post" action="${form.signOutAction}">
+${hiddenFields(form)}
+<p class="muted">Signed in as <strong>${subject}</strong>. <button class="link" type="submit">Not you?</button></p>
+</form>`;
+}
+
+/** `signedIn`: the user has a session but must sign in again (prompt=login, max_age). */
+export function loginPage(form: FormContext, message?: string, username = '', signedIn?: string): Html {
   return page(
     'Sign in',
     html`<h1>Sign in</h1>
 <p class="muted">to continue to <strong>${form.clientName}</strong>${loginMark(form.unregistered)}</p>
+${signedIn !== undefined ? html`<p>This application asks you to sign in again.</p>` : html``}
 ${message ? html`<p class="error" role="alert">${message}</p>` : html``}
 <form method="post" action="${form.action}">
 ${hiddenFields(form)}
@@ -84,7 +99,8 @@ ${hiddenFields(form)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
-</form>`,
+</form>
+${signedIn !== undefined ? signedInAs(form, signedIn) : html``}`,
   );
 }
 
@@ -120,14 +136,14 @@ export function consentPage(form: FormContext, access: RequestedAccess, subject:
 ${form.unregistered ? unregisteredNotice(form.unregistered) : html``}
 ${resourceList(access.resources)}
 ${list}
-<p class="muted">Signed in as <strong>${subject}</strong>.</p>
 <form method="post" action="${form.action}">
 ${hiddenFields(form)}
 <div class="actions">
 <button type="submit" name="decision" value="deny">Deny</button>
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 </div>
-</form>`,
+</form>
+${signedInAs(form, subject)}`,
   );
 }
 

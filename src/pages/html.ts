@@ -43,6 +43,7 @@ ul{padding-left:1.25rem}
 code{font-size:.9em}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}
 button{flex:1;font:inherit;font-weight:600;padding:.65rem 1rem;border-radius:8px;border:1px solid var(--line);background:transparent;color:inherit;cursor:pointer}
+button.link{flex:none;padding:0;border:0;background:none;color:var(--accent);font-weight:400;text-decoration:underline}
 button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 `;
 

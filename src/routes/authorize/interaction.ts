@@ -5,6 +5,7 @@ import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavaila
 import { FormParams } from '../../oauth/form-params.js';
 import { consentPage, type FormContext, loginPage, type UnregisteredClient, unregisteredClient } from '../../pages/authorization.js';
 import { sendPage, formTargetOf } from '../../pages/html.js';
+import { SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
@@ -21,7 +22,7 @@ export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters
   return validateAuthorizationRequest(parameters, endpoint, endpoint.codeResponseMode);
 }
 
-function readInteraction(endpoint: AuthorizeRouteOptions, value: string | undefined): Parameters {
+export function readInteraction(endpoint: AuthorizeRouteOptions, value: string | undefined): Parameters {
   const parameters = endpoint.signer.verify<Parameters>('interaction', value, nowSeconds(endpoint.clock));
   if (!parameters || !Array.isArray(parameters)) {
     throw new InvalidRequest('this form has expired or was altered: go back to the application and start again');
@@ -78,6 +79,7 @@ function formContext(
     interaction: endpoint.signer.sign('interaction', authorization.parameters, nowSeconds(endpoint.clock) + INTERACTION_TTL_SECONDS),
     csrfToken: endpoint.session.csrfToken(cookieJar(request, reply)),
     clientName: authorization.client.clientName ?? authorization.client.clientId,
+    signOutAction: endpoint.paths.logout,
     unregistered: unregisteredOf(authorization),
   };
 }
@@ -89,15 +91,17 @@ function unregisteredOf({ client, redirectUri }: AuthorizationRequest): Unregist
   return undefined;
 }
 
+/** `signedIn`: the subject of a session that must sign in again (prompt=login, max_age). */
 export function showLogin(
   endpoint: AuthorizeRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
   authorization: AuthorizationRequest,
   problem?: { statusCode: number; message: string; username?: string },
+  signedIn?: string,
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.login);
-  return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username));
+  return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username, signedIn));
 }
 
 export function showConsent(
@@ -112,8 +116,19 @@ export function showConsent(
   return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [formTargetOf(authorization.redirectUri)] });
 }
 
-/** Back to the authorization endpoint with the same request (after sign-in, or when the session ended): 303 after a POST. */
-export function returnToAuthorize(endpoint: AuthorizeRouteOptions, reply: FastifyReply, authorization: AuthorizationRequest): FastifyReply {
-  const location = `${endpoint.paths.authorize}?${new URLSearchParams(authorization.parameters as [string, string][]).toString()}`;
+/**
+ * Back to the authorization endpoint with the same request (after sign-in, or when the
+ * session ended): 303 after a POST. After a sign-in, `signInMark` tells the endpoint the
+ * session was started for this request (src/session/sign-in-mark.ts).
+ */
+export function returnToAuthorize(
+  endpoint: AuthorizeRouteOptions,
+  reply: FastifyReply,
+  authorization: AuthorizationRequest,
+  signInMark?: string,
+): FastifyReply {
+  const query = new URLSearchParams(authorization.parameters as [string, string][]);
+  if (signInMark !== undefined) query.append(SIGN_IN_MARK_PARAMETER, signInMark);
+  const location = `${endpoint.paths.authorize}?${query.toString()}`;
   return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
 }
