@@ -98,7 +98,13 @@ t.test('loadConfig', async (t) => {
       ['-1', 'CONSENT_TTL must be a whole number'],
       ['90d', 'CONSENT_TTL must be a whole number'],
     ] as const) {
-      t.throws(() => loadConfig({ CONSENT_TTL: value }), { problems: [problem] }, value);
+      let problems: readonly string[] = [];
+      try {
+        loadConfig({ CONSENT_TTL: value });
+      } catch (err) {
+        problems = (err as ConfigError).problems;
+      }
+      t.same(problems, [problem], value);
     }
   });
 
