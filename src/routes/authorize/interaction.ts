@@ -101,7 +101,11 @@ export function showLogin(
   signedIn?: string,
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.login);
-  return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username, signedIn));
+  // A sign-in may end at the client at once (consent remembered or not needed), and Chrome
+  // applies form-action to the redirects after the submission: allow the client's origin.
+  return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username, signedIn), {
+    formTargets: [formTargetOf(authorization.redirectUri)],
+  });
 }
 
 export function showConsent(
