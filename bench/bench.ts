@@ -10,13 +10,15 @@ import { freePort } from '../test/helpers/ports.js';
 import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
 import { type HostLoad, measuringHostLoad, type WithHostLoad } from './host.js';
 import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
+import { expectCounted, measureMetricsCost, type MetricsCost } from './metrics-cost.js';
 import { measureSigningRate } from './sign.js';
 
 /**
  * Token endpoint throughput against what it could be: (a) bare Fastify parsing the same
  * form, (b) the raw ES256 signing rate of one core (the server's own signing function),
  * (c) our server. A request costs at least one of each, so 1/(1/a + 1/b) is what one
- * core could serve if nothing else cost time.
+ * core could serve if nothing else cost time. Then (d) the cost of metrics: (c) again
+ * with METRICS_PORT set, interleaved with runs without, in the same run.
  * Usage: npm run bench -- [--connections 32] [--duration 10] [--quick]
  */
 
@@ -124,8 +126,15 @@ async function expectToken(target: LoadTarget): Promise<void> {
   }
 }
 
-async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise<LoadResult> {
-  const env = { PORT: String(await freePort()), KEYS_DIR: fixtures.keysDir, CLIENTS_FILE: fixtures.clientsFile, LOG_LEVEL };
+async function measureOurs(settings: BenchSettings, fixtures: Fixtures, options: { metrics?: boolean } = {}): Promise<LoadResult> {
+  const metricsPort = options.metrics ? String(await freePort()) : undefined;
+  const env = {
+    PORT: String(await freePort()),
+    KEYS_DIR: fixtures.keysDir,
+    CLIENTS_FILE: fixtures.clientsFile,
+    LOG_LEVEL,
+    ...(metricsPort ? { METRICS_PORT: metricsPort } : {}),
+  };
   const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   return withServer(start, async (ours) => {
     const target = {
@@ -134,7 +143,9 @@ async function measureOurs(settings: BenchSettings, fixtures: Fixtures): Promise
       body: FORM_BODY,
     };
     await expectToken(target);
-    return measureLoad(target, settings);
+    const result = await measureLoad(target, settings);
+    if (metricsPort) await expectCounted(metricsPort, result.completed);
+    return result;
   });
 }
 
@@ -158,17 +169,19 @@ interface Phases {
   readonly bare: WithHostLoad<LoadResult>;
   readonly signing: WithHostLoad<number>;
   readonly ours: WithHostLoad<LoadResult>;
+  readonly metricsCost: WithHostLoad<MetricsCost>;
 }
 
 const boundOf = (bareRate: number, signRate: number) => 1 / (1 / bareRate + 1 / signRate);
 
-function report(settings: BenchSettings, { bare, signing, ours }: Phases): void {
+function report(settings: BenchSettings, { bare, signing, ours, metricsCost }: Phases): void {
   const a = bare.value.requestsPerSecond;
   const b = signing.value;
   const rate = ours.value.requestsPerSecond;
   const bound = boundOf(a, b);
   const ratio = rate / bound;
-  const othersShare = Math.max(...[bare, signing, ours].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
+  const metricsRatio = metricsCost.value.on / metricsCost.value.off;
+  const othersShare = Math.max(...[bare, signing, ours, metricsCost].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
   const lines = [
     '',
     `(a) bare Fastify POST ${BARE_ROUTE} (same form parsing, constant JSON, logger off)${hostNote(bare.host)}`,
@@ -177,6 +190,8 @@ function report(settings: BenchSettings, { bare, signing, ours }: Phases): void 
     `      ${whole(b)} signs/s`,
     `(c) our server POST /oauth2/token (client_credentials, Basic auth, LOG_LEVEL=${LOG_LEVEL}, in-memory store)${hostNote(ours.host)}`,
     `      ${describeLoad(ours.value)}`,
+    `(d) our server as (c), metrics off and METRICS_PORT set, alternating twice each${hostNote(metricsCost.host)}`,
+    `      off ${whole(metricsCost.value.off)} req/s  on ${whole(metricsCost.value.on)} req/s  on/off = ${metricsRatio.toFixed(3)}`,
     '',
     `ours  = ${whole(rate)} req/s`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
@@ -185,7 +200,7 @@ function report(settings: BenchSettings, { bare, signing, ours }: Phases): void 
       ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`]
       : []),
     '',
-    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)}`,
+    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} metrics_on/off=${metricsRatio.toFixed(3)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -212,8 +227,14 @@ async function main(): Promise<void> {
   const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
   process.stdout.write(`(c) our server (LOG_LEVEL=${LOG_LEVEL})...\n`);
   const ours = await measuringHostLoad(() => measureOurs(settings, fixtures));
-  report(settings, { bare, signing, ours });
-  const failures = [...loadFailures('bare server', bare.value), ...loadFailures('our server', ours.value)];
+  process.stdout.write('(d) metrics off and on...\n');
+  const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOurs(settings, fixtures, { metrics })));
+  report(settings, { bare, signing, ours, metricsCost });
+  const failures = [
+    ...loadFailures('bare server', bare.value),
+    ...loadFailures('our server', ours.value),
+    ...metricsCost.value.results.flatMap((r) => loadFailures('metrics phase', r)),
+  ];
   if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
 }
 

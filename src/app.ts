@@ -7,20 +7,25 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
+import { auditLog, type AuditSink } from './events/audit-log.js';
+import { fanOut, type SecurityEvents } from './events/types.js';
 import type { Resolver } from './fetch/safe-fetch.js';
 import { GrantIndexing } from './grants/grant-index.js';
 import { grantTable } from './grants/index.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
 import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { loggerOptions, redactUrl } from './http/logging.js';
+import { measureRequestDurations } from './http/request-metrics.js';
 import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import type { Keystore } from './keys/keystore.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 import { offeredScope } from './oauth/resource.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { introspectionRoute } from './routes/introspection.js';
+import { metricsRoute } from './routes/metrics.js';
 import { registrationRoute } from './routes/registration.js';
 import { revocationRoute } from './routes/revocation.js';
 import { tokenRoute } from './routes/token.js';
@@ -48,6 +53,24 @@ export interface ServerDependencies {
   readonly logger?: FastifyServerOptions['logger'];
   /** Trust anchors (PEM) and DNS for fetching URLs clients control (tests); default: Node's CA list and DNS. */
   readonly outboundFetch?: { readonly ca?: string; readonly resolve?: Resolver };
+  /**
+   * The Prometheus series to record into, when METRICS_PORT is set (served by
+   * buildMetricsServer, or by this app when METRICS_PORT equals PORT); none: nothing is measured.
+   */
+  readonly metrics?: ServerMetrics | undefined;
+}
+
+/**
+ * Where the server's security events go: the audit log (one `info` line each), and the
+ * metrics when there are any. A consumer that throws is logged, never fails the request.
+ */
+export function serverEvents(
+  log: AuditSink & { error(fields: Record<string, unknown>, message: string): void },
+  metrics?: ServerMetrics,
+): SecurityEvents {
+  return fanOut([auditLog(log), ...(metrics ? [metrics] : [])], (err) =>
+    log.error({ err: { message: (err as Error).message } }, 'security event consumer failed'),
+  );
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -83,7 +106,7 @@ function metadataDocumentSource(config: Config, deps: ServerDependencies, app: F
 /** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */
 function dynamicRegistrations(
   config: Config,
-  deps: { store: Store; clients: ClientRegistry; resources: ResourceRegistry; clock: Clock },
+  deps: { store: Store; clients: ClientRegistry; resources: ResourceRegistry; clock: Clock; events: SecurityEvents },
 ): ClientRegistrations | undefined {
   if (config.dynamicClientRegistration === 'off') return undefined;
   return new ClientRegistrations(
@@ -97,6 +120,7 @@ function dynamicRegistrations(
       registrationClientUri: (clientId) => `${config.issuer}/oauth2/register/${clientId}`,
     },
     deps.clock,
+    deps.events,
   );
 }
 
@@ -136,6 +160,9 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     // Connection: close) rather than refused with 503.
     return503OnClosing: false,
   });
+  const { metrics } = deps;
+  const events = serverEvents(app.log, metrics);
+  if (metrics) measureRequestDurations(app, metrics);
   routeConnectRequests(app);
   useUnroutedAnswers(app, { ...edges, realm: config.issuer });
 
@@ -155,6 +182,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       windowSeconds: config.loginFailureWindow,
     }),
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
+    events,
   );
   const grantIndexing = new GrantIndexing(store.grantIndex, clock);
   const grants = grantTable({
@@ -166,10 +194,11 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     grantIndexing,
     refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
     refreshReuseGraceSeconds: config.refreshReuseGrace,
+    events,
   });
   const tokenStatus = { accessTokens, refreshTokens: store, denylist: store, grants: store };
   const registrationPath = `${oauth2}/register`;
-  const registrations = dynamicRegistrations(config, { store, clients, resources, clock });
+  const registrations = dynamicRegistrations(config, { store, clients, resources, clock, events });
   // The clients file first, so no other source can shadow one of its ids.
   const directory = clientDirectory(
     registrySource(clients),
@@ -178,6 +207,8 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   );
 
   await app.register(healthRoutes, { keystore, store, clock });
+  // METRICS_PORT equal to PORT, explicitly: the operator chose to serve metrics on the public listener.
+  if (metrics && config.metricsPort === config.port) await app.register(metricsRoute, { metrics });
   await app.register(discoveryRoutes, {
     issuer: config.issuer,
     pathPrefix,
@@ -191,19 +222,19 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     registration: registrations && { endpoint: `${config.issuer}/oauth2/register`, grantTypes: config.dynamicClientGrants },
   });
   const realm = config.issuer;
-  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, directory, grants });
+  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, directory, grants, events });
   await app.register(revocationRoute, {
     path: `${oauth2}/revoke`,
     realm,
     clients,
     directory,
-    revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, clock },
+    revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, clock, events },
   });
   await app.register(introspectionRoute, {
     path: `${oauth2}/introspect`,
     realm,
     directory,
-    introspection: { ...tokenStatus, issuer: config.issuer },
+    introspection: { ...tokenStatus, issuer: config.issuer, events },
   });
   if (registrations) {
     await app.register(registrationRoute, {
@@ -226,7 +257,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       { path: `${oauth2}/`, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
       clock,
     ),
-    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, grantIndexing },
+    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, grantIndexing, events },
     consents: store.consents,
     consentTtlSeconds: config.consentTtl,
     clock,

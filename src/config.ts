@@ -31,6 +31,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65535).default(3000),
+  METRICS_PORT: integer('METRICS_PORT', 1, 65535).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   ISSUER: issuerUrl.optional(),
   ...REDIS_FIELDS,
@@ -87,6 +88,11 @@ export interface ClientIdMetadataConfig {
 export interface Config extends RegistrationConfig {
   readonly port: number;
   readonly host: string;
+  /**
+   * Where GET /metrics (Prometheus) listens, on HOST; undefined: no metrics at all. Equal to
+   * `port`: served by the public listener, as the operator asked explicitly.
+   */
+  readonly metricsPort: number | undefined;
   /** Issuer identifier without a trailing slash; endpoints hang below it. */
   readonly issuer: string;
   /** Where the store lives (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS); undefined: in memory. */
@@ -175,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    metricsPort: e.METRICS_PORT,
     issuer,
     redis: redisSettings(e),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,

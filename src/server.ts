@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from './app.js';
+import { buildServer, serverEvents } from './app.js';
 import type { ClientRegistry } from './clients/registry.js';
 import { nowSeconds } from './clock.js';
 import type { Config } from './config.js';
 import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
+import { reloadKeysReporting, reportKeysLoaded } from './keys/reload-events.js';
+import { buildMetricsServer } from './metrics-server.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './oauth/subjects.js';
 import { Registries } from './registries.js';
 import type { ResourceRegistry } from './resources/registry.js';
@@ -16,6 +19,8 @@ import type { UserRegistry } from './users/registry.js';
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly address: string;
+  /** The origin where GET /metrics answers, when METRICS_PORT is set. */
+  readonly metricsAddress: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -28,6 +33,26 @@ export interface StartOptions {
   readonly resources?: ResourceRegistry | undefined;
   /** How messages name the given `clients` and `users` (default: CLIENTS_FILE and USERS_FILE). */
   readonly sources?: Partial<RegistrySources>;
+}
+
+/**
+ * GET /metrics on a listener of its own at METRICS_PORT; when METRICS_PORT equals PORT,
+ * buildServer serves it on the public listener instead. On failure the app is closed.
+ */
+async function listenForMetrics(
+  config: Config,
+  metrics: ServerMetrics,
+  app: FastifyInstance,
+): Promise<{ readonly url: string; close(): Promise<void> }> {
+  const port = config.metricsPort;
+  if (port === undefined || port === config.port) return { url: `${app.listeningOrigin}`, close: async () => undefined };
+  const metricsApp = await buildMetricsServer(metrics, { logger: app.log });
+  try {
+    return { url: await metricsApp.listen({ port, host: config.host }), close: () => metricsApp.close() };
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
 }
 
 /**
@@ -52,9 +77,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   );
   const { clients, users, resources } = registries;
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
-  const store = storeOf(config);
-  const app = await buildServer(config, { keystore, clients, users, resources, store, signer });
+  const metrics = config.metricsPort === undefined ? undefined : new ServerMetrics({ keys: keystore, clock: Date.now });
+  const store = storeOf(config, { observer: metrics });
+  const app = await buildServer(config, { keystore, clients, users, resources, store, signer, metrics });
   const graceful = useGracefulClose(app);
+  const events = serverEvents(app.log, metrics);
+  reportKeysLoaded(keystore, events, 'start', nowSeconds());
 
   if (store instanceof RedisStore) {
     await store
@@ -91,11 +119,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
   warnAboutKeys(keystore.warnings);
   const reloadKeys = async (reason: string) => {
-    const result = await keystore.reload();
+    const result = await reloadKeysReporting(keystore, events, reason, nowSeconds);
     if (result.ok) {
       app.log.info({ keys: result.count, reason }, 'signing keys reloaded');
       warnAboutKeys(result.warnings);
-    } else app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
+    } else {
+      app.log.error({ reason, err: { message: result.error.message } }, 'signing keys reload failed; keeping the previous keys');
+    }
   };
   // Each registry reloads on its own; counts and reasons are logged, never an entry's content.
   const reloadRegistries = async (reason: string) => {
@@ -114,18 +144,26 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   reloader?.unref();
 
   const address = await app.listen({ port: config.port, host: config.host });
+  const metricsAddress = metrics && (await listenForMetrics(config, metrics, app));
   app.log.info(
-    { issuer: config.issuer, store: store.kind, keysDir: config.keysDir, dynamicClientRegistration: config.dynamicClientRegistration },
+    {
+      issuer: config.issuer,
+      store: store.kind,
+      keysDir: config.keysDir,
+      dynamicClientRegistration: config.dynamicClientRegistration,
+      ...(metricsAddress ? { metrics: `${metricsAddress.url}/metrics` } : {}),
+    },
     'authorization server ready',
   );
 
   return {
     app,
     address,
+    metricsAddress: metricsAddress?.url,
     async stop() {
       process.off('SIGHUP', onHangup);
       if (reloader) clearInterval(reloader);
-      await graceful.close(config.shutdownTimeout * 1000);
+      await Promise.all([graceful.close(config.shutdownTimeout * 1000), metricsAddress?.close()]);
       await store.close();
     },
   };

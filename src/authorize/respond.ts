@@ -1,4 +1,6 @@
 import type { GrantIndexing } from '../grants/grant-index.js';
+import { AccessDenied, type OAuthError } from '../errors.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { AuthenticatedUser } from '../session/browser-session.js';
 import type { AuthorizationCodeStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
@@ -14,6 +16,7 @@ export interface AuthorizationResponseDependencies {
   readonly authorizationCodeTtl: number;
   /** Lists each new grant under its user and client (grant administration). */
   readonly grantIndexing: GrantIndexing;
+  readonly events: SecurityEvents;
 }
 
 export async function approvedResponseParameters(
@@ -34,6 +37,19 @@ export async function approvedResponseParameters(
       authTime: user.authTime,
       grantId,
       resources: request.resources,
+    });
+    const target = { scope: request.scope, resource: request.resources.map((r) => r.resource) };
+    const clientId = request.client.clientId;
+    deps.events.emit({ event: 'authorization.approved', clientId, sub: user.sub, responseType: 'token', ...target });
+    deps.events.emit({
+      event: 'token.issued',
+      grant: 'implicit',
+      clientId,
+      sub: user.sub,
+      ...target,
+      jti: issued.jti,
+      grantId,
+      refreshToken: false,
     });
     return [
       ['access_token', issued.token],
@@ -62,5 +78,20 @@ export async function approvedResponseParameters(
     },
     deps.authorizationCodeTtl,
   );
+  deps.events.emit({
+    event: 'authorization.approved',
+    clientId: request.client.clientId,
+    sub: user.sub,
+    responseType: 'code',
+    scope: request.scope,
+    resource: request.resources.map((r) => r.resource),
+    grantId,
+  });
   return [['code', code.value]];
+}
+
+/** RFC 6749 §4.1.2.1: the user said no; the error goes back to the client. */
+export function deniedAuthorization(request: AuthorizationRequest, user: AuthenticatedUser, events: SecurityEvents): OAuthError {
+  events.emit({ event: 'authorization.denied', clientId: request.client.clientId, sub: user.sub });
+  return new AccessDenied('the user denied the request').redirectingTo(request);
 }

@@ -21,7 +21,7 @@ async function withGrantStore<T>(io: CliIo, work: (deps: GrantAdministrationDepe
   const config = loadConfig(io.env ?? process.env);
   if (!config.redis) throw new Error(NOT_SHARED);
   const clock: Clock = io.clock ?? systemClock;
-  const store: Store = await openStore(config, clock);
+  const store: Store = await openStore(config, { clock });
   try {
     return await work({
       index: store.grantIndex,

@@ -1,4 +1,5 @@
 import { type Clock, nowSeconds } from '../clock.js';
+import { NO_EVENTS, type SecurityEvents } from '../events/types.js';
 import { InvalidClientMetadata, InvalidToken, ServerError, TooManyRegistrations } from '../errors.js';
 import type { AttemptCounter, ClientRegistrationRecord, ClientRegistrationStore, StoredClientRegistration } from '../store/types.js';
 import type { ClientSource } from './directory.js';
@@ -49,6 +50,7 @@ export class ClientRegistrations implements ClientSource {
     private readonly fileClients: { get(clientId: string): Client | undefined },
     private readonly settings: RegistrationSettings,
     private readonly clock: Clock,
+    private readonly events: SecurityEvents = NO_EVENTS,
   ) {}
 
   /**
@@ -63,7 +65,10 @@ export class ClientRegistrations implements ClientSource {
     const reservation = await this.attempts.reserveAttempt(counter, limit, windowSeconds);
     if (!reservation.reserved) throw new TooManyRegistrations(reservation.retryAfterSeconds);
     try {
-      return await this.create(body);
+      const registration = await this.create(body);
+      const { token_endpoint_auth_method: authMethod, grant_types: grantTypes } = registration.metadata;
+      this.events.emit({ event: 'client.registered', clientId: registration.clientId, authMethod, grantTypes, address: clientAddress });
+      return registration;
     } catch (err) {
       await this.attempts.releaseAttempt(counter).catch(() => undefined);
       throw err;
@@ -127,6 +132,7 @@ export class ClientRegistrations implements ClientSource {
   async delete(clientId: string, registrationAccessToken: string): Promise<void> {
     await this.authorized(clientId, registrationAccessToken);
     if (!(await this.store.deleteClientRegistration(clientId))) throw new InvalidToken(INVALID_REGISTRATION_TOKEN);
+    this.events.emit({ event: 'client.deleted', clientId });
   }
 
   /** As a ClientSource: a use (authentication, authorization request) restarts the expiry, at most once per interval. */

@@ -1,11 +1,12 @@
 import { InvalidGrant } from '../errors.js';
+import type { SecurityEvents } from '../events/types.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
 import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
 import type { RefreshFamilies } from './refresh-family.js';
-import { type Grant, targetRequest, tokenResponse } from './types.js';
+import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface AuthorizationCodeGrantDependencies {
   readonly codes: AuthorizationCodeStore;
@@ -15,6 +16,7 @@ export interface AuthorizationCodeGrantDependencies {
   readonly resources: ResourceLookup;
   /** How long the revocation mark of a replayed code's grant is kept: the longest a refresh family lives. */
   readonly revocationMarkSeconds: number;
+  readonly events: SecurityEvents;
 }
 
 const INVALID_CODE = 'the authorization code is invalid, expired, or was issued to another client';
@@ -35,6 +37,9 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         // server MUST deny the request and SHOULD revoke (when possible) all tokens
         // previously issued based on that authorization code."
         await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+        const clientId = outcome.record.clientId;
+        deps.events.emit({ event: 'code.replayed', clientId, grantId: ref.grantId });
+        deps.events.emit({ event: 'grant.revoked', grantId: ref.grantId, clientId, reason: 'code_replay' });
         throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
       }
       const record = outcome.record;
@@ -63,6 +68,17 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         grantId: ref.grantId,
         resources,
       });
+      deps.events.emit(
+        issuedEvent(
+          'authorization_code',
+          client.clientId,
+          record.sub,
+          issued,
+          { scope, resources },
+          ref.grantId,
+          refreshToken !== undefined,
+        ),
+      );
       return tokenResponse(issued, scope, refreshToken);
     },
   };

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { ResourceLookup } from '../oauth/resource.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
@@ -23,6 +24,7 @@ export interface GrantTableDependencies {
   readonly refreshLifetimes: RefreshLifetimes;
   /** REFRESH_REUSE_GRACE, in seconds. */
   readonly refreshReuseGraceSeconds: number;
+  readonly events: SecurityEvents;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface GrantTableDependencies {
  * each handed only the services it uses.
  */
 export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
-  const { store, accessTokens, resources, refreshLifetimes } = deps;
+  const { store, accessTokens, resources, refreshLifetimes, events } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -40,8 +42,9 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
       accessTokens,
       resources,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
+      events,
     }),
-    clientCredentialsGrant({ accessTokens, resources }),
+    clientCredentialsGrant({ accessTokens, resources, events }),
     passwordGrant({
       signIn: deps.signIn,
       refreshFamilies,
@@ -49,6 +52,7 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
       resources,
       clock: deps.clock,
       grantIndexing: deps.grantIndexing,
+      events,
     }),
     refreshTokenGrant({
       refreshTokens: store,
@@ -56,6 +60,7 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
       resources,
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
+      events,
     }),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));

@@ -1,12 +1,13 @@
 import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidGrant, SignInBusy, TooManyFailedAttempts } from '../errors.js';
 import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import type { GrantIndexing } from './grant-index.js';
 import type { RefreshFamilies } from './refresh-family.js';
-import { type Grant, targetRequest, tokenResponse } from './types.js';
+import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface PasswordGrantDependencies {
   /** Password sign-in with the limits shared with the login page. */
@@ -16,6 +17,7 @@ export interface PasswordGrantDependencies {
   readonly resources: ResourceLookup;
   readonly clock: Clock;
   readonly grantIndexing: GrantIndexing;
+  readonly events: SecurityEvents;
 }
 
 const INVALID_CREDENTIALS = 'invalid username or password';
@@ -35,7 +37,7 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       const { resources, scope } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
 
       // Unknown users and wrong passwords cost the same scrypt run and get the same error.
-      const signIn = await deps.signIn.attempt(username, password, clientAddress);
+      const signIn = await deps.signIn.attempt(username, password, clientAddress, 'password_grant');
       if (signIn.outcome === 'throttled') throw new TooManyFailedAttempts(signIn.retryAfterSeconds);
       if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
       if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
@@ -55,6 +57,9 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
           })
         : undefined;
       const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId, resources });
+      deps.events.emit(
+        issuedEvent('password', client.clientId, user.sub, issued, { scope, resources }, grantId, refreshToken !== undefined),
+      );
       return tokenResponse(issued, scope, refreshToken);
     },
   };

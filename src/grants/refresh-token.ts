@@ -1,11 +1,12 @@
 import type { Client } from '../clients/registry.js';
 import { InvalidGrant } from '../errors.js';
+import type { SecurityEvents } from '../events/types.js';
 import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
 import type { RefreshTokenStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
-import { type Grant, type TokenResponse, targetRequest, tokenResponse } from './types.js';
+import { type Grant, issuedEvent, type TokenResponse, targetRequest, tokenResponse } from './types.js';
 
 export interface RefreshTokenGrantDependencies {
   readonly refreshTokens: RefreshTokenStore;
@@ -15,6 +16,7 @@ export interface RefreshTokenGrantDependencies {
   readonly idleSeconds: number;
   /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */
   readonly reuseGraceSeconds: number;
+  readonly events: SecurityEvents;
 }
 
 const INVALID_REFRESH_TOKEN = 'the refresh token is invalid, expired, revoked, or was issued to another client';
@@ -69,14 +71,19 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
       });
       switch (outcome.status) {
         case 'rotated':
+          deps.events.emit(issuedEvent('refresh_token', client.clientId, view.family.sub, issued, { scope, resources }, ref.grantId, true));
           return response;
         case 'grace': {
           const earlier = openWithToken(presented, outcome.sealedResponse);
           if (!earlier) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
           return JSON.parse(earlier) as TokenResponse;
         }
-        case 'reused':
+        case 'reused': {
+          const { grantId } = ref;
+          deps.events.emit({ event: 'refresh.reuse_detected', clientId: client.clientId, sub: view.family.sub, grantId });
+          deps.events.emit({ event: 'grant.revoked', grantId, clientId: client.clientId, reason: 'refresh_reuse' });
           throw new InvalidGrant('the refresh token was already used: every token of this grant is now revoked');
+        }
         case 'invalid':
           throw new InvalidGrant(INVALID_REFRESH_TOKEN);
       }

@@ -1,4 +1,5 @@
 import type { Client, GrantTypeName } from '../clients/registry.js';
+import type { IssuingGrant, SecurityEvent } from '../events/types.js';
 import type { FormParams } from '../oauth/form-params.js';
 import type { TargetRequest } from '../oauth/resource.js';
 
@@ -23,6 +24,29 @@ export function tokenResponse(
     expires_in: issued.expiresIn,
     ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
     ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+  };
+}
+
+/** The `token.issued` event of an access token (and its refresh token, if one came with it). */
+export function issuedEvent(
+  grant: IssuingGrant,
+  clientId: string,
+  sub: string,
+  issued: { readonly jti: string },
+  target: { readonly scope: readonly string[]; readonly resources: readonly { readonly resource: string }[] },
+  grantId?: string,
+  refreshToken = false,
+): SecurityEvent {
+  return {
+    event: 'token.issued',
+    grant,
+    clientId,
+    sub,
+    scope: target.scope,
+    resource: target.resources.map((r) => r.resource),
+    jti: issued.jti,
+    ...(grantId !== undefined ? { grantId } : {}),
+    refreshToken,
   };
 }
 

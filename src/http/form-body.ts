@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequest } from '../errors.js';
+import { InvalidRequest, type OAuthError } from '../errors.js';
 import { FormParams } from '../oauth/form-params.js';
 import { type StoreOutageAnswer, sendOAuthError, toOAuthError } from './oauth-reply.js';
 
@@ -12,6 +12,8 @@ export interface BackChannelOptions {
   /** The realm of `WWW-Authenticate` on `invalid_client`. */
   readonly realm: string;
   readonly storeOutage: StoreOutageAnswer;
+  /** Told the error of every error answer (the token endpoint counts them). */
+  readonly onErrorAnswer?: (error: OAuthError) => void;
 }
 
 /**
@@ -31,7 +33,11 @@ export function useOAuthFormBodies(scope: FastifyInstance, options: BackChannelO
   scope.addContentTypeParser('*', (_request, _payload, done) => {
     done(new InvalidRequest('unsupported content type: use application/x-www-form-urlencoded'), undefined);
   });
-  scope.setErrorHandler((error, request, reply) => sendOAuthError(reply, toOAuthError(error, request, options.storeOutage), options.realm));
+  scope.setErrorHandler((error, request, reply) => {
+    const answer = toOAuthError(error, request, options.storeOutage);
+    options.onErrorAnswer?.(answer);
+    return sendOAuthError(reply, answer, options.realm);
+  });
 }
 
 /** The parameters of a back-channel POST: the form body, and the query string kept apart. */

@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { importJWK, type JWK } from 'jose';
 import { checkKeyFolder } from './folder-safety.js';
 import { KeyFolderError, type KeyRecord, readKeyFolder } from './key-file.js';
-import { isPublishedAt, signingKeyAt } from './lifecycle.js';
+import { isPublishedAt, nextScheduledKey, signingKeyAt } from './lifecycle.js';
 
 type JsonWebKeyInput = Extract<Parameters<typeof createPrivateKey>[0], { format: 'jwk' }>;
 
@@ -75,6 +75,11 @@ export class Keystore {
     return new Keystore(dir, keys, warnings);
   }
 
+  /** How many key files are loaded. */
+  get keyCount(): number {
+    return this.keys.length;
+  }
+
   /** What is unwise but allowed about the folder as last loaded (a key file others can read). */
   get warnings(): readonly string[] {
     return this.folderWarnings;
@@ -93,6 +98,11 @@ export class Keystore {
 
   signingKeyAt(now: number): LoadedKey | undefined {
     return signingKeyAt(this.keys, now);
+  }
+
+  /** The scheduled key that signs next after `now`'s signer, if one is scheduled (see nextScheduledKey). */
+  nextSigningKeyAfter(now: number): LoadedKey | undefined {
+    return nextScheduledKey(this.keys, now);
   }
 
   /** The published key with this kid, to verify our own tokens; undefined if none. */

@@ -57,6 +57,19 @@ export function keyStateAt(key: KeyRecord, keys: readonly KeyRecord[], now: numb
 }
 
 /**
+ * The key that takes over signing next: of the keys scheduled at `now` (published, signing
+ * later), the one whose window opens first; undefined when no successor is scheduled.
+ */
+export function nextScheduledKey<K extends KeyRecord>(keys: readonly K[], now: number): K | undefined {
+  let next: K | undefined;
+  for (const key of keys) {
+    if (keyStateAt(key, keys, now) !== 'scheduled') continue;
+    if (!next || key.signs_from < next.signs_from) next = key;
+  }
+  return next;
+}
+
+/**
  * The first instant from `now` on at which no key signs, or undefined when the signing
  * windows of `keys` cover [now, ∞) without a gap.
  */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ClientDirectory } from '../clients/directory.js';
 import type { ClientRegistry } from '../clients/registry.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { Grant } from '../grants/types.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
@@ -16,12 +17,18 @@ export interface TokenRouteOptions {
   /** Every client: the file's, registered ones, metadata documents. */
   readonly directory: ClientDirectory;
   readonly grants: ReadonlyMap<string, Grant>;
+  /** Told the error code of every error answer. */
+  readonly events: SecurityEvents;
 }
 
 /** POST /oauth2/token (RFC 6749 §3.2): authenticates the client, then dispatches on grant_type; CORS for browser clients. */
 export async function tokenRoute(app: FastifyInstance, options: TokenRouteOptions): Promise<void> {
   const { clients, grants } = options;
-  useOAuthFormBodies(app, { realm: options.realm, storeOutage: 'server_error' });
+  useOAuthFormBodies(app, {
+    realm: options.realm,
+    storeOutage: 'server_error',
+    onErrorAnswer: (error) => options.events.emit({ event: 'token.failed', error: error.error }),
+  });
 
   answerPreflights(app, options.path, clients);
 

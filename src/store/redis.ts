@@ -32,6 +32,7 @@ import type {
   RefreshTokenView,
   RotationOutcome,
   Store,
+  StoreCommandObserver,
 } from './types.js';
 import { secondsLeft } from './window.js';
 
@@ -42,6 +43,8 @@ export interface RedisStoreOptions {
   /** Replicas that must acknowledge what makes a token single-use before it is issued (default: none). */
   readonly replicaAck?: ReplicaAck | undefined;
   readonly clock?: Clock;
+  /** Told the duration and result of every operation (the metrics). */
+  readonly observer?: StoreCommandObserver | undefined;
 }
 
 /** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
@@ -282,12 +285,17 @@ export class RedisStore implements Store {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
+    const started = process.hrtime.bigint();
+    let succeeded = false;
     try {
-      return await Promise.race([command(), deadline]);
+      const result = await Promise.race([command(), deadline]);
+      succeeded = true;
+      return result;
     } catch (err) {
       throw new StoreUnavailableError(`redis ${operation} failed: ${(err as Error).message}`, { cause: err });
     } finally {
       clearTimeout(timer);
+      this.options.observer?.storeCommandFinished(operation, Number(process.hrtime.bigint() - started) / 1e9, succeeded);
     }
   }
 }

@@ -266,3 +266,8 @@ export interface Store
   /** Remembered consent, per user and client. */
   readonly consents: ConsentStore;
 }
+
+/** Told about every Redis store operation as it ends (the metrics); must not throw. */
+export interface StoreCommandObserver {
+  storeCommandFinished(operation: string, seconds: number, succeeded: boolean): void;
+}

@@ -1,5 +1,6 @@
 import type { Client } from '../clients/registry.js';
 import { toSeconds } from '../clock.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
 import type { AccessTokens } from './access-token.js';
 import { refOf } from './opaque.js';
@@ -12,6 +13,7 @@ export interface IntrospectionDependencies {
   readonly denylist: AccessTokenDenylist;
   readonly grants: GrantRevocation;
   readonly issuer: string;
+  readonly events: SecurityEvents;
 }
 
 const INACTIVE = { active: false } as const;
@@ -33,6 +35,12 @@ function mayIntrospectAccessToken(caller: Client, tokenClientId: string): boolea
  * signed, unknown, or that the caller may not introspect, without saying which.
  */
 export async function introspectToken(token: string, caller: Client, deps: IntrospectionDependencies): Promise<Record<string, unknown>> {
+  const answer = await introspectionAnswer(token, caller, deps);
+  deps.events.emit({ event: 'introspection.answered', active: answer.active === true });
+  return answer;
+}
+
+async function introspectionAnswer(token: string, caller: Client, deps: IntrospectionDependencies): Promise<Record<string, unknown>> {
   const ref = refOf(token);
   if (ref) {
     const view = await deps.refreshTokens.readRefreshToken(ref);

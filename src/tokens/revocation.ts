@@ -1,5 +1,6 @@
 import type { Client } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
+import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
 import type { AccessTokens } from './access-token.js';
 import { refOf } from './opaque.js';
@@ -14,6 +15,7 @@ export interface RevocationDependencies {
   /** How long a grant revocation mark is kept: the longest a refresh family lives. */
   readonly revocationMarkSeconds: number;
   readonly clock: Clock;
+  readonly events: SecurityEvents;
 }
 
 /**
@@ -26,10 +28,14 @@ export async function revokeToken(token: string, caller: Client, deps: Revocatio
   const ref = refOf(token);
   if (ref) {
     const view = await deps.refreshTokens.readRefreshToken(ref);
-    if (view && view.family.clientId === caller.clientId) await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+    if (view && view.family.clientId === caller.clientId) {
+      await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+      deps.events.emit({ event: 'grant.revoked', grantId: ref.grantId, clientId: caller.clientId, reason: 'revocation_request' });
+    }
     return;
   }
   const claims = await deps.accessTokens.verify(token);
   if (!claims || claims.client_id !== caller.clientId) return;
   await deps.denylist.denylistAccessToken(claims.jti, claims.exp - nowSeconds(deps.clock));
+  deps.events.emit({ event: 'token.revoked', clientId: caller.clientId, jti: claims.jti });
 }

@@ -1,3 +1,4 @@
+import { NO_EVENTS, type SecurityEvents, type SignInChannel } from '../events/types.js';
 import type { User } from './registry.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 import type { SlotOutcome, VerificationSlots } from './verification-slots.js';
@@ -29,11 +30,17 @@ export class PasswordSignIn {
     private readonly users: PasswordAuthenticator,
     private readonly throttle: SignInThrottle,
     private readonly slots: VerificationSlots,
+    private readonly events: SecurityEvents = NO_EVENTS,
   ) {}
 
-  async attempt(username: string, password: string, clientAddress: string): Promise<SignInOutcome> {
+  /** `channel` only names where the attempt came from in the events it reports. */
+  async attempt(username: string, password: string, clientAddress: string, channel: SignInChannel = 'login_page'): Promise<SignInOutcome> {
+    const address = clientAddress;
     const decision = await this.throttle.reserve(username, clientAddress);
-    if (!decision.reserved) return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+    if (!decision.reserved) {
+      this.events.emit({ event: 'signin.throttled', channel, address, retryAfterSeconds: decision.retryAfterSeconds });
+      return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+    }
     const { attempt } = decision;
 
     let verified: SlotOutcome<User | undefined>;
@@ -47,8 +54,12 @@ export class PasswordSignIn {
       await attempt.unchecked();
       return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
-    if (!verified.value) return { outcome: 'wrong_credentials' };
+    if (!verified.value) {
+      this.events.emit({ event: 'signin.failed', channel, address });
+      return { outcome: 'wrong_credentials' };
+    }
     await attempt.succeeded();
+    this.events.emit({ event: 'signin.succeeded', sub: verified.value.sub, channel, address });
     return { outcome: 'signed_in', user: verified.value };
   }
 }

@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import { ClientRegistry, ReloadableClients } from '../../src/clients/registry.js';
 import { AUTHORIZE_CLIENTS, testUsers } from './authorize-fixtures.js';
 import { RESOURCES } from './resource-fixtures.js';
-import { buildTestServer, type TestServer } from './server.js';
+import { buildTestServer, type TestServer, type TestServerOptions } from './server.js';
 import { memoryStore, type TestStore } from './stores.js';
 
 /** Client metadata of an MCP client registering itself: public, loopback redirect, PKCE (RFC 8252). */
@@ -46,7 +46,12 @@ export interface RegistrationServer extends TestServer {
 }
 
 /** A server with open registration (unless `env` says otherwise), the authorize clients in its file, alice, and the resources. */
-export async function registrationServer(t: Test, store?: TestStore, env: Record<string, string> = {}): Promise<RegistrationServer> {
+export async function registrationServer(
+  t: Test,
+  store?: TestStore,
+  env: Record<string, string> = {},
+  options: Omit<TestServerOptions, 'env' | 'store'> = {},
+): Promise<RegistrationServer> {
   const fileClients = ReloadableClients.holding(ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS));
   const server = await buildTestServer(t, {
     clientRegistry: fileClients,
@@ -54,6 +59,7 @@ export async function registrationServer(t: Test, store?: TestStore, env: Record
     resources: RESOURCES,
     store: store ?? (await memoryStore(t)),
     env: { DYNAMIC_CLIENT_REGISTRATION: 'open', ...env },
+    ...options,
   });
   return withRegistration(server.app, server, fileClients);
 }

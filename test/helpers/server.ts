@@ -5,6 +5,7 @@ import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { Keystore } from '../../src/keys/keystore.js';
+import { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
@@ -63,6 +64,8 @@ export interface TestServer {
   readonly clock: TestClock;
   /** Moves the clock forward and ages the store's keys by as much (see TestStore). */
   readonly advance: (seconds: number) => Promise<void>;
+  /** With `metrics: true`: the series the app records into (no process metrics). */
+  readonly metrics: ServerMetrics | undefined;
 }
 
 export interface TestServerOptions {
@@ -79,6 +82,8 @@ export interface TestServerOptions {
   readonly logger?: unknown;
   /** Trust anchors and DNS for fetching client metadata documents. */
   readonly outboundFetch?: ServerDependencies['outboundFetch'];
+  /** Record Prometheus series (as with METRICS_PORT), without Node's process metrics. */
+  readonly metrics?: boolean;
 }
 
 export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
@@ -86,7 +91,9 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
   const keysDir = options.keysDir ?? (await keysDirWithSigningKey(t, { now: Math.floor(clock.now / 1000) - 60 }));
   const config = loadConfig({ ISSUER, KEYS_DIR: keysDir, LOG_LEVEL: 'silent', ...options.env });
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
+  const metrics = options.metrics ? new ServerMetrics({ keys: keystore, clock: () => clock.now, processMetrics: false }) : undefined;
   const app = await buildServer(config, {
+    metrics,
     keystore,
     clients: options.clientRegistry ?? ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
@@ -98,7 +105,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     ...(options.outboundFetch ? { outboundFetch: options.outboundFetch } : {}),
   });
   t.teardown(() => app.close());
-  return { app, config, keystore, keysDir, store, clock, advance };
+  return { app, config, keystore, keysDir, store, clock, advance, metrics };
 }
 
 export function basic(clientId: string, secret: string): string {

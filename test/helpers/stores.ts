@@ -4,7 +4,7 @@ import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { ReplicaAck } from '../../src/store/replica-ack.js';
 import type { RedisTopology } from '../../src/store/redis-connection.js';
-import type { Store } from '../../src/store/types.js';
+import type { Store, StoreCommandObserver } from '../../src/store/types.js';
 import { type PrivateRedis, startPrivateRedis } from './redis.js';
 import { type PrivateRedisCluster, startRedisCluster } from './redis-cluster.js';
 import { nodeCommand } from './redis-nodes.js';
@@ -126,6 +126,8 @@ export interface RedisStoreOptions {
   readonly keyPrefix?: string;
   readonly clock?: TestClock;
   readonly replicaAck?: ReplicaAck;
+  /** Told every operation's duration and result (the metrics). */
+  readonly observer?: StoreCommandObserver;
 }
 
 /** A connected RedisStore under a fresh key prefix on a private redis-server. */
@@ -159,6 +161,7 @@ export async function openRedisStore(
     connection: { topology: target.topology, commandTimeoutMs: options.commandTimeoutMs ?? 1000 },
     keyPrefix,
     replicaAck: options.replicaAck,
+    observer: options.observer,
     clock: () => clock.now,
   });
   await store.connect();

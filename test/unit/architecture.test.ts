@@ -7,7 +7,21 @@ import t from 'tap';
  * down; domain code never reaches back up into HTTP.
  */
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const DOMAIN_FOLDERS = ['authorize', 'clients', 'fetch', 'grants', 'keys', 'oauth', 'resources', 'session', 'store', 'tokens', 'users'];
+const DOMAIN_FOLDERS = [
+  'authorize',
+  'clients',
+  'events',
+  'fetch',
+  'grants',
+  'keys',
+  'metrics',
+  'oauth',
+  'resources',
+  'session',
+  'store',
+  'tokens',
+  'users',
+];
 const HTTP_FOLDERS = ['src/http', 'src/routes', 'src/pages'];
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 

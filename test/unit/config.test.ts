@@ -17,6 +17,7 @@ t.test('loadConfig', async (t) => {
     t.same(loadConfig({}), {
       port: 3000,
       host: '127.0.0.1',
+      metricsPort: undefined,
       issuer: 'http://localhost:3000',
       redis: undefined,
       redisKeyPrefix: 'oauth:',
@@ -148,6 +149,20 @@ t.test('loadConfig', async (t) => {
       passwordVerifyConcurrency: 2,
       passwordVerifyQueue: 0,
     });
+  });
+
+  t.test('METRICS_PORT: off unless set; a port of its own, or PORT itself when equal', async (t) => {
+    t.equal(loadConfig({}).metricsPort, undefined, 'no metrics by default');
+    t.equal(loadConfig({ METRICS_PORT: '' }).metricsPort, undefined, 'blank is unset');
+    t.match(loadConfig({ METRICS_PORT: '9464' }), { port: 3000, metricsPort: 9464 });
+    t.match(loadConfig({ PORT: '8080', METRICS_PORT: '8080' }), { port: 8080, metricsPort: 8080 });
+    for (const [value, message] of [
+      ['0', 'METRICS_PORT must be at least 1'],
+      ['65536', 'METRICS_PORT must be at most 65535'],
+      ['metrics', 'METRICS_PORT must be a whole number'],
+    ] as const) {
+      t.same(problemsOf({ METRICS_PORT: value }), [message]);
+    }
   });
 
   t.test('Client ID Metadata Documents', async (t) => {

@@ -4,6 +4,7 @@ import {
   firstUnsignedInstant,
   isExpiredAt,
   isPublishedAt,
+  nextScheduledKey,
   planCleanup,
   planRevocation,
   planRotation,
@@ -33,6 +34,17 @@ const prune = (keys: KeyRecord[], now: number) => planCleanup(keys, key('spare')
 
 /** A rotated at 100: A signs until 400 and is published until 4000; B signs from 400. */
 const rotated = () => rotate([key('A')], 'B', 100);
+
+t.test('nextScheduledKey: the scheduled key whose window opens first (the metrics gauge)', async (t) => {
+  t.equal(nextScheduledKey([key('A')], 100), undefined, 'nothing scheduled');
+  const keys = rotated();
+  t.equal(nextScheduledKey(keys, 100)?.kid, 'B', 'B signs from 400');
+  t.equal(nextScheduledKey(keys, 400), undefined, 'B signs now: no successor');
+  const later = key('C', { created_at: 100, signs_from: 900 });
+  t.equal(nextScheduledKey([...keys, later], 100)?.kid, 'B', 'the earliest of several');
+  t.equal(nextScheduledKey([...keys, later], 500)?.kid, 'C');
+  t.equal(nextScheduledKey([key('A'), key('empty', { signs_from: 900, signs_until: 900 })], 100), undefined, 'an empty window never signs');
+});
 
 t.test('signingKeyAt chooses by time alone', async (t) => {
   const old = key('old', { signs_from: 0, signs_until: 1000, publish_until: 1000 + TTL });

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { approvedResponseParameters } from '../../authorize/respond.js';
-import { AccessDenied, InvalidRequest } from '../../errors.js';
+import { approvedResponseParameters, deniedAuthorization } from '../../authorize/respond.js';
+import { InvalidRequest } from '../../errors.js';
 import { cookieJar } from './cookies.js';
 import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
-import { sendToClient } from './response.js';
+import { sendErrorToClient, sendToClient } from './response.js';
 
 /** POST of the consent form: Deny sends access_denied to the client, Allow issues the response. */
 export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
@@ -14,7 +14,10 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
     // The session ended while the page was open: sign in again, then consent again.
     if (!user) return returnToAuthorize(endpoint, reply, authorization);
     const decision = fields.get('decision');
-    if (decision === 'deny') throw new AccessDenied('the user denied the request').redirectingTo(authorization);
+    if (decision === 'deny') {
+      const denied = deniedAuthorization(authorization, user, endpoint.responses.events);
+      return sendErrorToClient(reply, authorization, denied, { issuer: endpoint.issuer, afterPost: true });
+    }
     if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
     const parameters = await sendingStoreFailuresToClient(authorization, async () => {
       // Remembered, so a later request for no more than this skips the page (CONSENT_TTL).

@@ -28,12 +28,21 @@ function queryOf(url: string): string {
   return start === -1 ? '' : url.slice(start + 1);
 }
 
+/** The error code an authorization error is counted under. */
+function errorCodeOf(error: unknown): string {
+  if (error instanceof OAuthError) return error.error;
+  if (error instanceof StoreUnavailableError) return 'temporarily_unavailable';
+  const status = (error as Partial<FastifyError>).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? 'invalid_request' : 'server_error';
+}
+
 /**
  * The one error path of the authorization endpoint. An OAuthError that carries
  * `redirectTo` goes back to the client (RFC 6749 §4.1.2.1, §4.2.2.1); anything else is a
  * page for the user, never JSON, never a stack trace.
  */
 function answerError(endpoint: AuthorizeRouteOptions, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  endpoint.responses.events.emit({ event: 'authorization.failed', error: errorCodeOf(error) });
   if (error instanceof OAuthError) {
     if (error.cause instanceof Error)
       request.log.error({ err: { type: error.cause.name, message: error.cause.message } }, `${error.error} sent to the client`);

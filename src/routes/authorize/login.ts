@@ -24,7 +24,9 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
     const username = fields.get('username') ?? '';
     const password = fields.get('password') ?? '';
 
-    const signIn = await sendingStoreFailuresToClient(authorization, () => endpoint.signIn.attempt(username, password, request.ip));
+    const signIn = await sendingStoreFailuresToClient(authorization, () =>
+      endpoint.signIn.attempt(username, password, request.ip, 'login_page'),
+    );
     switch (signIn.outcome) {
       case 'throttled':
         reply.header('retry-after', String(signIn.retryAfterSeconds));

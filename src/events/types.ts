@@ -1,0 +1,113 @@
+/**
+ * Security-relevant happenings, reported by the domain through `SecurityEvents` (handed in
+ * as a dependency, never a global). Consumers: the audit log (src/events/audit-log.ts) and
+ * the metrics (src/metrics/). No event carries a token, code, secret, password or
+ * username: only identifiers that are safe to keep (client_id, sub, jti, grant id).
+ */
+
+/** How a user signed in: the login page, or the password grant at the token endpoint. */
+export type SignInChannel = 'login_page' | 'password_grant';
+
+/** The grant that issued an access token; `implicit` is the authorization endpoint's `response_type=token`. */
+export type IssuingGrant = 'authorization_code' | 'client_credentials' | 'password' | 'refresh_token' | 'implicit';
+
+/** Why a grant (its refresh family and the access tokens minted from it) was revoked. */
+export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse';
+
+export type SecurityEvent =
+  | {
+      readonly event: 'token.issued';
+      readonly grant: IssuingGrant;
+      readonly clientId: string;
+      readonly sub: string;
+      readonly scope: readonly string[];
+      readonly resource: readonly string[];
+      readonly jti: string;
+      readonly grantId?: string | undefined;
+      readonly refreshToken: boolean;
+    }
+  | {
+      readonly event: 'authorization.approved';
+      readonly clientId: string;
+      readonly sub: string;
+      readonly responseType: string;
+      readonly scope: readonly string[];
+      readonly resource: readonly string[];
+      /** The grant the code starts (response_type=code). */
+      readonly grantId?: string | undefined;
+    }
+  | { readonly event: 'authorization.denied'; readonly clientId: string; readonly sub: string }
+  | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
+  /** No username: people type passwords into the username field. */
+  | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
+  | { readonly event: 'signin.throttled'; readonly channel: SignInChannel; readonly address: string; readonly retryAfterSeconds: number }
+  | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
+  | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
+  | { readonly event: 'grant.revoked'; readonly grantId: string; readonly clientId: string; readonly reason: GrantRevocationReason }
+  | { readonly event: 'token.revoked'; readonly clientId: string; readonly jti: string }
+  | {
+      readonly event: 'client.registered';
+      readonly clientId: string;
+      readonly authMethod: string;
+      readonly grantTypes: readonly string[];
+      readonly address: string;
+    }
+  | { readonly event: 'client.deleted'; readonly clientId: string }
+  | { readonly event: 'key.loaded'; readonly reason: string; readonly keys: number; readonly signingKid: string | undefined }
+  | { readonly event: 'key.reload_failed'; readonly reason: string; readonly message: string }
+  // Counted, not audited: one of these per request would drown the audit log.
+  | { readonly event: 'token.failed'; readonly error: string }
+  | { readonly event: 'authorization.failed'; readonly error: string }
+  | { readonly event: 'introspection.answered'; readonly active: boolean }
+  | { readonly event: 'dpop.proof_failed'; readonly reason: string };
+
+export type SecurityEventName = SecurityEvent['event'];
+
+/** Which events are audit log lines (true) and which are only counted (false); the type makes the table complete. */
+export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
+  'token.issued': true,
+  'authorization.approved': true,
+  'authorization.denied': true,
+  'signin.succeeded': true,
+  'signin.failed': true,
+  'signin.throttled': true,
+  'refresh.reuse_detected': true,
+  'code.replayed': true,
+  'grant.revoked': true,
+  'token.revoked': true,
+  'client.registered': true,
+  'client.deleted': true,
+  'key.loaded': true,
+  'key.reload_failed': true,
+  'token.failed': false,
+  'authorization.failed': false,
+  'introspection.answered': false,
+  'dpop.proof_failed': false,
+};
+
+/** Where the domain reports what happened. `emit` never throws and never waits. */
+export interface SecurityEvents {
+  emit(event: SecurityEvent): void;
+}
+
+/** Reports nothing: for code built without consumers (tools, some tests). */
+export const NO_EVENTS: SecurityEvents = { emit: () => undefined };
+
+/**
+ * Hands every event to each consumer in turn. A consumer that throws is reported to
+ * `onConsumerError` and does not stop the others, nor the request that emitted.
+ */
+export function fanOut(consumers: readonly SecurityEvents[], onConsumerError: (err: unknown) => void = () => undefined): SecurityEvents {
+  if (consumers.length === 0) return NO_EVENTS;
+  return {
+    emit(event) {
+      for (const consumer of consumers) {
+        try {
+          consumer.emit(event);
+        } catch (err) {
+          onConsumerError(err);
+        }
+      }
+    },
+  };
+}

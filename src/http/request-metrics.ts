@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+
+/** What records request durations (ServerMetrics). */
+export interface RequestObserver {
+  observeRequest(method: string, route: string, statusCode: number, seconds: number): void;
+}
+
+/** The route label of a request no route matched: never the raw URL, which a client chooses. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Times every request of `app` (and of every plugin registered after this) from its
+ * arrival to its answer, labelled with the route pattern (`/oauth2/register/:clientId`).
+ */
+export function measureRequestDurations(app: FastifyInstance, observer: RequestObserver): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    observer.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+}

@@ -1,0 +1,21 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { useUnroutedAnswers } from './http/unrouted.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
+import { metricsRoute } from './routes/metrics.js';
+
+/**
+ * The metrics listener (METRICS_PORT): `GET /metrics` and nothing else, apart from the
+ * public listener so scrapes never share its port or its exposure. Never listens itself;
+ * startServer does. Scrapes are not logged (one every few seconds would drown the log).
+ */
+export async function buildMetricsServer(
+  metrics: ServerMetrics,
+  options: { readonly logger?: FastifyBaseLogger } = {},
+): Promise<FastifyInstance> {
+  const app: FastifyInstance = options.logger
+    ? Fastify({ loggerInstance: options.logger, disableRequestLogging: true, return503OnClosing: false })
+    : Fastify({ logger: false, return503OnClosing: false });
+  useUnroutedAnswers(app, { isBrowserPath: () => false, realm: 'metrics' });
+  await app.register(metricsRoute, { metrics });
+  return app;
+}
