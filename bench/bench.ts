@@ -10,7 +10,7 @@ import { freePort } from '../test/helpers/ports.js';
 import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
 import { type HostLoad, measuringHostLoad, type WithHostLoad } from './host.js';
 import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
-import { expectCounted, measureMetricsCost, type MetricsCost } from './metrics-cost.js';
+import { cpuSecondsOf, describeCpu, expectCounted, type MeteredLoad, measureMetricsCost, type MetricsCost } from './metrics-cost.js';
 import { measureSigningRate } from './sign.js';
 
 /**
@@ -126,7 +126,7 @@ async function expectToken(target: LoadTarget): Promise<void> {
   }
 }
 
-async function measureOurs(settings: BenchSettings, fixtures: Fixtures, options: { metrics?: boolean } = {}): Promise<LoadResult> {
+async function measureOurs(settings: BenchSettings, fixtures: Fixtures, options: { metrics?: boolean } = {}): Promise<MeteredLoad> {
   const metricsPort = options.metrics ? String(await freePort()) : undefined;
   const env = {
     PORT: String(await freePort()),
@@ -143,9 +143,12 @@ async function measureOurs(settings: BenchSettings, fixtures: Fixtures, options:
       body: FORM_BODY,
     };
     await expectToken(target);
-    const result = await measureLoad(target, settings);
+    let cpuBefore: number | undefined;
+    const result = await measureLoad(target, settings, () => (cpuBefore = cpuSecondsOf(ours.child.pid)));
+    const cpuAfter = cpuSecondsOf(ours.child.pid);
     if (metricsPort) await expectCounted(metricsPort, result.completed);
-    return result;
+    const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    return { ...result, serverCpuSeconds };
   });
 }
 
@@ -192,6 +195,7 @@ function report(settings: BenchSettings, { bare, signing, ours, metricsCost }: P
     `      ${describeLoad(ours.value)}`,
     `(d) our server as (c), metrics off and METRICS_PORT set, alternating twice each${hostNote(metricsCost.host)}`,
     `      off ${whole(metricsCost.value.off)} req/s  on ${whole(metricsCost.value.on)} req/s  on/off = ${metricsRatio.toFixed(3)}`,
+    `      ${describeCpu(metricsCost.value.cpuPerRequest)}`,
     '',
     `ours  = ${whole(rate)} req/s`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
@@ -200,7 +204,10 @@ function report(settings: BenchSettings, { bare, signing, ours, metricsCost }: P
       ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`]
       : []),
     '',
-    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} metrics_on/off=${metricsRatio.toFixed(3)}`,
+    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} metrics_on/off=${metricsRatio.toFixed(3)}` +
+      (metricsCost.value.cpuPerRequest
+        ? ` metrics_cpu_on/off=${(metricsCost.value.cpuPerRequest.on / metricsCost.value.cpuPerRequest.off).toFixed(3)}`
+        : ''),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -51,7 +51,9 @@ function summarize(result: autocannon.Result): LoadResult {
   };
 }
 
-export async function measureLoad(target: LoadTarget, settings: LoadSettings): Promise<LoadResult> {
+/** Warms up, then measures; `afterWarmUp` runs between the two (to read counters from there). */
+export async function measureLoad(target: LoadTarget, settings: LoadSettings, afterWarmUp?: () => void): Promise<LoadResult> {
   await post(target, settings.connections, settings.warmupSeconds);
+  afterWarmUp?.();
   return summarize(await post(target, settings.connections, settings.durationSeconds));
 }

@@ -1,9 +1,33 @@
+import { readFileSync } from 'node:fs';
 import type { LoadResult } from './load.js';
+
+/** A load result with the CPU time the server process spent during the load (Linux: /proc). */
+export interface MeteredLoad extends LoadResult {
+  readonly serverCpuSeconds: number | undefined;
+}
+
+/**
+ * User + system CPU seconds of process `pid` so far, from /proc/<pid>/stat (clock ticks of
+ * 1/100 s); undefined where there is no /proc. CPU time per request barely moves when other
+ * tenants take the cores, unlike throughput.
+ */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Token endpoint throughput with metrics off and on (METRICS_PORT set), in req/s. */
 export interface MetricsCost {
   readonly off: number;
   readonly on: number;
+  /** Server CPU microseconds per request, off and on; undefined without /proc. */
+  readonly cpuPerRequest: { readonly off: number; readonly on: number } | undefined;
   readonly results: readonly LoadResult[];
 }
 
@@ -11,15 +35,23 @@ export interface MetricsCost {
  * Off, on, off, on: alternating evens out drift on a noisy host; each side's rate is the
  * mean of its runs.
  */
-export async function measureMetricsCost(measure: (metrics: boolean) => Promise<LoadResult>): Promise<MetricsCost> {
-  const off: LoadResult[] = [];
-  const on: LoadResult[] = [];
+export async function measureMetricsCost(measure: (metrics: boolean) => Promise<MeteredLoad>): Promise<MetricsCost> {
+  const off: MeteredLoad[] = [];
+  const on: MeteredLoad[] = [];
   for (let round = 0; round < 2; round++) {
     off.push(await measure(false));
     on.push(await measure(true));
   }
   const rate = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSecond, 0) / results.length;
-  return { off: rate(off), on: rate(on), results: [...off, ...on] };
+  const cpu = (results: MeteredLoad[]) => {
+    const seconds = results.map((r) => r.serverCpuSeconds);
+    if (seconds.some((s) => s === undefined)) return undefined;
+    const requests = results.reduce((sum, r) => sum + r.completed, 0);
+    return (seconds.reduce((sum: number, s) => sum + (s as number), 0) / requests) * 1e6;
+  };
+  const [cpuOff, cpuOn] = [cpu(off), cpu(on)];
+  const cpuPerRequest = cpuOff === undefined || cpuOn === undefined ? undefined : { off: cpuOff, on: cpuOn };
+  return { off: rate(off), on: rate(on), cpuPerRequest, results: [...off, ...on] };
 }
 
 /** With metrics on, the scrape must have counted every token the load received. */
@@ -27,4 +59,10 @@ export async function expectCounted(metricsPort: string, completed: number): Pro
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const counted = Number(/^oauth2_tokens_issued_total\{[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
   if (counted < completed) throw new Error(`metrics counted ${counted} tokens, the load received ${completed}`);
+}
+
+export function describeCpu(cpu: MetricsCost['cpuPerRequest']): string {
+  if (cpu === undefined) return 'server CPU per request: unknown (no /proc)';
+  const us = (n: number) => `${Math.round(n)} µs`;
+  return `server CPU per request: off ${us(cpu.off)}  on ${us(cpu.on)}  on/off = ${(cpu.on / cpu.off).toFixed(3)}`;
 }

@@ -20,6 +20,7 @@ import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js'
 import type { Keystore } from './keys/keystore.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import { offeredScope } from './oauth/resource.js';
+import { Pages } from './pages/view.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -132,9 +133,11 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   const pathPrefix = new URL(config.issuer).pathname.replace(/\/+$/, '');
   const oauth2 = `${pathPrefix}/oauth2`;
   const authorizePath = `${oauth2}/authorize`;
+  const pages = new Pages(config.brand);
   const logoutPath = `${oauth2}/logout`;
   const edges = {
     isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`) || path === logoutPath,
+    pages,
   };
   const requestTimeoutMs = config.httpRequestTimeout * 1000;
 
@@ -249,7 +252,9 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     issuer: config.issuer,
     paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent`, logout: logoutPath },
     clients: directory,
+    reviewedClients: clients,
     resources,
+    pages,
     signIn,
     signer: deps.signer,
     session: new BrowserSession(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
 import { REGISTRATION_FIELDS, type RegistrationConfig, registrationConfig, registrationProblems } from './registration-config.js';
@@ -69,6 +70,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
   ...REGISTRATION_FIELDS,
+  ...BRAND_FIELDS,
 });
 
 /** Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): clients whose client_id is an https URL. */
@@ -139,6 +141,8 @@ export interface Config extends RegistrationConfig {
   /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
   readonly shutdownTimeout: number;
   readonly clientIdMetadata: ClientIdMetadataConfig;
+  /** BRAND_NAME, BRAND_LOGO_URL, BRAND_PRIMARY_COLOR: what the pages show of the operator. */
+  readonly brand: BrandConfig;
 }
 
 export class ConfigError extends Error {
@@ -220,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
       maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
     }),
     ...registrationConfig(e),
+    brand: brandConfig(e),
   });
 }
 

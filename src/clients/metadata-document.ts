@@ -71,6 +71,11 @@ const metadataDocumentRedirectUri = redirectUri.superRefine((value, ctx) => {
     ctx.addIssue({ code: 'custom', message: 'http redirect URIs are accepted only for loopback (127.0.0.1, [::1], localhost)' });
 });
 
+const httpsUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:' && !value.includes('#'));
+
 /** JWK members that carry private or symmetric key material. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -88,6 +93,9 @@ const MetadataDocumentSchema = z
   .object({
     client_id: z.string(),
     client_name: z.string().min(1).max(200).optional(),
+    // A client_uri or logo_uri we would not show (not https) is left out, not a reason to refuse the client.
+    client_uri: httpsUrl.optional().catch(undefined),
+    logo_uri: httpsUrl.optional().catch(undefined),
     redirect_uris: z.array(metadataDocumentRedirectUri).min(1, 'at least one redirect URI is required'),
     // RFC 7591 §2: grant_types defaults to authorization_code, response_types to code.
     grant_types: z.array(z.string()).default(['authorization_code']),
@@ -143,6 +151,8 @@ export function clientFromMetadataDocument(clientId: string, body: unknown): Cli
   return Object.freeze({
     clientId,
     clientName: doc.client_name,
+    clientUri: doc.client_uri,
+    logoUri: doc.logo_uri,
     secretDigest: undefined,
     redirectUris,
     // Other grant types a document lists (for other servers) are not granted here.

@@ -33,6 +33,8 @@ export function clientOf(record: ClientRegistrationRecord, allowedGrants: readon
     {
       client_id: record.clientId,
       ...(metadata.client_name === undefined ? {} : { client_name: metadata.client_name }),
+      ...(metadata.client_uri === undefined ? {} : { client_uri: metadata.client_uri }),
+      ...(metadata.logo_uri === undefined ? {} : { logo_uri: metadata.logo_uri }),
       ...(record.clientSecretHash === undefined ? {} : { client_secret_hash: record.clientSecretHash }),
       redirect_uris: metadata.redirect_uris,
       grant_types: grantTypes,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
+import { isHttpsOrLocalUrl } from '../brand-config.js';
 import { readRegistryEntries } from '../registry-file.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
@@ -25,10 +26,18 @@ export const redirectUri = z.string().superRefine((value, ctx) => {
   if (value.includes('#') || url.hash) ctx.addIssue({ code: 'custom', message: 'must not have a fragment' });
 });
 
+/** A URL the pages show (logo_uri) or link to (client_uri): https, or http on this computer for development. */
+const displayUrl = z
+  .string()
+  .max(2048)
+  .refine(isHttpsOrLocalUrl, 'must be an absolute https URL (http only on localhost, for development), without fragment');
+
 const ClientSchema = z
   .object({
     client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces'),
     client_name: z.string().min(1).max(200).optional(),
+    client_uri: displayUrl.optional(),
+    logo_uri: displayUrl.optional(),
     client_secret_hash: z.string().regex(SECRET_HASH_PATTERN, 'must be the output of "oauth2-token-service secret hash"').optional(),
     redirect_uris: z.array(redirectUri).default([]),
     grant_types: z.array(z.enum(GRANT_TYPES)).min(1).default(['authorization_code']),
@@ -67,6 +76,10 @@ const ClientSchema = z
 export interface Client {
   readonly clientId: string;
   readonly clientName: string | undefined;
+  /** The client's home page (RFC 7591 §2 client_uri): the error page links to it for a client of CLIENTS_FILE. */
+  readonly clientUri?: string | undefined;
+  /** The client's logo (RFC 7591 §2 logo_uri), shown on the login and consent pages. */
+  readonly logoUri?: string | undefined;
   /** SHA-256 digest of the client secret; undefined for public clients. */
   readonly secretDigest: Buffer | undefined;
   readonly redirectUris: readonly string[];
@@ -95,6 +108,8 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
   return Object.freeze({
     clientId: c.client_id,
     clientName: c.client_name,
+    clientUri: c.client_uri,
+    logoUri: c.logo_uri,
     secretDigest: c.client_secret_hash === undefined ? undefined : storedSecretDigest(c.client_secret_hash),
     redirectUris: Object.freeze([...c.redirect_uris]),
     grantTypes: new Set(c.grant_types),

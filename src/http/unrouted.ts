@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorPage } from '../pages/authorization.js';
 import { sendPage } from '../pages/html.js';
+import type { ErrorKind } from '../pages/messages/index.js';
+import type { Pages } from '../pages/view.js';
 import { redactUrl } from './logging.js';
 import { sendOAuthError, sendOAuthJson, toOAuthError } from './oauth-reply.js';
 
@@ -15,12 +17,15 @@ export interface EdgeAnswer {
   readonly statusCode: number;
   readonly error: string;
   readonly description: string;
-  readonly title: string;
+  /** Which error page a browser sees. */
+  readonly page: ErrorKind;
 }
 
 export interface UnroutedOptions {
   /** Paths whose visitors are browsers (the authorization endpoint's pages): they get HTML. */
   readonly isBrowserPath: (path: string) => boolean;
+  /** The pages (layout and languages) browsers get; a listener without browser paths (metrics) has none. */
+  readonly pages?: Pages;
 }
 
 export function pathOf(url: string): string {
@@ -30,8 +35,15 @@ export function pathOf(url: string): string {
 
 /** Sends an answer as an HTML page to browser paths, as RFC 6749-shaped JSON to everything else. */
 export function sendEdgeAnswer(request: FastifyRequest, reply: FastifyReply, answer: EdgeAnswer, options: UnroutedOptions): FastifyReply {
-  if (options.isBrowserPath(pathOf(request.url))) {
-    return sendPage(reply, answer.statusCode, errorPage(answer.title, answer.description));
+  if (options.pages && options.isBrowserPath(pathOf(request.url))) {
+    const view = options.pages.viewFor(request.headers['accept-language']);
+    // The page's own explanation says "nothing here"; other answers add what they know.
+    const description = answer.page === 'not_found' ? undefined : answer.description;
+    return sendPage(
+      reply,
+      answer.statusCode,
+      errorPage(view, { kind: answer.page, error: answer.error, description, reference: request.id }),
+    );
   }
   return sendOAuthJson(reply, answer.statusCode, { error: answer.error, error_description: answer.description });
 }
@@ -68,14 +80,14 @@ export const BAD_URL: EdgeAnswer = {
   statusCode: 400,
   error: 'invalid_request',
   description: 'the request URL is malformed',
-  title: 'Invalid request',
+  page: 'invalid_request',
 };
 
 const NOT_FOUND: EdgeAnswer = {
   statusCode: 404,
   error: 'not_found',
   description: 'there is no endpoint at this path',
-  title: 'Page not found',
+  page: 'not_found',
 };
 
 /**
@@ -90,7 +102,7 @@ export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOption
     return sendEdgeAnswer(
       request,
       reply,
-      { statusCode: oauthError.statusCode, error: oauthError.error, description: oauthError.description, title: 'Invalid request' },
+      { statusCode: oauthError.statusCode, error: oauthError.error, description: oauthError.description, page: 'invalid_request' },
       options,
     );
   });
@@ -118,7 +130,7 @@ export function useUnroutedAnswers(app: FastifyInstance, options: UnroutedOption
         statusCode: 405,
         error: 'invalid_request',
         description: `method not allowed: this endpoint accepts ${allow}`,
-        title: 'Method not allowed',
+        page: 'method_not_allowed',
       },
       options,
     );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseScope } from '../oauth/scope.js';
 import { readRegistryEntries } from '../registry-file.js';
+import { type ScopeDescription, scopeDescriptionsSchema } from './scope-descriptions.js';
 
 /**
  * Protected resources (RFC 8707), as registered by the operator in RESOURCES_FILE: the
@@ -45,8 +46,20 @@ const ResourceSchema = z
       .default('')
       .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)'),
     access_token_ttl: z.number().int().min(1).max(86_400).optional(),
+    scope_descriptions: scopeDescriptionsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((r, ctx) => {
+    const offered = new Set(r.scope === '' ? [] : (parseScope(r.scope) ?? []));
+    for (const scope of Object.keys(r.scope_descriptions ?? {})) {
+      if (!offered.has(scope))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['scope_descriptions', scope],
+          message: 'describes a scope this resource does not list in "scope"',
+        });
+    }
+  });
 
 export interface ProtectedResource {
   /** The resource indicator (RFC 8707 §2), and the `aud` of the tokens issued for it. */
@@ -57,6 +70,8 @@ export interface ProtectedResource {
   readonly scope: readonly string[];
   /** Caps the lifetime of its access tokens (ACCESS_TOKEN_TTL caps it too); undefined: ACCESS_TOKEN_TTL. */
   readonly accessTokenTtl: number | undefined;
+  /** What the consent page says each scope lets a client do (scope_descriptions). */
+  readonly scopeDescriptions: ReadonlyMap<string, ScopeDescription>;
 }
 
 export type ResourceMetadata = z.input<typeof ResourceSchema>;
@@ -107,6 +122,7 @@ export class ResourceRegistry {
           name: parsed.data.name,
           scope: Object.freeze(scope === '' ? [] : (parseScope(scope) ?? [])),
           accessTokenTtl: parsed.data.access_token_ttl,
+          scopeDescriptions: new Map(Object.entries(parsed.data.scope_descriptions ?? {})),
         }),
       );
     });

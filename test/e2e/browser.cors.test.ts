@@ -136,7 +136,7 @@ t.test('a single-page app runs the code flow with fetch from its own origin; ano
     await page.goto(`${spaOrigin}/app`);
     await page.waitForURL(`${issuer}/oauth2/authorize?**`);
     await page.getByLabel('Username').fill(PROCESS_ALICE.username);
-    await page.getByLabel('Password').fill(PROCESS_ALICE.password);
+    await page.getByLabel('Password', { exact: true }).fill(PROCESS_ALICE.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${spaOrigin}/callback?**`);

@@ -47,10 +47,10 @@ t.test('a person signs in and approves in a real browser; the client redeems the
     t.equal(await page.title(), 'Sign in');
     t.match(await page.textContent('main'), 'to continue to Browser Test App');
     await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByLabel('Password', { exact: true }).fill('wrong-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     t.equal(await page.textContent('[role=alert]'), 'Incorrect username or password.');
-    await page.getByLabel('Password').fill('alice-password-1');
+    await page.getByLabel('Password', { exact: true }).fill('alice-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForSelector('text=Allow access?');
     t.match(await page.textContent('main'), 'Browser Test App asks for access');
@@ -90,7 +90,7 @@ t.test('a person signs in and approves in a real browser; the client redeems the
     // More than the scope approved above: consent is asked again.
     await page.goto(authorizeUrl('deny-1', pkcePair().challenge, { scope: 'read write' }));
     await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('alice-password-1');
+    await page.getByLabel('Password', { exact: true }).fill('alice-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL(`${redirectUri}?**`);

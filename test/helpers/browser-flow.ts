@@ -8,6 +8,8 @@ export class InjectBrowser {
   constructor(
     private readonly app: FastifyInstance,
     private readonly ip = '203.0.113.7',
+    /** Sent with every request (Accept-Language, …). */
+    private readonly fixedHeaders: Record<string, string> = {},
   ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
@@ -35,7 +37,8 @@ export class InjectBrowser {
   }
 
   private headers(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    const cookie = this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    return { ...this.fixedHeaders, ...cookie };
   }
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {

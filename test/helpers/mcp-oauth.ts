@@ -141,7 +141,7 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
         return;
       }
       await page.getByLabel('Username').fill(PROCESS_ALICE.username);
-      await page.getByLabel('Password').fill(PROCESS_ALICE.password);
+      await page.getByLabel('Password', { exact: true }).fill(PROCESS_ALICE.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForSelector('text=Allow access?');
       this.consentTexts.push((await page.textContent('main')) ?? '');

@@ -47,6 +47,8 @@ t.test('a valid document becomes a public client marked as coming from a metadat
     {
       clientId: ID,
       clientName: 'Example <MCP> Client',
+      clientUri: undefined,
+      logoUri: 'https://mcp-client.test/logo.png',
       secretDigest: undefined,
       redirectUris: ['http://127.0.0.1/callback', 'https://mcp-client.test/callback'],
       grantTypes: ['authorization_code', 'refresh_token'],

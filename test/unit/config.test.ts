@@ -54,6 +54,7 @@ t.test('loadConfig', async (t) => {
       dynamicClientTtl: 2_592_000,
       registrationRateLimit: 20,
       registrationRateWindow: 3600,
+      brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -163,6 +164,28 @@ t.test('loadConfig', async (t) => {
     ] as const) {
       t.same(problemsOf({ METRICS_PORT: value }), [message]);
     }
+  });
+
+  t.test('branding of the pages: BRAND_NAME, BRAND_LOGO_URL, BRAND_PRIMARY_COLOR', async (t) => {
+    t.same(
+      loadConfig({ BRAND_NAME: 'Example Corp', BRAND_LOGO_URL: 'https://cdn.example.com/logo.svg', BRAND_PRIMARY_COLOR: '#1A7F37' }).brand,
+      { name: 'Example Corp', logoUrl: 'https://cdn.example.com/logo.svg', primaryColor: '#1a7f37' },
+    );
+    t.equal(loadConfig({ BRAND_PRIMARY_COLOR: '#F0a' }).brand.primaryColor, '#ff00aa', '#rgb is written out in lowercase');
+    for (const local of ['http://localhost:8080/logo.png', 'http://127.0.0.1/logo.svg', 'http://[::1]:3000/l.png'])
+      t.equal(loadConfig({ BRAND_LOGO_URL: local }).brand.logoUrl, local, 'http on this computer, for development');
+    const logo = 'BRAND_LOGO_URL must be an absolute https URL (http only on localhost, for development)';
+    const color = 'BRAND_PRIMARY_COLOR must be a hex color: #rgb or #rrggbb';
+    t.same(problemsOf({ BRAND_LOGO_URL: 'http://cdn.example.com/logo.svg' }), [logo]);
+    t.same(problemsOf({ BRAND_LOGO_URL: '/logo.svg' }), [logo]);
+    t.same(problemsOf({ BRAND_LOGO_URL: 'javascript:alert(1)' }), [logo]);
+    t.same(problemsOf({ BRAND_LOGO_URL: 'https://user:pw@cdn.example.com/logo.svg' }), [logo]);
+    t.same(problemsOf({ BRAND_PRIMARY_COLOR: 'red' }), [color]);
+    t.same(problemsOf({ BRAND_PRIMARY_COLOR: '#12345' }), [color]);
+    t.same(problemsOf({ BRAND_PRIMARY_COLOR: '#0b57d0;}body{display:none' }), [color], 'nothing but a colour reaches the style');
+    t.same(problemsOf({ BRAND_NAME: 'x'.repeat(101) }), ['BRAND_NAME must be at most 100 characters']);
+    t.same(problemsOf({ BRAND_NAME: 'Bad\nName' }), ['BRAND_NAME must not contain control characters']);
+    t.ok(Object.isFrozen(loadConfig({}).brand));
   });
 
   t.test('Client ID Metadata Documents', async (t) => {

@@ -44,7 +44,11 @@ const CLIENTS = [
 
 /** Every CORS header of a response, and Vary: what the browser decides on. */
 function corsHeadersOf(res: InjectedResponse): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(res.headers).filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+  return Object.fromEntries(
+    Object.entries(res.headers).filter(
+      ([name, value]) => name.startsWith('access-control-') || (name === 'vary' && /origin/i.test(String(value))),
+    ),
+  );
 }
 
 const ALLOWED_PREFLIGHT = (origin: string) => ({

@@ -8,16 +8,71 @@ import { FILES, MCP, RESOURCES } from '../helpers/resource-fixtures.js';
 t.test('ResourceRegistry', async (t) => {
   t.test('reads the entries; defaults', async (t) => {
     const registry = ResourceRegistry.fromEntries([...RESOURCES, { resource: 'http://localhost:4000/api' }]);
-    t.same(registry.get(MCP), { resource: MCP, name: 'Example <MCP>', scope: ['tools', 'files:read'], accessTokenTtl: 900 });
-    t.same(registry.get(FILES), { resource: FILES, name: undefined, scope: ['files:read', 'files:write'], accessTokenTtl: 600 });
+    t.same(registry.get(MCP), {
+      resource: MCP,
+      name: 'Example <MCP>',
+      scope: ['tools', 'files:read'],
+      accessTokenTtl: 900,
+      scopeDescriptions: new Map(),
+    });
+    t.same(registry.get(FILES), {
+      resource: FILES,
+      name: undefined,
+      scope: ['files:read', 'files:write'],
+      accessTokenTtl: 600,
+      scopeDescriptions: new Map(),
+    });
     t.same(
       registry.get('http://localhost:4000/api'),
-      { resource: 'http://localhost:4000/api', name: undefined, scope: [], accessTokenTtl: undefined },
+      { resource: 'http://localhost:4000/api', name: undefined, scope: [], accessTokenTtl: undefined, scopeDescriptions: new Map() },
       'no scope, no name, no TTL of its own; http for local development',
     );
     t.equal(registry.get(`${MCP}/`), undefined, 'exact string: a trailing slash is another resource');
     t.equal(registry.all().length, 4);
     t.ok(Object.isFrozen(registry.get(MCP)));
+  });
+
+  t.test('scope_descriptions: a text, or texts by language, for scopes the resource lists', async (t) => {
+    const registry = ResourceRegistry.fromEntries([
+      {
+        resource: MCP,
+        scope: 'tools files:read',
+        scope_descriptions: { tools: 'Use the tools', 'files:read': { en: 'Read your files', de: 'Ihre Dateien lesen' } },
+      },
+    ]);
+    t.same(
+      registry.get(MCP)?.scopeDescriptions,
+      new Map<string, unknown>([
+        ['tools', 'Use the tools'],
+        ['files:read', { en: 'Read your files', de: 'Ihre Dateien lesen' }],
+      ]),
+    );
+    const refused: [unknown, string][] = [
+      [
+        { resource: MCP, scope: 'tools', scope_descriptions: { admin: 'Everything' } },
+        'scope_descriptions.admin: describes a scope this resource does not list in "scope"',
+      ],
+      [
+        { resource: MCP, scope: 'tools', scope_descriptions: { tools: '' } },
+        'scope_descriptions.tools: Too small: expected string to have >=1 characters',
+      ],
+      [{ resource: MCP, scope: 'tools', scope_descriptions: { tools: {} } }, 'scope_descriptions.tools: must name at least one language'],
+      [
+        { resource: MCP, scope: 'tools', scope_descriptions: { tools: { English: 'x' } } },
+        'scope_descriptions.tools.English: must be a language tag such as "en" or "de"',
+      ],
+      [
+        { resource: MCP, scope: 'tools', scope_descriptions: { tools: ['x'] } },
+        'scope_descriptions.tools: must be a text, or an object of texts by language',
+      ],
+      [
+        { resource: MCP, scope: 'tools', scope_descriptions: { tools: 'a\u0007b' } },
+        'scope_descriptions.tools: must not contain control characters',
+      ],
+    ];
+    for (const [entry, line] of refused) {
+      t.throws(() => ResourceRegistry.fromEntries([entry]), { message: `resources: resource "${MCP}": ${line}` }, line);
+    }
   });
 
   t.test('a bad entry is refused, one line per problem, naming the resource and the field', async (t) => {

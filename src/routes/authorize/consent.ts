@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { approvedResponseParameters, deniedAuthorization } from '../../authorize/respond.js';
 import { InvalidRequest } from '../../errors.js';
 import { cookieJar } from './cookies.js';
-import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient } from './interaction.js';
+import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient, viewOf } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendErrorToClient, sendToClient } from './response.js';
 
@@ -16,7 +16,7 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
     const decision = fields.get('decision');
     if (decision === 'deny') {
       const denied = deniedAuthorization(authorization, user, endpoint.responses.events);
-      return sendErrorToClient(reply, authorization, denied, { issuer: endpoint.issuer, afterPost: true });
+      return sendErrorToClient(reply, authorization, denied, { issuer: endpoint.issuer, afterPost: true, view: viewOf(endpoint, request) });
     }
     if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
     const parameters = await sendingStoreFailuresToClient(authorization, async () => {
@@ -27,6 +27,6 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
       }
       return approvedResponseParameters(authorization, user, endpoint.responses);
     });
-    return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: true });
+    return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: true, view: viewOf(endpoint, request) });
   });
 }

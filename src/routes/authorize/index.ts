@@ -1,20 +1,18 @@
 import cookie from '@fastify/cookie';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Parameters } from '../../authorize/request.js';
 import { nowSeconds } from '../../clock.js';
+import { InvalidRequest } from '../../errors.js';
 import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
-import { InvalidRequest, OAuthError, StoreUnavailableError } from '../../errors.js';
 import { BODY_LIMIT_BYTES, FORM_CONTENT_TYPE } from '../../http/form-body.js';
-import { errorPage } from '../../pages/authorization.js';
-import { sendPage } from '../../pages/html.js';
 import { consentRoute } from './consent.js';
 import { cookieJar } from './cookies.js';
+import { answerError } from './error-answer.js';
 import { validate } from './interaction.js';
 import { loginRoute } from './login.js';
 import { logoutRoutes } from './logout.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { proceed } from './proceed.js';
-import { sendErrorToClient } from './response.js';
 
 export type { AuthorizeRouteOptions } from './options.js';
 
@@ -26,45 +24,6 @@ function entriesOf(encoded: string): Parameters {
 function queryOf(url: string): string {
   const start = url.indexOf('?');
   return start === -1 ? '' : url.slice(start + 1);
-}
-
-/** The error code an authorization error is counted under. */
-function errorCodeOf(error: unknown): string {
-  if (error instanceof OAuthError) return error.error;
-  if (error instanceof StoreUnavailableError) return 'temporarily_unavailable';
-  const status = (error as Partial<FastifyError>).statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500 ? 'invalid_request' : 'server_error';
-}
-
-/**
- * The one error path of the authorization endpoint. An OAuthError that carries
- * `redirectTo` goes back to the client (RFC 6749 §4.1.2.1, §4.2.2.1); anything else is a
- * page for the user, never JSON, never a stack trace.
- */
-function answerError(endpoint: AuthorizeRouteOptions, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  endpoint.responses.events.emit({ event: 'authorization.failed', error: errorCodeOf(error) });
-  if (error instanceof OAuthError) {
-    if (error.cause instanceof Error)
-      request.log.error({ err: { type: error.cause.name, message: error.cause.message } }, `${error.error} sent to the client`);
-    if (error.redirectTo)
-      return sendErrorToClient(reply, error.redirectTo, error, { issuer: endpoint.issuer, afterPost: request.method === 'POST' });
-    if (error.statusCode < 500)
-      return sendPage(
-        reply,
-        error.statusCode,
-        errorPage(error.statusCode === 403 ? 'Form refused' : 'Invalid authorization request', error.description),
-      );
-  }
-  if (error instanceof StoreUnavailableError) {
-    request.log.error({ err: { type: error.name, message: error.message } }, 'store unavailable on the authorization endpoint');
-    return sendPage(reply, 503, errorPage('Temporarily unavailable', 'please try again in a moment'));
-  }
-  const status = (error as Partial<FastifyError>).statusCode;
-  if (!(error instanceof OAuthError) && typeof status === 'number' && status >= 400 && status < 500) {
-    return sendPage(reply, 400, errorPage('Invalid authorization request', 'the request could not be read'));
-  }
-  request.log.error({ err: error }, 'unexpected error on the authorization endpoint');
-  return sendPage(reply, 500, errorPage('Something went wrong', 'please try again later'));
 }
 
 /**

@@ -3,8 +3,19 @@ import { type AuthorizationRequest, type Parameters, validateAuthorizationReques
 import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest, StoreUnavailableError, TemporarilyUnavailable } from '../../errors.js';
 import { FormParams } from '../../oauth/form-params.js';
-import { consentPage, type FormContext, loginPage, type UnregisteredClient, unregisteredClient } from '../../pages/authorization.js';
+import {
+  consentPage,
+  type FormContext,
+  loginPage,
+  redirectTargetOf,
+  type RequestedAccess,
+  type UnregisteredClient,
+  unregisteredClient,
+} from '../../pages/authorization.js';
 import { sendPage, formTargetOf } from '../../pages/html.js';
+import type { Messages } from '../../pages/messages/index.js';
+import type { PageView } from '../../pages/view.js';
+import { describeScope } from '../../resources/scope-descriptions.js';
 import { SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
@@ -17,6 +28,11 @@ import type { AuthorizeRouteOptions } from './options.js';
 
 /** How long a user has to get through the login and consent pages. */
 const INTERACTION_TTL_SECONDS = 900;
+
+/** The pages in the language the browser prefers (Accept-Language). */
+export function viewOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): PageView {
+  return endpoint.pages.viewFor(request.headers['accept-language']);
+}
 
 export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters): Promise<AuthorizationRequest> {
   return validateAuthorizationRequest(parameters, endpoint, endpoint.codeResponseMode);
@@ -80,15 +96,26 @@ function formContext(
     csrfToken: endpoint.session.csrfToken(cookieJar(request, reply)),
     clientName: authorization.client.clientName ?? authorization.client.clientId,
     signOutAction: endpoint.paths.logout,
+    logoUri: authorization.client.logoUri,
+    redirect: redirectTargetOf(authorization.redirectUri),
     unregistered: unregisteredOf(authorization),
   };
 }
 
 /** A client nobody registered: described by its metadata document, or registered by itself. */
-function unregisteredOf({ client, redirectUri }: AuthorizationRequest): UnregisteredClient | undefined {
-  if (client.fromMetadataDocument) return unregisteredClient(client.clientId, redirectUri);
-  if (client.dynamicallyRegistered) return unregisteredClient(undefined, redirectUri);
+function unregisteredOf({ client }: AuthorizationRequest): UnregisteredClient | undefined {
+  if (client.fromMetadataDocument) return unregisteredClient(client.clientId);
+  if (client.dynamicallyRegistered) return unregisteredClient(undefined);
   return undefined;
+}
+
+/** The resources and scopes asked for, each scope with its description in `language` (the requested resources' first). */
+function requestedAccess(endpoint: AuthorizeRouteOptions, authorization: AuthorizationRequest, language: string): RequestedAccess {
+  const describing = [...authorization.resources, ...endpoint.resources.all()];
+  return {
+    resources: authorization.resources,
+    scope: authorization.scope.map((scope) => ({ scope, description: describeScope(scope, language, describing) })),
+  };
 }
 
 /** `signedIn`: the subject of a session that must sign in again (prompt=login, max_age). */
@@ -97,13 +124,14 @@ export function showLogin(
   request: FastifyRequest,
   reply: FastifyReply,
   authorization: AuthorizationRequest,
-  problem?: { statusCode: number; message: string; username?: string },
+  problem?: { statusCode: number; message: (t: Messages) => string; username?: string },
   signedIn?: string,
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.login);
+  const view = viewOf(endpoint, request);
   // A sign-in may end at the client at once (consent remembered or not needed), and Chrome
   // applies form-action to the redirects after the submission: allow the client's origin.
-  return sendPage(reply, problem?.statusCode ?? 200, loginPage(form, problem?.message, problem?.username, signedIn), {
+  return sendPage(reply, problem?.statusCode ?? 200, loginPage(view, form, problem?.message(view.t), problem?.username, signedIn), {
     formTargets: [formTargetOf(authorization.redirectUri)],
   });
 }
@@ -117,7 +145,10 @@ export function showConsent(
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.consent);
   // Chrome applies form-action to the redirect that follows the submission: allow the client's origin.
-  return sendPage(reply, 200, consentPage(form, authorization, sub), { formTargets: [formTargetOf(authorization.redirectUri)] });
+  const view = viewOf(endpoint, request);
+  return sendPage(reply, 200, consentPage(view, form, requestedAccess(endpoint, authorization, view.t.lang), sub), {
+    formTargets: [formTargetOf(authorization.redirectUri)],
+  });
 }
 
 /**

@@ -1,15 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { signInMark } from '../../session/sign-in-mark.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { cookieJar } from './cookies.js';
 import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient, showLogin } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
-const WRONG_CREDENTIALS = 'Incorrect username or password.';
-const BUSY = 'Too many sign-ins are in progress right now. Please try again in a moment.';
-
-function tooManyAttempts(retryAfterSeconds: number): string {
+function tooManyAttempts(retryAfterSeconds: number): (t: Messages) => string {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+  return (t) => t.tooManyAttempts(minutes);
 }
 
 /**
@@ -37,9 +35,9 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
         });
       case 'busy':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
-        return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: BUSY, username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: (t) => t.signInBusy, username });
       case 'wrong_credentials':
-        return showLogin(endpoint, request, reply, authorization, { statusCode: 200, message: WRONG_CREDENTIALS, username });
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 200, message: (t) => t.wrongCredentials, username });
       case 'signed_in': {
         const user = endpoint.session.start(cookieJar(request, reply), signIn.user.sub);
         // RFC 9700 §4.11: after a POST, 303 so the browser does not re-send the credentials.

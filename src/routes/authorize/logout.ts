@@ -4,11 +4,11 @@ import type { Parameters } from '../../authorize/request.js';
 import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest } from '../../errors.js';
 import { FormParams } from '../../oauth/form-params.js';
-import { errorPage } from '../../pages/authorization.js';
 import { formTargetOf, sendPage } from '../../pages/html.js';
 import { logoutPage, signedOutPage } from '../../pages/logout.js';
 import { cookieJar } from './cookies.js';
-import { readInteraction, returnToAuthorize, validate } from './interaction.js';
+import type { PageView } from '../../pages/view.js';
+import { readInteraction, returnToAuthorize, validate, viewOf } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
 /**
@@ -27,8 +27,8 @@ function queryEntries(url: string): Parameters {
 }
 
 /** Where the signed-out browser goes: the client's URI with `state` (303 after the form), else the page. */
-function signedOut(reply: FastifyReply, logout: LogoutRequest, statusAfterForm: 302 | 303): FastifyReply {
-  if (logout.postLogoutRedirectUri === undefined) return sendPage(reply, 200, signedOutPage());
+function signedOut(reply: FastifyReply, view: PageView, logout: LogoutRequest, statusAfterForm: 302 | 303): FastifyReply {
+  if (logout.postLogoutRedirectUri === undefined) return sendPage(reply, 200, signedOutPage(view));
   const location = new URL(logout.postLogoutRedirectUri);
   if (logout.state !== undefined) location.searchParams.append('state', logout.state);
   return reply
@@ -39,24 +39,19 @@ function signedOut(reply: FastifyReply, logout: LogoutRequest, statusAfterForm: 
     .send();
 }
 
+/**
+ * An invalid sign-out request throws InvalidRequest without `redirectTo`: the endpoint's
+ * error page (400), never a redirect to an unverified URI (RP-Initiated Logout §3, as
+ * RFC 6749 §4.1.2.1 for redirect URIs).
+ */
 export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
-  const invalid = (reply: FastifyReply, err: unknown) => {
-    if (!(err instanceof InvalidRequest)) throw err;
-    // Never redirected: the URI is unverified (RP-Initiated Logout §3, as RFC 6749 §4.1.2.1 for redirect URIs).
-    return sendPage(reply, 400, errorPage('Invalid sign-out request', err.description));
-  };
-
   app.get(endpoint.paths.logout, async (request, reply) => {
-    let logout: LogoutRequest;
-    try {
-      logout = await validateLogoutRequest(queryEntries(request.url), endpoint.clients);
-    } catch (err) {
-      return invalid(reply, err);
-    }
+    const logout = await validateLogoutRequest(queryEntries(request.url), endpoint.clients);
+    const view = viewOf(endpoint, request);
     const jar = cookieJar(request, reply);
     const user = endpoint.session.current(jar);
     // Nobody is signed in: nothing to confirm, nothing changes.
-    if (!user) return signedOut(reply, logout, 302);
+    if (!user) return signedOut(reply, view, logout, 302);
     const form = {
       action: endpoint.paths.logout,
       logout: endpoint.signer.sign('logout', logoutParameters(logout), nowSeconds(endpoint.clock) + LOGOUT_FORM_TTL_SECONDS),
@@ -66,7 +61,7 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
     };
     // Chrome applies form-action to the redirect that follows the submission: allow the post-logout URI's origin.
     const formTargets = logout.postLogoutRedirectUri !== undefined ? [formTargetOf(logout.postLogoutRedirectUri)] : [];
-    return sendPage(reply, 200, logoutPage(form), { formTargets });
+    return sendPage(reply, 200, logoutPage(view, form), { formTargets });
   });
 
   app.post(endpoint.paths.logout, async (request, reply) => {
@@ -85,14 +80,9 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
     }
     const carried = endpoint.signer.verify<Parameters>('logout', fields.get('logout'), nowSeconds(endpoint.clock));
     if (!Array.isArray(carried)) throw new InvalidRequest('this sign-out form has expired or was altered: sign out again');
-    let logout: LogoutRequest;
-    try {
-      // Again: the client may have been removed, or its URIs changed, since the page was shown.
-      logout = await validateLogoutRequest(carried, endpoint.clients);
-    } catch (err) {
-      return invalid(reply, err);
-    }
+    // Again: the client may have been removed, or its URIs changed, since the page was shown.
+    const logout = await validateLogoutRequest(carried, endpoint.clients);
     endpoint.session.end(jar);
-    return signedOut(reply, logout, 303);
+    return signedOut(reply, viewOf(endpoint, request), logout, 303);
   });
 }

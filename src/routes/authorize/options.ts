@@ -1,6 +1,9 @@
 import type { AuthorizationResponseDependencies } from '../../authorize/respond.js';
 import type { ClientDirectory } from '../../clients/directory.js';
 import type { Clock } from '../../clock.js';
+import type { Client } from '../../clients/registry.js';
+import type { Pages } from '../../pages/view.js';
+import type { ProtectedResource } from '../../resources/registry.js';
 import type { ResourceLookup } from '../../oauth/resource.js';
 import type { BrowserSession } from '../../session/browser-session.js';
 import type { Signer } from '../../session/signer.js';
@@ -13,8 +16,12 @@ export interface AuthorizeRouteOptions {
   readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string; readonly logout: string };
   /** Every client: the file's, registered ones, metadata documents. */
   readonly clients: ClientDirectory;
-  /** The registered resources (RFC 8707), read on every request. */
-  readonly resources: ResourceLookup;
+  /** The registered resources (RFC 8707), read on every request; their scope descriptions name scopes on the consent page. */
+  readonly resources: ResourceLookup & { all(): readonly ProtectedResource[] };
+  /** The clients of CLIENTS_FILE: the only ones whose client_uri an error page links to (the operator reviewed them). */
+  readonly reviewedClients: { get(clientId: string): Client | undefined };
+  /** The layout (BRAND_*) and the texts in each language. */
+  readonly pages: Pages;
   /** Password sign-in with the limits shared with the password grant. */
   readonly signIn: PasswordSignIn;
   /** Signs the authorization request carried through the forms. */

@@ -5,7 +5,7 @@ import { approvedResponseParameters } from '../../authorize/respond.js';
 import { nowSeconds } from '../../clock.js';
 import { ConsentRequired, LoginRequired } from '../../errors.js';
 import type { AuthenticatedUser } from '../../session/browser-session.js';
-import { sendingStoreFailuresToClient, showConsent, showLogin } from './interaction.js';
+import { sendingStoreFailuresToClient, showConsent, showLogin, viewOf } from './interaction.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendToClient } from './response.js';
 
@@ -47,5 +47,9 @@ export async function proceed(
   const parameters = await sendingStoreFailuresToClient(authorization, () =>
     approvedResponseParameters(authorization, user, endpoint.responses),
   );
-  return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: request.method === 'POST' });
+  return sendToClient(reply, authorization, parameters, {
+    issuer: endpoint.issuer,
+    afterPost: request.method === 'POST',
+    view: viewOf(endpoint, request),
+  });
 }

@@ -1,0 +1,40 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM } from '../test/helpers/chromium.js';
+import { startShowcase } from '../test/helpers/page-showcase.js';
+
+/**
+ * `npm run docs:screenshots`: the login, consent and error pages as an operator brands
+ * them (test/helpers/page-showcase.ts), at phone (390×844) and desktop (1280×800) sizes,
+ * written to docs/screenshots/. Only this script writes them; the tests never do.
+ */
+
+const OUT = 'docs/screenshots';
+const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+await mkdir(OUT, { recursive: true });
+const showcase = await startShowcase();
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+try {
+  const pages: [string, (page: Page) => Promise<void>][] = [
+    ['login', (page) => showcase.openLogin(page)],
+    ['consent', (page) => showcase.openConsent(page)],
+    ['error', (page) => showcase.openError(page)],
+  ];
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    for (const [name, open] of pages) {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light', locale: 'en-US' });
+      const page = await context.newPage();
+      await open(page);
+      await page.evaluate('document.fonts.ready');
+      const file = join(OUT, `${name}-${size}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      process.stdout.write(`${file} ${(await stat(file)).size} bytes\n`);
+      await context.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await showcase.close();
+}

@@ -1,0 +1,76 @@
+import type { UnregisteredClient } from './client-display.js';
+import { clientLine, type FormContext, hiddenFields, signedInAs } from './form-context.js';
+import { type Html, html, type Page } from './html.js';
+import type { PageView } from './view.js';
+
+/** What the consent page asks for: the resources (RFC 8707) and the scope, each scope with its description if the operator wrote one. */
+export interface RequestedAccess {
+  readonly resources: readonly { readonly resource: string; readonly name: string | undefined }[];
+  readonly scope: readonly { readonly scope: string; readonly description: string | undefined }[];
+}
+
+/**
+ * CIMD §8.5: the server "SHOULD display the hostname of the client_id". The name comes
+ * from the document or the registration: the client's own claim, so it is marked as such.
+ */
+function unregisteredNotice(view: PageView, client: UnregisteredClient): Html {
+  const { t } = view;
+  const origin =
+    client.clientIdHost === undefined ? html`${t.registeredItself}` : t.describesItselfAt(html`<strong>${client.clientIdHost}</strong>`);
+  return html`<p class="notice"><strong>${t.notPreRegistered}</strong> ${origin}${t.notReviewed}</p>\n`;
+}
+
+/**
+ * The MCP authorization spec (security considerations): "Authorization servers MUST
+ * clearly display the redirect URI hostname during authorization" and "SHOULD display
+ * additional warnings for localhost-only redirect URIs". Shown for every client.
+ */
+function redirectNotice(view: PageView, form: FormContext): Html {
+  const { t } = view;
+  return html`<p>${t.goBackTo(html`<strong class="host">${form.redirect.host}</strong>`)}</p>
+${form.redirect.loopback ? html`<p class="error">${t.loopbackWarning}</p>` : html``}`;
+}
+
+function resourceList(view: PageView, resources: RequestedAccess['resources']): Html {
+  if (resources.length === 0) return html``;
+  const items = resources.map((r) =>
+    r.name === undefined
+      ? html`<li><code>${r.resource}</code></li>`
+      : html`<li><strong>${r.name}</strong> <span class="muted"><code>${r.resource}</code></span></li>`,
+  );
+  return html`<p>${resources.length === 1 ? view.t.atThisService : view.t.atTheseServices}</p>
+<ul class="resources">${items}</ul>`;
+}
+
+function scopeList(view: PageView, access: RequestedAccess): Html {
+  const { t } = view;
+  if (access.scope.length === 0) return html`<p class="muted">${access.resources.length ? t.noScopeAtResources : t.noScope}</p>`;
+  const items = access.scope.map(({ scope, description }) =>
+    description === undefined
+      ? html`<li><code>${scope}</code></li>`
+      : html`<li><strong>${description}</strong> <span class="muted"><code>${scope}</code></span></li>`,
+  );
+  return html`<p>${t.withThesePermissions}</p>
+<ul>${items}</ul>`;
+}
+
+export function consentPage(view: PageView, form: FormContext, access: RequestedAccess, subject: string): Page {
+  const { t } = view;
+  return view.render(
+    t.consentTitle,
+    html`<h1>${t.consentTitle}</h1>
+${clientLine(form, html`<p>${t.asksForAccess(html`<strong>${form.clientName}</strong>`)}</p>`)}
+${form.unregistered ? unregisteredNotice(view, form.unregistered) : html``}${redirectNotice(view, form)}
+${resourceList(view, access.resources)}
+${scopeList(view, access)}
+<form method="post" action="${form.action}">
+${hiddenFields(form)}
+<div class="actions">
+<button type="submit" name="decision" value="deny">${t.deny}</button>
+<button class="primary" type="submit" name="decision" value="allow">${t.allow}</button>
+</div>
+</form>
+${signedInAs(view, form, subject)}`,
+    { images: form.logoUri === undefined ? [] : [form.logoUri] },
+  );
+}

@@ -1,0 +1,70 @@
+import type { Html } from '../html.js';
+
+/** The kinds of error page: each has its own title and explanation. */
+export const ERROR_KINDS = [
+  'invalid_authorization_request',
+  'form_refused',
+  'temporarily_unavailable',
+  'server_error',
+  'not_found',
+  'method_not_allowed',
+  'invalid_request',
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/**
+ * Every text of the pages, in one language. Functions take the values they place, already
+ * escaped where they are Html; the catalogue places them with the `html` template.
+ */
+export interface Messages {
+  /** The language tag of the `lang` attribute (BCP 47). */
+  readonly lang: string;
+  readonly logoAlt: string;
+
+  readonly signInTitle: string;
+  readonly toContinueTo: (client: Html, mark: Html) => Html;
+  readonly selfRegisteredMark: string;
+  readonly documentMark: (host: string) => string;
+  readonly username: string;
+  readonly password: string;
+  readonly showPassword: string;
+  readonly signInButton: string;
+  readonly wrongCredentials: string;
+  readonly signInBusy: string;
+  readonly tooManyAttempts: (minutes: number) => string;
+
+  readonly consentTitle: string;
+  readonly asksForAccess: (client: Html) => Html;
+  readonly notPreRegistered: string;
+  readonly registeredItself: string;
+  readonly describesItselfAt: (host: Html) => Html;
+  readonly notReviewed: string;
+  readonly goBackTo: (host: Html) => Html;
+  readonly loopbackWarning: string;
+  readonly atThisService: string;
+  readonly atTheseServices: string;
+  readonly withThesePermissions: string;
+  readonly noScope: string;
+  readonly noScopeAtResources: string;
+  readonly signedInAs: (subject: Html) => Html;
+  readonly notYou: string;
+  readonly signInAgain: string;
+  readonly signOutTitle: string;
+  readonly asksYouToSignOut: (client: Html) => Html;
+  readonly signOutButton: string;
+  readonly signedOutTitle: string;
+  readonly signedOutExplanation: string;
+  readonly allow: string;
+  readonly deny: string;
+
+  readonly errorTitles: Readonly<Record<ErrorKind, string>>;
+  readonly errorExplanations: Readonly<Record<ErrorKind, string>>;
+  readonly errorCode: string;
+  readonly reference: string;
+  readonly backTo: (client: Html) => Html;
+  readonly closeWindow: string;
+
+  readonly continueTitle: string;
+  readonly continueWithoutScript: string;
+  readonly continueButton: string;
+}

@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { nowSeconds } from '../../clock.js';
+import { OAuthError, StoreUnavailableError } from '../../errors.js';
+import { type ErrorPageContent, errorPage } from '../../pages/authorization.js';
+import { sendPage } from '../../pages/html.js';
+import { viewOf } from './interaction.js';
+import type { AuthorizeRouteOptions } from './options.js';
+import { sendErrorToClient } from './response.js';
+
+/** The client_id a failed request named: in the query, the form, or the signed interaction a login or consent form carries. */
+function clientIdOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): string | undefined {
+  const query = request.url.indexOf('?');
+  const fromQuery = query === -1 ? null : new URLSearchParams(request.url.slice(query + 1)).get('client_id');
+  if (fromQuery) return fromQuery;
+  if (!Array.isArray(request.body)) return undefined;
+  const fields = request.body as [string, string][];
+  const direct = fields.find(([name]) => name === 'client_id')?.[1];
+  if (direct) return direct;
+  const interaction = fields.find(([name]) => name === 'interaction')?.[1];
+  const carried = endpoint.signer.verify<[string, string][]>('interaction', interaction, nowSeconds(endpoint.clock));
+  return Array.isArray(carried) ? carried.find((entry) => Array.isArray(entry) && entry[0] === 'client_id')?.[1] : undefined;
+}
+
+/**
+ * The way back from an error page: the client's home page (client_uri), only for a client
+ * of CLIENTS_FILE, whose URLs the operator reviewed. A self-registered client's URL is its
+ * own claim, and the request may be an attack on it: the page then says to close the window.
+ */
+function homeOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): ErrorPageContent['home'] {
+  const clientId = clientIdOf(endpoint, request);
+  const client = clientId === undefined ? undefined : endpoint.reviewedClients.get(clientId);
+  return client?.clientUri === undefined ? undefined : { name: client.clientName ?? client.clientId, uri: client.clientUri };
+}
+
+function sendErrorPage(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  statusCode: number,
+  content: Omit<ErrorPageContent, 'reference' | 'home'>,
+): FastifyReply {
+  const page = errorPage(viewOf(endpoint, request), { ...content, reference: request.id, home: homeOf(endpoint, request) });
+  return sendPage(reply, statusCode, page);
+}
+
+/** The error code an authorization error is counted under. */
+function errorCodeOf(error: unknown): string {
+  if (error instanceof OAuthError) return error.error;
+  if (error instanceof StoreUnavailableError) return 'temporarily_unavailable';
+  const status = (error as Partial<FastifyError>).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? 'invalid_request' : 'server_error';
+}
+
+/**
+ * The one error path of the authorization endpoint. An OAuthError that carries
+ * `redirectTo` goes back to the client (RFC 6749 §4.1.2.1, §4.2.2.1); anything else is a
+ * page for the user, never JSON, never a stack trace: the error code and the request id,
+ * and a way back.
+ */
+export function answerError(endpoint: AuthorizeRouteOptions, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  endpoint.responses.events.emit({ event: 'authorization.failed', error: errorCodeOf(error) });
+  if (error instanceof OAuthError) {
+    if (error.cause instanceof Error)
+      request.log.error({ err: { type: error.cause.name, message: error.cause.message } }, `${error.error} sent to the client`);
+    if (error.redirectTo)
+      return sendErrorToClient(reply, error.redirectTo, error, {
+        issuer: endpoint.issuer,
+        afterPost: request.method === 'POST',
+        view: viewOf(endpoint, request),
+      });
+    if (error.statusCode < 500)
+      return sendErrorPage(endpoint, request, reply, error.statusCode, {
+        kind: error.statusCode === 403 ? 'form_refused' : 'invalid_authorization_request',
+        error: error.error,
+        description: error.description,
+      });
+  }
+  if (error instanceof StoreUnavailableError) {
+    request.log.error({ err: { type: error.name, message: error.message } }, 'store unavailable on the authorization endpoint');
+    return sendErrorPage(endpoint, request, reply, 503, { kind: 'temporarily_unavailable', error: 'temporarily_unavailable' });
+  }
+  const status = (error as Partial<FastifyError>).statusCode;
+  if (!(error instanceof OAuthError) && typeof status === 'number' && status >= 400 && status < 500) {
+    return sendErrorPage(endpoint, request, reply, 400, { kind: 'invalid_request', error: 'invalid_request' });
+  }
+  request.log.error({ err: error }, 'unexpected error on the authorization endpoint');
+  return sendErrorPage(endpoint, request, reply, 500, { kind: 'server_error', error: 'server_error' });
+}

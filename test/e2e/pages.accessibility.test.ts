@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { AxeResults } from 'axe-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import t, { type Test } from 'tap';
+import { launchChromium } from '../helpers/chromium.js';
+import { type Showcase, startShowcase } from '../helpers/page-showcase.js';
+
+/**
+ * The login, consent and error pages in Chromium: axe-core finds no violation of the
+ * WCAG 2.0/2.1/2.2 A and AA rules (nor of its best practices), in light and dark schemes,
+ * in English and German, at phone and desktop sizes; the logos load under the CSP; the
+ * show-password toggle works with scripts and is absent without them. The screenshots in
+ * docs/ come from the same pages (`npm run docs:screenshots`); this test writes nothing.
+ */
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+/** Runs axe in the page (through the DevTools protocol, which the page's CSP does not govern). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const results = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} } })`,
+  )) as AxeResults;
+  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/** A fresh context; CSP violations, failed requests and failed subresources are collected. */
+async function openPage(t: Test, browser: Browser, options: BrowserContextOptions) {
+  const context = await browser.newContext(options);
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
+  // The error page itself answers 400; anything else it loads must succeed.
+  page.on('response', (response) => {
+    if (response.request().resourceType() !== 'document' && response.status() >= 400)
+      problems.push(`${response.status()}: ${response.url()}`);
+  });
+  return { page, problems };
+}
+
+async function imagesLoaded(page: Page): Promise<boolean[]> {
+  return (await page.evaluate('[...document.images].map((img) => img.complete && img.naturalWidth > 0)')) as boolean[];
+}
+
+/** The id of the focused element, or its text when it has none. */
+async function focused(page: Page): Promise<string> {
+  return (await page.evaluate("document.activeElement?.id || document.activeElement?.textContent || ''")) as string;
+}
+
+t.test('the pages in Chromium: accessibility, logos under the CSP, the password toggle', async (t) => {
+  const showcase: Showcase = await startShowcase();
+  t.teardown(() => showcase.close());
+  const browser = await launchChromium(t);
+
+  const pages: [string, (page: Page) => Promise<void>, number][] = [
+    ['login', (page) => showcase.openLogin(page), 2],
+    ['consent', (page) => showcase.openConsent(page), 2],
+    ['error', (page) => showcase.openError(page), 1],
+  ];
+  const variants: [string, BrowserContextOptions][] = [
+    ['phone, light, English', { viewport: PHONE, colorScheme: 'light', locale: 'en-US' }],
+    ['desktop, dark, German', { viewport: DESKTOP, colorScheme: 'dark', locale: 'de-DE' }],
+  ];
+  for (const [variant, options] of variants) {
+    for (const [name, open, logos] of pages) {
+      t.test(`${name} (${variant})`, async (t) => {
+        const { page, problems } = await openPage(t, browser, options);
+        await open(page);
+        t.same(await axeViolations(page), [], 'no axe violations');
+        t.same(await imagesLoaded(page), Array(logos).fill(true), 'the logos load: img-src allows their origins');
+        t.equal(await page.getAttribute('html', 'lang'), options.locale?.slice(0, 2));
+        t.same(problems, [], 'no CSP violation, no failed request');
+      });
+    }
+  }
+
+  t.test('a login that came back with an error is accessible too, the message announced', async (t) => {
+    const { page } = await openPage(t, browser, { viewport: PHONE, colorScheme: 'light' });
+    await showcase.openLogin(page);
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Password', { exact: true }).fill('not-her-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    t.equal(await page.getByRole('alert').textContent(), 'Incorrect username or password.');
+    t.same(await axeViolations(page), []);
+    t.equal(await focused(page), 'password', 'the focus is on the field to fill again');
+  });
+
+  t.test('keyboard: focus moves username → password → show password → sign in, with a visible ring', async (t) => {
+    const { page } = await openPage(t, browser, { viewport: DESKTOP, colorScheme: 'light' });
+    await showcase.openLogin(page);
+    t.equal(await focused(page), 'username', 'the first field has the focus');
+    const order: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      await page.keyboard.press('Tab');
+      order.push(await focused(page));
+    }
+    t.same(order, ['password', 'show-password', 'Sign in']);
+    const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
+    t.equal(outline, 'solid', 'the focused button shows an outline');
+  });
+
+  t.test('show password: the hashed script runs under the CSP; without scripts the field stays a password field', async (t) => {
+    const { page, problems } = await openPage(t, browser, { viewport: PHONE });
+    await showcase.openLogin(page);
+    const password = page.locator('#password');
+    await password.fill('secret-value');
+    t.equal(await password.getAttribute('type'), 'password');
+    await page.getByLabel('Show password').check();
+    t.equal(await password.getAttribute('type'), 'text');
+    await page.getByLabel('Show password').uncheck();
+    t.equal(await password.getAttribute('type'), 'password');
+    t.same(problems, []);
+
+    const { page: noScript } = await openPage(t, browser, { viewport: PHONE, javaScriptEnabled: false });
+    await showcase.openLogin(noScript);
+    t.equal(await noScript.locator('#show-password').isVisible(), false, 'no toggle without scripts');
+    t.equal(await noScript.locator('#password').getAttribute('type'), 'password');
+  });
+});

@@ -1,0 +1,148 @@
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { buildServer } from '../../src/app.js';
+import { ClientRegistry } from '../../src/clients/registry.js';
+import { loadConfig } from '../../src/config.js';
+import { Keystore } from '../../src/keys/keystore.js';
+import { ensureSigningKey } from '../../src/keys/rotation.js';
+import { ResourceRegistry } from '../../src/resources/registry.js';
+import { Signer } from '../../src/session/signer.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { UserRegistry } from '../../src/users/registry.js';
+import { cheapPasswordHash } from './passwords.js';
+import { freePort } from './ports.js';
+
+/**
+ * The pages as an operator would brand them, served on 127.0.0.1 with a logo server
+ * beside them: what `npm run docs:screenshots` photographs and what the accessibility
+ * test (test/e2e/pages.accessibility.test.ts) checks, so both see the same pages.
+ */
+
+const BRAND_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="36" height="36" viewBox="0 0 36 36"><rect width="36" height="36" rx="9" fill="#6d28d9"/><path d="M10 25 18 9l8 16h-5l-3-6.5-3 6.5z" fill="#fff"/></svg>`;
+const CLIENT_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><rect width="48" height="48" rx="12" fill="#0e7490"/><circle cx="24" cy="22" r="9" fill="none" stroke="#fff" stroke-width="4"/><rect x="12" y="34" width="24" height="4" rx="2" fill="#fff"/></svg>`;
+
+export const SHOWCASE_USER = { username: 'alice', password: 'wonderland-2026', sub: 'alice@example.com' } as const;
+const REDIRECT_URI = 'https://photos.example.com/callback';
+const PHOTOS_API = 'https://api.photos.example.com/';
+
+export interface Showcase {
+  readonly issuer: string;
+  readonly logoOrigin: string;
+  /** The login page of an authorization request by the showcase client. */
+  openLogin(page: Page): Promise<void>;
+  /** Signs in on the login page, leaving the browser on the consent page. */
+  openConsent(page: Page): Promise<void>;
+  /** An authorization request with a redirect URI the client never registered: the error page. */
+  openError(page: Page): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function logoServer(): Promise<Server> {
+  const server = createServer((request, response) => {
+    const svg = request.url === '/brand.svg' ? BRAND_LOGO : request.url === '/client.svg' ? CLIENT_LOGO : undefined;
+    if (svg === undefined) return void response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=60' }).end(svg);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+
+export async function startShowcase(brand: { readonly primaryColor?: string } = {}): Promise<Showcase> {
+  const logos = await logoServer();
+  const logoOrigin = `http://127.0.0.1:${(logos.address() as { port: number }).port}`;
+  const keysDir = await mkdtemp(join(tmpdir(), 'oauth-showcase-'));
+  const store = new MemoryStore(Date.now);
+  try {
+    await ensureSigningKey(keysDir, { accessTokenTtl: 3600 });
+    const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      ISSUER: issuer,
+      PORT: String(port),
+      KEYS_DIR: keysDir,
+      LOG_LEVEL: 'silent',
+      BRAND_NAME: 'Acme Identity',
+      BRAND_LOGO_URL: `${logoOrigin}/brand.svg`,
+      BRAND_PRIMARY_COLOR: brand.primaryColor ?? '#6d28d9',
+    });
+    const app = await buildServer(config, {
+      keystore: await Keystore.open(keysDir, Math.floor(Date.now() / 1000)),
+      clients: ClientRegistry.fromMetadata([
+        {
+          client_id: 'photos',
+          client_name: 'Acme Photos',
+          client_uri: 'https://photos.example.com/',
+          logo_uri: `${logoOrigin}/client.svg`,
+          redirect_uris: [REDIRECT_URI],
+          grant_types: ['authorization_code'],
+          scope: 'photos:read photos:write profile',
+          token_endpoint_auth_method: 'none',
+        },
+      ]),
+      users: UserRegistry.fromEntries([
+        { username: SHOWCASE_USER.username, password_hash: cheapPasswordHash(SHOWCASE_USER.password), sub: SHOWCASE_USER.sub },
+      ]),
+      resources: ResourceRegistry.fromEntries([
+        {
+          resource: PHOTOS_API,
+          name: 'Acme Photos API',
+          scope: 'photos:read photos:write',
+          scope_descriptions: {
+            'photos:read': { en: 'See your photos and albums', de: 'Ihre Fotos und Alben ansehen' },
+            'photos:write': { en: 'Upload and edit photos', de: 'Fotos hochladen und bearbeiten' },
+          },
+        },
+      ]),
+      store,
+      signer: new Signer(`showcase-${Math.random().toString(36).slice(2)}-0123456789abcdef`),
+      logger: false,
+    });
+    await app.listen({ port, host: '127.0.0.1' });
+
+    const authorizeUrl = (redirectUri: string) =>
+      `${issuer}/oauth2/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: 'photos',
+        redirect_uri: redirectUri,
+        scope: 'photos:read photos:write',
+        resource: PHOTOS_API,
+        state: 'showcase',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      })}`;
+    const openLogin = async (page: Page) => {
+      await page.goto(authorizeUrl(REDIRECT_URI));
+    };
+    return {
+      issuer,
+      logoOrigin,
+      openLogin,
+      async openConsent(page) {
+        await openLogin(page);
+        await page.locator('#username').fill(SHOWCASE_USER.username);
+        await page.locator('#password').fill(SHOWCASE_USER.password);
+        await Promise.all([page.waitForURL(/\/oauth2\/authorize\?/), page.locator('button[type=submit]').click()]);
+        await page.waitForSelector('button[value=allow]');
+      },
+      async openError(page) {
+        await page.goto(authorizeUrl('https://photos.example.net/callback'));
+      },
+      async close() {
+        await app.close();
+        await store.close();
+        logos.close();
+        await rm(keysDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    logos.close();
+    await store.close();
+    await rm(keysDir, { recursive: true, force: true });
+    throw err;
+  }
+}
