@@ -99,7 +99,7 @@ t.test('a redirect URI that is not registered exactly is refused with a page, ne
     const res = await browser.get(logoutUrl(params));
     t.equal(res.statusCode, 400, JSON.stringify(params));
     t.equal(res.headers.location, undefined);
-    t.match(res.body, '<h1>Invalid sign-out request</h1>');
+    t.match(res.body, 'You were not redirected back to it, for your safety.');
     t.match(res.body, description);
   }
   const repeated = await browser.get(`/oauth2/logout?client_id=web&client_id=single`);
