@@ -118,7 +118,7 @@ t.test('a person signs in and approves in a real browser; the client redeems the
     // alice approved "read" for this client above: after signing in, no consent page.
     await page.goto(authorizeUrl('remembered', pkcePair().challenge));
     await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('alice-password-1');
+    await page.getByLabel('Password', { exact: true }).fill('alice-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
     t.ok((await arrivedWith('remembered')).searchParams.get('code'), 'the code, without the consent page');
 
@@ -133,7 +133,7 @@ t.test('a person signs in and approves in a real browser; the client redeems the
     await page.getByText('Signed in as').waitFor({ state: 'detached' });
     t.equal(await page.title(), 'Sign in', '"Not you?" signed out and came back to the same request');
     await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('alice-password-1');
+    await page.getByLabel('Password', { exact: true }).fill('alice-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
     t.ok((await arrivedWith('login-1')).searchParams.get('code'), 'signed in again: the code');
 
