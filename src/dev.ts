@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { ClientRegistry } from './clients/registry.js';
+import { DEMO_CREDENTIALS_FILE, writeDemoCredentials } from './dev-credentials.js';
 import { generateClientSecret, hashClientSecret } from './clients/secret.js';
 import { loadConfig } from './config.js';
 import { ensureSigningKey } from './keys/rotation.js';
@@ -13,7 +14,8 @@ import { UserRegistry } from './users/registry.js';
  * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
  * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
  * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
- * demo user with a fresh password, (without RESOURCES_FILE) two demo resources: the
+ * demo user with a fresh password (both also written to .dev/demo.env for a second shell), (without
+ * RESOURCES_FILE) two demo resources: the
  * example resource server's API and the example MCP server, and (unless
  * DYNAMIC_CLIENT_REGISTRATION says otherwise) open dynamic client registration.
  */
@@ -32,8 +34,9 @@ try {
   if (created) process.stdout.write(`created signing key ${created.kid} (${created.alg}) in ${config.keysDir}\n`);
 
   let clients: ClientRegistry | undefined;
+  let secret: string | undefined;
   if (!config.clientsFile) {
-    const secret = generateClientSecret();
+    secret = generateClientSecret();
     clients = ClientRegistry.fromMetadata([
       {
         client_id: 'demo-client',
@@ -56,7 +59,8 @@ try {
         `  curl -s -u 'demo-client:${secret}' -d grant_type=client_credentials -d scope=read ${config.issuer}/oauth2/token`,
         '',
         `Code flow: open ${config.issuer}/oauth2/authorize?response_type=code&client_id=demo-client&scope=read&state=xyz`,
-        `  (it redirects to ${DEMO_REDIRECT_URI}?code=...; nothing listens there: copy the code from the address bar)`,
+        `  (it redirects to ${DEMO_REDIRECT_URI}?code=...; nothing listens there: copy the code from the address bar),`,
+        '  or let "npm run -s demo:code-flow" sign in and allow for you (it prints CODE=... VERIFIER=...)',
         `  curl -s -u 'demo-client:${secret}' -d grant_type=authorization_code -d code=CODE ${config.issuer}/oauth2/token`,
         '',
       ].join('\n')}\n`,
@@ -64,8 +68,9 @@ try {
   }
 
   let users: UserRegistry | undefined;
+  let password: string | undefined;
   if (!config.usersFile) {
-    const password = randomBytes(9).toString('base64url');
+    password = randomBytes(9).toString('base64url');
     users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password) }]);
     process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}\n\n`);
   }
@@ -88,6 +93,16 @@ try {
   }
   const sources = { ...(clients ? { clients: 'the demo client' } : {}), ...(users ? { users: 'the demo user' } : {}) };
   const server = await startServer(config, { clients, users, resources, sources });
+  try {
+    await writeDemoCredentials(DEMO_CREDENTIALS_FILE, { SECRET: secret, PASSWORD: password });
+    if (secret || password) {
+      process.stdout.write(
+        `Demo credentials also in ${DEMO_CREDENTIALS_FILE}: ". ${DEMO_CREDENTIALS_FILE}" sets SECRET and PASSWORD in a shell in this folder\n`,
+      );
+    }
+  } catch (err) {
+    process.stderr.write(`warning: could not write ${DEMO_CREDENTIALS_FILE} (${(err as Error).message}): copy the values printed above\n`);
+  }
   stopOnSignals(server, (code) => process.exit(code));
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);

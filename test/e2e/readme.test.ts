@@ -1,0 +1,192 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { tempDir } from '../helpers/keys.js';
+import { blockOutcomes, blocksScript, otherShellFences, runScript, scriptStatus, shellBlocks } from '../helpers/readme.js';
+
+/**
+ * The README runs as written (issue 10, item 6). Every ```sh block after the first runs, in
+ * order, in ONE bash (`set -euo pipefail`, so variables carry from block to block and any
+ * failing command fails the test), in a folder that looks like a built checkout, against
+ * the dev server on http://localhost:3000.
+ *
+ * The first ```sh block is not run: it is the newcomer's setup (`npm ci && npm run dev`,
+ * `npm test`); the test does its part itself (`npm run test:e2e` built dist/; the server
+ * is `node dist/src/dev.js`, what `npm run dev` runs after building) and `npm test` would
+ * recurse. The server and the blocks run in a network namespace of their own
+ * (`unshare --net`), so the README's fixed ports (3000, the examples' 4000 and 4100) never
+ * meet a developer's servers; without namespaces the test needs those ports free.
+ */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PORTS = [3000, 4000, 4100];
+
+const canUnshare = () =>
+  spawnSync('unshare', ['--user', '--map-root-user', '--net', 'true'], { stdio: 'ignore' }).status === 0 &&
+  spawnSync('ip', ['-V'], { stdio: 'ignore' }).status === 0;
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+/** A folder like a checkout after `npm ci`: dist/, node_modules/ and package.json of this one; `.dev/` and `keys/` are its own. */
+async function checkoutLike(t: Test): Promise<string> {
+  const dir = await tempDir(t);
+  for (const name of ['dist', 'node_modules', 'package.json']) await symlink(join(ROOT, name), join(dir, name));
+  return dir;
+}
+
+/** Starts the dev server as `npm run dev` would after its build, and waits until it is ready and has written .dev/demo.env. */
+const START_DEV_SERVER = `
+node dist/src/dev.js > dev-server.log 2>&1 &
+for attempt in $(seq 1 150); do
+  if curl -sf -o /dev/null http://localhost:3000/readyz && [ -s .dev/demo.env ]; then break; fi
+  sleep 0.1
+done
+curl -sf -o /dev/null http://localhost:3000/readyz || { echo "the dev server did not start:"; cat dev-server.log; exit 1; }
+`;
+
+/** Names (never values) of the variables the README promised to define, and whether TOKEN is a JWT. */
+const REPORT_VARIABLES = `
+for name in SECRET PASSWORD TOKEN REFRESH CODE VERIFIER; do
+  if [ -n "\${!name:-}" ]; then echo "::readme-defined $name"; fi
+done
+if [[ "\${TOKEN:-}" =~ ^eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$ ]]; then echo "::readme-token-is-a-jwt"; fi
+`;
+
+/** demo:code-flow's other paths (the script npm run demo:code-flow runs), against the same server: its own PKCE request, a wrong password, a refused request. */
+const DEMO_CODE_FLOW_CHECKS = `
+status=0; node dist/examples/demo-code-flow.js --resource http://localhost:4000/api > demo.out 2>&1 || status=$?
+echo "::demo-own-request $status $(grep -c -E '^(CODE|VERIFIER)=' demo.out)"
+status=0; PASSWORD=not-the-password node dist/examples/demo-code-flow.js > demo.out 2>&1 || status=$?
+echo "::demo-wrong-password $status $(tr '\\n' ' ' < demo.out)"
+status=0; node dist/examples/demo-code-flow.js --scope admin > demo.out 2>&1 || status=$?
+echo "::demo-refused $status $(tr '\\n' ' ' < demo.out)"
+`;
+
+/** A clean environment, as in a newcomer's shell: no variable of an enclosing npm run or of the test. */
+const shellEnv = () => ({
+  PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+  HOME: process.env.HOME ?? '/root',
+  LANG: 'C.UTF-8',
+});
+
+t.test('every sh block of README.md runs as written, in order, against npm run dev', async (t) => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  t.same(otherShellFences(readme), [], 'shell commands are fenced as sh (run) or text/console (read), never bash or shell');
+  const [setup, ...blocks] = shellBlocks(readme);
+  t.match(setup?.code, /npm ci && npm run dev/, 'the first sh block is the setup the test performs itself');
+  t.ok(blocks.length >= 10, `the README has runnable blocks (${blocks.length})`);
+
+  const dir = await checkoutLike(t);
+  const isolated = canUnshare();
+  if (!isolated) {
+    const busy = (await Promise.all(PORTS.map(async (port) => ((await portFree(port)) ? [] : [port])))).flat();
+    t.same(busy, [], 'without network namespaces the README ports must be free');
+    if (busy.length) return;
+  }
+  const script = blocksScript(
+    blocks,
+    `${isolated ? 'ip link set lo up\n' : ''}${START_DEV_SERVER}`,
+    `${REPORT_VARIABLES}${DEMO_CODE_FLOW_CHECKS}`,
+  );
+  await writeFile(join(dir, 'readme.sh'), script);
+  const command = isolated ? ['unshare', '--user', '--map-root-user', '--net', 'bash', 'readme.sh'] : ['bash', 'readme.sh'];
+  const started = Date.now();
+  const run = await runScript(command, dir, shellEnv(), 60_000);
+  t.comment(`README blocks: ${blocks.length} in ${Date.now() - started} ms${isolated ? ' (own network namespace)' : ''}`);
+
+  t.notOk(run.timedOut, 'the blocks finish within 60 s');
+  const outcomes = blockOutcomes(blocks, run.transcript);
+  const broken = outcomes.find((outcome) => !outcome.finished);
+  t.equal(
+    broken && `README.md line ${broken.block.line}`,
+    undefined,
+    broken?.started
+      ? `this block failed:\n${broken.block.code}\nit printed:\n${broken.output}`
+      : `the blocks did not start:\n${run.transcript.slice(-3000)}`,
+  );
+  t.equal(scriptStatus(run.transcript), 0, 'bash exits 0');
+
+  const printed = (pattern: RegExp) => outcomes.some((outcome) => pattern.test(outcome.output));
+  t.ok(printed(/"active":true/), 'introspection says an issued token is active');
+  t.ok(printed(/\{"active":false\}/), 'introspection says the revoked token is not');
+  t.ok(printed(/"refresh_token":"[^"]+"/), 'the code flow issued a refresh token');
+  t.ok(printed(/"error":"invalid_target"/), 'an unregistered resource is invalid_target');
+  t.ok(printed(/"client_id":"dyn_/), 'dynamic registration answered with a client id');
+  t.ok(printed(/\{"sub":"demo-client","scope":"read"\}/), 'the example resource server accepted the token');
+  t.ok(printed(/"aud":"http:\/\/localhost:4100\/mcp"/), 'the example MCP server ran whoami with the resource token');
+  const defined = [...run.transcript.matchAll(/::readme-defined (\w+)/g)].map((m) => m[1]);
+  t.same(defined, ['SECRET', 'PASSWORD', 'TOKEN', 'REFRESH', 'CODE', 'VERIFIER'], 'the blocks define the variables they use');
+  t.match(run.transcript, /::readme-token-is-a-jwt/, 'TOKEN holds a JWT access token');
+
+  t.match(run.transcript, /::demo-own-request 0 2\n/, 'demo:code-flow without a URL prints CODE and VERIFIER');
+  t.match(
+    run.transcript,
+    /::demo-wrong-password 1 demo:code-flow: sign-in as demo refused: .+\n/,
+    'demo:code-flow with a wrong password fails (exit 1) and says why',
+  );
+  t.match(
+    run.transcript,
+    /::demo-refused 1 demo:code-flow: invalid_scope: .+\n/,
+    'demo:code-flow fails (exit 1) with the error the client is sent',
+  );
+
+  const credentials = await readFile(join(dir, '.dev', 'demo.env'), 'utf8');
+  t.match(credentials, /^SECRET=[A-Za-z0-9_-]{43}$/m, '.dev/demo.env holds the secret npm run dev printed');
+  const devLog = await readFile(join(dir, 'dev-server.log'), 'utf8');
+  const secret = /^SECRET=(.+)$/m.exec(credentials)?.[1] as string;
+  t.ok(devLog.includes(`client_secret: ${secret}`), 'the same secret npm run dev printed');
+});
+
+t.test('a block that fails fails the run, naming its line; later blocks do not run', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(join(dir, 'sub'));
+  const markdown = [
+    '```sh',
+    'npm ci && npm run dev',
+    '```',
+    '```sh',
+    'GREETING=hello',
+    '```',
+    '1. a list item',
+    '   ```sh',
+    '   echo "$GREETING from an indented block"',
+    '   ```',
+    '```text',
+    'not run',
+    '```',
+    '```sh',
+    'curl -s --max-time 1 http://127.0.0.1:9/ | grep -q anything',
+    '```',
+    '```sh',
+    'echo never',
+    '```',
+  ].join('\n');
+  const [, ...blocks] = shellBlocks(markdown);
+  t.same(
+    blocks.map((block) => block.line),
+    [4, 8, 14, 17],
+  );
+  t.equal(blocks[1]?.code, 'echo "$GREETING from an indented block"');
+  await writeFile(join(dir, 'readme.sh'), blocksScript(blocks));
+  const run = await runScript(['bash', 'readme.sh'], dir, shellEnv(), 10_000);
+  const outcomes = blockOutcomes(blocks, run.transcript);
+  t.same(
+    outcomes.map((o) => [o.started, o.finished]),
+    [
+      [true, true],
+      [true, true],
+      [true, false],
+      [false, false],
+    ],
+  );
+  t.equal(outcomes[1]?.output.trim(), 'hello from an indented block', 'variables carry over from block to block');
+  t.not(scriptStatus(run.transcript), 0, 'a failed pipeline stops the script (pipefail)');
+  t.not(run.code, 0);
+});

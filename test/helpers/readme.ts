@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * The README's convention: a ```sh block is a command sequence that runs as written, in
+ * order, in one shell, against `npm run dev`; any other fence (text, console, json, yaml, …)
+ * is to read. These helpers cut a Markdown file into its sh blocks and run them in one bash.
+ */
+export interface ShellBlock {
+  /** 1-based line of the opening fence in the Markdown file. */
+  readonly line: number;
+  readonly code: string;
+}
+
+const FENCE = /^( *)(`{3,}|~{3,})\s*([^\s`]*)/;
+
+/** Every fenced block whose info string is `sh`, in order, with the fence's indentation removed. */
+export function shellBlocks(markdown: string): ShellBlock[] {
+  const blocks: ShellBlock[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i] as string);
+    if (!open) continue;
+    const [, indent = '', fence = '', info] = open;
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const line = lines[j] as string;
+      if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') break;
+      body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
+    }
+    if (info === 'sh') blocks.push({ line: i + 1, code: body.join('\n') });
+    i = j;
+  }
+  return blocks;
+}
+
+/** Info strings of fences that look like shell but are not `sh`: ambiguous under the convention. */
+export function otherShellFences(markdown: string): { line: number; info: string }[] {
+  return markdown
+    .split('\n')
+    .map((line, i) => ({ line: i + 1, info: FENCE.exec(line)?.[3] ?? '' }))
+    .filter(({ info }) => ['bash', 'shell', 'zsh', 'shell-session'].includes(info));
+}
+
+const MARK = '::readme-block';
+
+/**
+ * One bash script: `prologue` (the test's own setup), then every block between markers, under
+ * `set -euo pipefail`, then `epilogue`. On exit, for whatever reason, the background jobs it
+ * started are stopped and the exit status is printed.
+ */
+export function blocksScript(blocks: readonly ShellBlock[], prologue = '', epilogue = ''): string {
+  return [
+    'exec 2>&1',
+    'set -euo pipefail',
+    `trap 'status=$?; kill $(jobs -p) 2>/dev/null || true; echo "::readme-exit $status"' EXIT`,
+    prologue,
+    ...blocks.map((block, i) => `printf '\\n${MARK} ${i} start\\n'\n${block.code}\nprintf '\\n${MARK} ${i} end\\n'`),
+    epilogue,
+    '',
+  ].join('\n');
+}
+
+export interface BlockOutcome {
+  readonly block: ShellBlock;
+  readonly started: boolean;
+  readonly finished: boolean;
+  /** What the block printed (stdout and stderr together). */
+  readonly output: string;
+}
+
+/** What each block did, read from the markers in the transcript of `blocksScript`. */
+export function blockOutcomes(blocks: readonly ShellBlock[], transcript: string): BlockOutcome[] {
+  return blocks.map((block, i) => {
+    const start = transcript.indexOf(`${MARK} ${i} start\n`);
+    const end = transcript.indexOf(`\n${MARK} ${i} end\n`);
+    const from = start < 0 ? -1 : start + `${MARK} ${i} start\n`.length;
+    const next = transcript.indexOf(`\n${MARK} `, from);
+    const to = end >= 0 ? end : next >= 0 ? next : transcript.length;
+    return { block, started: start >= 0, finished: end >= 0, output: from < 0 ? '' : transcript.slice(from, to) };
+  });
+}
+
+/** The exit status the script's EXIT trap printed (undefined when bash died before it). */
+export const scriptStatus = (transcript: string) => {
+  const match = /::readme-exit (\d+)/.exec(transcript);
+  return match ? Number(match[1]) : undefined;
+};
+
+/** Runs `command` (bash, or unshare … bash) in its own process group; kills the whole group after `timeoutMs`. */
+export async function runScript(
+  command: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; transcript: string; timedOut: boolean }> {
+  const [program, ...args] = command as [string, ...string[]];
+  const child = spawn(program, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let transcript = '';
+  child.stdout.on('data', (chunk: Buffer) => (transcript += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (transcript += chunk.toString()));
+  let timedOut = false;
+  const killGroup = () => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  killGroup(); // what the script left behind, if anything
+  return { code, transcript, timedOut };
+}
