@@ -9,9 +9,9 @@ export interface GrantParties {
 }
 
 /**
- * Lists a grant under its user and its client before anything of it is written (a code,
- * a refresh family, an access token carrying its id), until the latest moment any of it
- * can still be used. Index first: should the grant's own write fail or the process stop in
+ * Lists a grant under its user and its client before anything of it is handed out (a code,
+ * an access token carrying its id; a refresh family is written together with its entry,
+ * see RefreshFamilies), until the latest moment any of it can still be used. Index first: should the grant's own write fail or the process stop in
  * between, the index names a grant that never started (harmless, gone at its expiry),
  * never a live grant the operator cannot find and revoke. A store that does not
  * acknowledge the index rejects, and nothing is issued.

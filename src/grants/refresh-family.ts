@@ -17,9 +17,15 @@ export class RefreshFamilies {
    */
   async start(grantId: string, family: RefreshFamilyRecord): Promise<string> {
     const token = mintOpaqueToken(grantId);
-    // Indexed for the family's whole life before the family exists (see GrantIndexing).
-    await this.grantIndexing.recordFor({ grantId, sub: family.sub, clientId: family.clientId }, this.lifetimes.absoluteSeconds);
-    const created = await this.store.createRefreshFamily(grantId, family, token.ref, this.lifetimes);
+    // The index entry (for the family's whole life) and the family are written together, not
+    // one after the other: a round trip before the family would widen the window in which a
+    // concurrent replay of the code revokes the grant first. Safe all the same: the token is
+    // handed out only once both are acknowledged, so a family whose index write failed never
+    // had a token delivered (and the code's own entry still covers its access token).
+    const [, created] = await Promise.all([
+      this.grantIndexing.recordFor({ grantId, sub: family.sub, clientId: family.clientId }, this.lifetimes.absoluteSeconds),
+      this.store.createRefreshFamily(grantId, family, token.ref, this.lifetimes),
+    ]);
     // Only a replayed authorization code revokes a grant before its family exists: issue nothing.
     if (!created) throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
     return token.value;
