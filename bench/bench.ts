@@ -1,42 +1,49 @@
-import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
-import { rotateKeys } from '../src/keys/rotation.js';
-import { freePort } from '../test/helpers/ports.js';
-import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
-import { type HostLoad, measuringHostLoad, type WithHostLoad } from './host.js';
-import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
-import { cpuSecondsOf, describeCpu, expectCounted, type MeteredLoad, measureMetricsCost, type MetricsCost } from './metrics-cost.js';
+import { Redis } from 'ioredis';
+import type { ServerProcess, Teardown } from '../test/helpers/process.js';
+import { startPrivateRedis } from '../test/helpers/redis.js';
+import { measureFamilyMemory, redeem } from './family-memory.js';
+import { CODE_VERIFIER, createFixtures, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
+import { type BenchClient, clientCredentialsLoad, codeRedemptionLoad, FORM_HEADERS, refreshRotationLoad } from './grant-loads.js';
+import { measuringHostLoad } from './host.js';
+import { type LoadResult, measureGrantLoad, measureLoad } from './load.js';
+import { measureMetricsCost } from './metrics-cost.js';
+import { measureOursMetered } from './metrics-phase.js';
+import { measureDpopPhase } from './dpop-phase.js';
+import { mintOurCodes, mintPeerCodes } from './minting.js';
+import { type BenchReport, printReport } from './report.js';
+import { startBare, startOurs, startPeer } from './servers.js';
 import { measureSigningRate } from './sign.js';
 
 /**
- * Token endpoint throughput against what it could be: (a) bare Fastify parsing the same
- * form, (b) the raw ES256 signing rate of one core (the server's own signing function),
- * (c) our server. A request costs at least one of each, so 1/(1/a + 1/b) is what one
- * core could serve if nothing else cost time. Then (d) the cost of metrics: (c) again
- * with METRICS_PORT set, interleaved with runs without, in the same run.
- * Usage: npm run bench -- [--connections 32] [--duration 10] [--quick]
+ * Our token endpoint against (a) what it could be on one core: a bare Fastify route doing
+ * the same form parsing, and the raw ES256 signing rate of the same signing function,
+ * 1/(1/a + 1/b); and (b) node-oidc-provider in its own process, in the same run, on
+ * client_credentials, code redemption and refresh rotation (Redis for both), in A/B
+ * rounds that alternate which server goes first; medians are reported. Also: one against
+ * two workers (WORKERS=2), Redis bytes per refresh family, and (d) the cost of metrics:
+ * client_credentials with METRICS_PORT unset and set, alternating; and (e) the cost of DPoP:
+ * client_credentials plain, then with a fresh DPoP proof in each request.
+ * Traffic goes only to 127.0.0.1, bounded in time and count.
+ * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
 
-const USAGE = 'usage: npm run bench -- [--connections <n>] [--duration <seconds>] [--quick]';
+const USAGE = 'usage: npm run bench -- [--quick] [--connections <n>] [--duration <seconds>] [--rounds <n>]';
 const WARMUP_SECONDS = 1;
 const MAX_SIGN_SECONDS = 5;
-/** Above this share of CPU time taken by others (steal or other processes) the numbers are noisy. */
-const NOISY_HOST_PERCENT = 5;
-const LOG_LEVEL = 'warn';
-const CLIENT_ID = 'bench-client';
-const FORM_BODY = 'grant_type=client_credentials&scope=read';
-const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' };
-/** The route bench/bare-server.ts serves. */
-const BARE_ROUTE = '/token';
-const BARE_SERVER_SCRIPT = fileURLToPath(new URL('./bare-server.js', import.meta.url));
-const OUR_SERVER_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const MANY_CONNECTIONS = 256;
 
-interface BenchSettings extends LoadSettings {
+export interface BenchSettings {
+  readonly quick: boolean;
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly rounds: number;
+  /** Codes redeemed per server and round. */
+  readonly codes: number;
+  readonly families: number;
+  readonly rotations: number;
   readonly signSeconds: number;
 }
 
@@ -49,200 +56,210 @@ function positiveInteger(flag: string, value: string | undefined, fallback: numb
 function parseSettings(argv: string[]): BenchSettings {
   const { values } = parseArgs({
     args: argv,
-    options: { connections: { type: 'string' }, duration: { type: 'string' }, quick: { type: 'boolean' } },
+    options: { connections: { type: 'string' }, duration: { type: 'string' }, rounds: { type: 'string' }, quick: { type: 'boolean' } },
     strict: true,
   });
-  const durationSeconds = positiveInteger('duration', values.duration, values.quick ? 3 : 10);
+  const quick = values.quick === true;
+  const durationSeconds = positiveInteger('duration', values.duration, quick ? 2 : 10);
   return {
+    quick,
     connections: positiveInteger('connections', values.connections, 32),
     durationSeconds,
     warmupSeconds: WARMUP_SECONDS,
+    rounds: positiveInteger('rounds', values.rounds, quick ? 1 : 5),
+    codes: quick ? 2000 : 20_000,
+    families: quick ? 20 : 100,
+    rotations: quick ? 20 : 100,
     signSeconds: Math.min(durationSeconds, MAX_SIGN_SECONDS),
   };
 }
 
-/** A keys folder with one signing ES256 key and a clients file with one client_credentials client. */
-interface Fixtures {
-  readonly keysDir: string;
-  readonly clientsFile: string;
-  readonly basicAuth: string;
+const cleanups: (() => unknown)[] = [];
+const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
+
+async function stopAll(): Promise<void> {
+  for (const stop of cleanups.splice(0).reverse()) await stop();
 }
 
-async function createFixtures(): Promise<Fixtures> {
-  const dir = await mkdtemp(join(tmpdir(), 'oauth-bench-'));
-  // The folder holds a private key: removed however the bench ends (Ctrl-C included).
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const keysDir = join(dir, 'keys');
-  const clientsFile = join(dir, 'clients.json');
-  const secret = generateClientSecret();
-  await mkdir(keysDir, { mode: 0o700 });
-  await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600 });
-  const client = {
-    client_id: CLIENT_ID,
-    client_secret_hash: hashClientSecret(secret),
-    grant_types: ['client_credentials'],
-    scope: 'read write',
-    token_endpoint_auth_method: 'client_secret_basic',
+function clientOf(server: ServerProcess, tokenPath: string, fixtures: Fixtures): BenchClient {
+  return {
+    tokenUrl: `${server.baseUrl}${tokenPath}`,
+    authorization: fixtures.basicAuth,
+    redirectUri: REDIRECT_URI,
+    codeVerifier: CODE_VERIFIER,
   };
-  await writeFile(clientsFile, JSON.stringify({ clients: [client] }), { mode: 0o600 });
-  return { keysDir, clientsFile, basicAuth: `Basic ${Buffer.from(`${CLIENT_ID}:${secret}`).toString('base64')}` };
 }
 
-function postForm(url: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { ...FORM_HEADERS, ...headers }, body: FORM_BODY });
-}
-
-/** Runs `work` against a server started by `start`, which is stopped whatever happens. */
-async function withServer<T>(
-  start: (cleanup: Teardown) => Promise<ServerProcess>,
-  work: (server: ServerProcess) => Promise<T>,
-): Promise<T> {
-  const cleanups: (() => unknown)[] = [];
-  // Last resort: however the bench ends, no server outlives it.
-  const killAll = () => cleanups.forEach((cleanup) => void cleanup());
-  process.once('exit', killAll);
-  try {
-    return await work(await start({ teardown: (cleanup) => cleanups.push(cleanup) }));
-  } finally {
-    process.off('exit', killAll);
-    for (const cleanup of cleanups) await cleanup();
-  }
-}
-
-async function measureBare(settings: BenchSettings): Promise<LoadResult> {
-  const port = String(await freePort());
-  const start = (cleanup: Teardown) => startServerProcess(cleanup, { PORT: port }, { script: BARE_SERVER_SCRIPT });
-  return withServer(start, (bare) =>
-    measureLoad({ url: `${bare.baseUrl}${BARE_ROUTE}`, headers: FORM_HEADERS, body: FORM_BODY }, settings),
-  );
-}
-
-/** One real token request before the load, so a misconfigured server fails loudly. */
-async function expectToken(target: LoadTarget): Promise<void> {
-  const response = await postForm(target.url, target.headers);
-  const text = await response.text();
-  if (response.status !== 200 || !text.includes('"access_token"')) {
-    throw new Error(`token request answered ${response.status}: ${text}`);
-  }
-}
-
-async function measureOurs(settings: BenchSettings, fixtures: Fixtures, options: { metrics?: boolean } = {}): Promise<MeteredLoad> {
-  const metricsPort = options.metrics ? String(await freePort()) : undefined;
-  const env = {
-    PORT: String(await freePort()),
-    KEYS_DIR: fixtures.keysDir,
-    CLIENTS_FILE: fixtures.clientsFile,
-    LOG_LEVEL,
-    ...(metricsPort ? { METRICS_PORT: metricsPort } : {}),
-  };
-  const start = (cleanup: Teardown) => startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
-  return withServer(start, async (ours) => {
-    const target = {
-      url: `${ours.baseUrl}/oauth2/token`,
-      headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth },
-      body: FORM_BODY,
-    };
-    await expectToken(target);
-    let cpuBefore: number | undefined;
-    const result = await measureLoad(target, settings, () => (cpuBefore = cpuSecondsOf(ours.child.pid)));
-    const cpuAfter = cpuSecondsOf(ours.child.pid);
-    if (metricsPort) await expectCounted(metricsPort, result.completed);
-    const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    return { ...result, serverCpuSeconds };
+/** One real request before any load, so a misconfigured server fails loudly. */
+async function expectToken(client: BenchClient): Promise<void> {
+  const response = await fetch(client.tokenUrl, {
+    method: 'POST',
+    headers: { ...FORM_HEADERS, authorization: client.authorization },
+    body: `grant_type=client_credentials&scope=${SCOPE}`,
   });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('"access_token"'))
+    throw new Error(`${client.tokenUrl} answered ${response.status}: ${text}`);
 }
 
-const whole = (n: number) => Math.round(n).toString();
-const ms = (n: number) => `${Number(n.toFixed(2))} ms`;
-const hostNote = (host: HostLoad | undefined) =>
-  host === undefined ? '' : ` [host: CPU steal ${host.stealPercent.toFixed(0)}%, other processes ${host.otherPercent.toFixed(0)}%]`;
-
-function describeLoad(result: LoadResult): string {
-  const codes = Object.entries(result.statusCodes)
-    .map(([code, count]) => `${code}×${count}`)
-    .join(' ');
-  return [
-    `${whole(result.requestsPerSecond)} req/s (${result.completed} requests)`,
-    `p50 ${ms(result.p50Ms)}  p99 ${ms(result.p99Ms)}`,
-    `non-2xx ${result.non2xx}  errors ${result.errors}  [${codes}]`,
-  ].join('\n      ');
+interface Contender {
+  readonly name: 'ours' | 'peer';
+  readonly client: BenchClient;
+  mint(count: number): Promise<string[]>;
 }
 
-interface Phases {
-  readonly bare: WithHostLoad<LoadResult>;
-  readonly signing: WithHostLoad<number>;
-  readonly ours: WithHostLoad<LoadResult>;
-  readonly metricsCost: WithHostLoad<MetricsCost>;
+/** Refresh tokens to start chains from: two per connection, from redeemed codes (not measured). */
+async function refreshSeeds(contender: Contender, count: number): Promise<string[]> {
+  const codes = await contender.mint(count);
+  return Promise.all(codes.map((code) => redeem(contender.client, code)));
 }
 
-const boundOf = (bareRate: number, signRate: number) => 1 / (1 / bareRate + 1 / signRate);
+type Samples = Record<string, LoadResult[]>;
 
-function report(settings: BenchSettings, { bare, signing, ours, metricsCost }: Phases): void {
-  const a = bare.value.requestsPerSecond;
-  const b = signing.value;
-  const rate = ours.value.requestsPerSecond;
-  const bound = boundOf(a, b);
-  const ratio = rate / bound;
-  const metricsRatio = metricsCost.value.on / metricsCost.value.off;
-  const othersShare = Math.max(...[bare, signing, ours, metricsCost].map(({ host }) => (host ? host.stealPercent + host.otherPercent : 0)));
-  const lines = [
-    '',
-    `(a) bare Fastify POST ${BARE_ROUTE} (same form parsing, constant JSON, logger off)${hostNote(bare.host)}`,
-    `      ${describeLoad(bare.value)}`,
-    `(b) ES256 signing, one core, tight loop over ${settings.signSeconds} s (the server's signCompactJws)${hostNote(signing.host)}`,
-    `      ${whole(b)} signs/s`,
-    `(c) our server POST /oauth2/token (client_credentials, Basic auth, LOG_LEVEL=${LOG_LEVEL}, in-memory store)${hostNote(ours.host)}`,
-    `      ${describeLoad(ours.value)}`,
-    `(d) our server as (c), metrics off and METRICS_PORT set, alternating twice each${hostNote(metricsCost.host)}`,
-    `      off ${whole(metricsCost.value.off)} req/s  on ${whole(metricsCost.value.on)} req/s  on/off = ${metricsRatio.toFixed(3)}`,
-    `      ${describeCpu(metricsCost.value.cpuPerRequest)}`,
-    '',
-    `ours  = ${whole(rate)} req/s`,
-    `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
-    `ratio = ours/bound = ${ratio.toFixed(2)}`,
-    ...(othersShare > NOISY_HOST_PERCENT
-      ? [`note: others took up to ${othersShare.toFixed(0)}% of the host's CPU time during a phase; expect noisy numbers`]
-      : []),
-    '',
-    `bench: ours=${whole(rate)} req/s bare=${whole(a)} req/s sign=${whole(b)} /s bound=${whole(bound)} ratio=${ratio.toFixed(2)} metrics_on/off=${metricsRatio.toFixed(3)}` +
-      (metricsCost.value.cpuPerRequest
-        ? ` metrics_cpu_on/off=${(metricsCost.value.cpuPerRequest.on / metricsCost.value.cpuPerRequest.off).toFixed(3)}`
-        : ''),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+function record(samples: Samples, figure: string, result: LoadResult): void {
+  (samples[figure] ??= []).push(result);
 }
 
-function loadFailures(name: string, result: LoadResult): string[] {
-  const failures: string[] = [];
-  if (result.errors > 0) failures.push(`${name}: ${result.errors} connection errors`);
-  if (result.non2xx > 0) failures.push(`${name}: ${result.non2xx} non-2xx responses`);
-  return failures;
+async function runRound(
+  settings: BenchSettings,
+  round: number,
+  contenders: readonly Contender[],
+  twoWorkers: BenchClient,
+  samples: Samples,
+) {
+  const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+  const load = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
+  for (const c of order) {
+    process.stdout.write(`  round ${round + 1}: ${c.name} client_credentials...\n`);
+    const cc = clientCredentialsLoad(c.client, SCOPE);
+    record(
+      samples,
+      `${c.name} cc`,
+      await measureLoad({ url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` }, load),
+    );
+    if (!settings.quick) {
+      const many = { ...load, connections: MANY_CONNECTIONS };
+      record(
+        samples,
+        `${c.name} cc256`,
+        await measureLoad({ url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` }, many),
+      );
+    }
+  }
+  process.stdout.write(`  round ${round + 1}: ours WORKERS=2 client_credentials...\n`);
+  record(
+    samples,
+    'ours2 cc',
+    await measureLoad(
+      {
+        url: twoWorkers.tokenUrl,
+        headers: { ...FORM_HEADERS, authorization: twoWorkers.authorization },
+        body: `grant_type=client_credentials&scope=${SCOPE}`,
+      },
+      load,
+    ),
+  );
+  for (const c of order) {
+    process.stdout.write(`  round ${round + 1}: ${c.name} code redemption...\n`);
+    if (round === 0)
+      await measureGrantLoad(codeRedemptionLoad(c.client, await c.mint(500)), { connections: settings.connections, amount: 500 });
+    const codes = await c.mint(settings.codes);
+    record(
+      samples,
+      `${c.name} code`,
+      await measureGrantLoad(codeRedemptionLoad(c.client, codes), { connections: settings.connections, amount: codes.length }),
+    );
+  }
+  for (const c of order) {
+    process.stdout.write(`  round ${round + 1}: ${c.name} refresh rotation...\n`);
+    const seeds = await refreshSeeds(c, settings.connections * 2);
+    if (round === 0)
+      await measureGrantLoad(refreshRotationLoad(c.client, seeds), {
+        connections: settings.connections,
+        durationSeconds: settings.warmupSeconds,
+      });
+    const fresh = await refreshSeeds(c, settings.connections * 2);
+    record(
+      samples,
+      `${c.name} refresh`,
+      await measureGrantLoad(refreshRotationLoad(c.client, fresh), {
+        connections: settings.connections,
+        durationSeconds: settings.durationSeconds,
+      }),
+    );
+  }
 }
 
 async function main(): Promise<void> {
-  // Ctrl-C or a kill still runs the 'exit' cleanups (servers stopped, key folder removed).
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  // Ctrl-C or a kill still runs the 'exit' cleanups (key folder removed); servers are killed by stopAll or with us.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().finally(() => process.exit(130)));
   const settings = parseSettings(process.argv.slice(2));
+  const machine = `${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}`;
   process.stdout.write(
-    `bench: ${settings.connections} connections, ${settings.durationSeconds} s per phase after ${settings.warmupSeconds} s warm-up, ` +
-      `node ${process.version}, ${availableParallelism()} CPUs\n`,
+    `bench: ${settings.connections} connections, ${settings.durationSeconds} s per phase after ${settings.warmupSeconds} s warm-up, ${settings.rounds} round(s); ${machine}\n`,
   );
   const fixtures = await createFixtures();
-  process.stdout.write('(a) bare Fastify...\n');
-  const bare = await measuringHostLoad(() => measureBare(settings));
-  process.stdout.write('(b) ES256 signing...\n');
-  const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
-  process.stdout.write(`(c) our server (LOG_LEVEL=${LOG_LEVEL})...\n`);
-  const ours = await measuringHostLoad(() => measureOurs(settings, fixtures));
-  process.stdout.write('(d) metrics off and on...\n');
-  const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOurs(settings, fixtures, { metrics })));
-  report(settings, { bare, signing, ours, metricsCost });
-  const failures = [
-    ...loadFailures('bare server', bare.value),
-    ...loadFailures('our server', ours.value),
-    ...metricsCost.value.results.flatMap((r) => loadFailures('metrics phase', r)),
-  ];
-  if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
+  try {
+    process.stdout.write('(a) bare Fastify...\n');
+    const bare = await measuringHostLoad(async () => {
+      const server = await startBare(cleanup);
+      const body = `grant_type=client_credentials&scope=${SCOPE}`;
+      const result = await measureLoad({ url: `${server.baseUrl}/token`, headers: FORM_HEADERS, body }, settings);
+      await server.stop();
+      return result;
+    });
+    process.stdout.write('(b) ES256 signing...\n');
+    const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
+    process.stdout.write('(d) metrics off and on (METRICS_PORT), one process, in-memory store...\n');
+    const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOursMetered(settings, fixtures, metrics)));
+    process.stdout.write('(e) DPoP off and on, one process, in-memory store...\n');
+    const dpopCost = await measuringHostLoad(() => measureDpopPhase(settings, fixtures));
+
+    const redis = await startPrivateRedis(cleanup);
+    const admin = new Redis(redis.url);
+    cleanups.push(() => admin.quit());
+    const ours = await startOurs(cleanup, fixtures, { redisUrl: redis.url });
+    const oursTwo = await startOurs(cleanup, fixtures, { redisUrl: redis.url, workers: 2 });
+    const peer = await startPeer(cleanup, fixtures, redis.url);
+    const contenders: Contender[] = [
+      { name: 'ours', client: clientOf(ours, '/oauth2/token', fixtures), mint: (n) => mintOurCodes(redis.url, n) },
+      { name: 'peer', client: clientOf(peer, '/token', fixtures), mint: (n) => mintPeerCodes(peer.baseUrl, n) },
+    ];
+    const twoWorkers = clientOf(oursTwo, '/oauth2/token', fixtures);
+    for (const client of [...contenders.map((c) => c.client), twoWorkers]) await expectToken(client);
+
+    const samples: Samples = {};
+    const rounds = await measuringHostLoad(async () => {
+      for (let round = 0; round < settings.rounds; round += 1) {
+        await runRound(settings, round, contenders, twoWorkers, samples);
+        await admin.flushall(); // codes and families of this round: not needed any more
+      }
+    });
+
+    process.stdout.write('Redis bytes per refresh family...\n');
+    const [ourCodes, peerCodes] = [await contenders[0]!.mint(settings.families), await contenders[1]!.mint(settings.families)];
+    const memory = {
+      ours: await measureFamilyMemory(
+        admin,
+        { prefix: 'oauth:', codeKeys: /:code:/, transientKeys: /:grace:/ },
+        contenders[0]!.client,
+        ourCodes,
+        settings.rotations,
+      ),
+      peer: await measureFamilyMemory(
+        admin,
+        { prefix: 'oidc:', codeKeys: /^oidc:AuthorizationCode:/ },
+        contenders[1]!.client,
+        peerCodes,
+        settings.rotations,
+      ),
+    };
+    const report: BenchReport = { settings, machine, bare, signing, metricsCost, dpopCost, samples, rounds: rounds.host, memory };
+    const failures = printReport(report);
+    if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
+  } finally {
+    await stopAll();
+  }
 }
 
 main().catch((err: Error) => {

@@ -6,6 +6,8 @@ export interface LoadTarget {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string;
+  /** Headers that change with every request (a DPoP proof each), added to `headers`. */
+  readonly headersPerRequest?: () => Record<string, string>;
 }
 
 export interface LoadSettings {
@@ -32,6 +34,18 @@ function post(target: LoadTarget, connections: number, durationSeconds: number):
     method: 'POST',
     headers: target.headers,
     body: target.body,
+    ...(target.headersPerRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...target.headers, ...target.headersPerRequest?.() },
+              }),
+            },
+          ],
+        }
+      : {}),
     connections,
     duration: durationSeconds,
   });
@@ -56,4 +70,44 @@ export async function measureLoad(target: LoadTarget, settings: LoadSettings, af
   await post(target, settings.connections, settings.warmupSeconds);
   afterWarmUp?.();
   return summarize(await post(target, settings.connections, settings.durationSeconds));
+}
+
+/** One request of a grant's load: its form body, made when the request is sent. */
+export interface GrantLoad {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** The next body; undefined when there is nothing left to send (only with an `amount`). */
+  nextBody(): string | undefined;
+  /** Sees every response before the next request is made (a refresh takes its successor from it). */
+  onResponse?(status: number, body: string): void;
+}
+
+/**
+ * Load whose bodies change per request (codes, refresh tokens): `amount` requests, or
+ * `durationSeconds` when no amount is given. The rate is measured on the wall clock.
+ */
+export async function measureGrantLoad(
+  load: GrantLoad,
+  options: { readonly connections: number; readonly amount?: number; readonly durationSeconds?: number },
+): Promise<LoadResult> {
+  const started = performance.now();
+  const result = await autocannon({
+    url: load.url,
+    connections: options.connections,
+    ...(options.amount === undefined ? { duration: options.durationSeconds ?? 1 } : { amount: options.amount }),
+    requests: [
+      {
+        method: 'POST',
+        headers: load.headers,
+        setupRequest: (request) => {
+          const body = load.nextBody();
+          // A falsy request ends this connection's pipeline: nothing is left to send.
+          return (body === undefined ? undefined : { ...request, body }) as unknown as autocannon.Request;
+        },
+        ...(load.onResponse ? { onResponse: (status: number, body: string) => load.onResponse?.(status, body) } : {}),
+      },
+    ],
+  });
+  const seconds = (performance.now() - started) / 1000;
+  return { ...summarize(result), requestsPerSecond: result.requests.total / seconds };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { clientDirectory, type ClientSource, registrySource } from './clients/directory.js';
 import { InitialAccessTokens } from './clients/initial-access-tokens.js';
 import { MetadataDocumentClients } from './clients/metadata-documents.js';
@@ -7,6 +7,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
+import { DpopNonces } from './dpop/nonce.js';
+import { TokenEndpointProofs } from './dpop/token-endpoint.js';
 import { auditLog, type AuditSink } from './events/audit-log.js';
 import { fanOut, type SecurityEvents } from './events/types.js';
 import type { Resolver } from './fetch/safe-fetch.js';
@@ -221,11 +223,25 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     resources,
     implementedGrants: [...grants.keys()],
     clientIdMetadataDocuments: config.clientIdMetadata.enabled,
+    dpopAlgorithms: config.dpop.algorithms,
     clock,
     registration: registrations && { endpoint: `${config.issuer}/oauth2/register`, grantTypes: config.dynamicClientGrants },
   });
   const realm = config.issuer;
-  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, directory, grants, events });
+  const proofs = new TokenEndpointProofs(
+    store,
+    // Derived from SESSION_SECRET, so instances behind one load balancer accept each other's nonces.
+    new DpopNonces(config.sessionSecret ?? randomBytes(32), config.dpop.proofWindowSeconds),
+    {
+      tokenEndpoint: `${config.issuer}/oauth2/token`,
+      algorithms: config.dpop.algorithms,
+      windowSeconds: config.dpop.proofWindowSeconds,
+      requireNonce: config.dpop.requireNonce,
+      onRefused: (reason) => events.emit({ event: 'dpop.proof_failed', reason }),
+    },
+    clock,
+  );
+  await app.register(tokenRoute, { path: `${oauth2}/token`, realm, clients, directory, grants, proofs, events });
   await app.register(revocationRoute, {
     path: `${oauth2}/revoke`,
     realm,

@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
 import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
@@ -26,6 +28,16 @@ const issuerUrl = z.string().superRefine((value, ctx) => {
   }
   if (url.search !== '' || value.includes('?')) ctx.addIssue({ code: 'custom', message: 'ISSUER must not have a query' });
   if (url.hash !== '' || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'ISSUER must not have a fragment' });
+});
+
+/** `auto` (one per available CPU) or a count; the most a host is expected to use. */
+const MAX_WORKERS = 256;
+const workerCount = z.string().transform((value, ctx) => {
+  if (value === 'auto') return value;
+  const count = /^\d+$/.test(value) ? Number(value) : 0;
+  if (count >= 1 && count <= MAX_WORKERS) return count;
+  ctx.addIssue({ code: 'custom', message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` });
+  return z.NEVER;
 });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -63,6 +75,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: flag('TRUST_PROXY'),
   HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
   SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
+  WORKERS: workerCount.default(1),
   CLIENT_ID_METADATA_DOCUMENTS: flag('CLIENT_ID_METADATA_DOCUMENTS'),
   CLIENT_ID_METADATA_ALLOW_INSECURE: flag('CLIENT_ID_METADATA_ALLOW_INSECURE'),
   CLIENT_ID_METADATA_MIN_TTL: integer('CLIENT_ID_METADATA_MIN_TTL', 0, 86_400).default(60),
@@ -70,6 +83,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
   ...REGISTRATION_FIELDS,
+  ...DPOP_FIELDS,
   ...BRAND_FIELDS,
 });
 
@@ -87,7 +101,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends RegistrationConfig {
+export interface Config extends RegistrationConfig, DpopConfig {
   readonly port: number;
   readonly host: string;
   /**
@@ -140,6 +154,8 @@ export interface Config extends RegistrationConfig {
   readonly httpRequestTimeout: number;
   /** Seconds in-flight requests get after SIGTERM before the remaining connections are closed. */
   readonly shutdownTimeout: number;
+  /** Server processes sharing PORT (node:cluster); 1 is a single process without a primary. */
+  readonly workers: number;
   readonly clientIdMetadata: ClientIdMetadataConfig;
   /** BRAND_NAME, BRAND_LOGO_URL, BRAND_PRIMARY_COLOR: what the pages show of the operator. */
   readonly brand: BrandConfig;
@@ -181,6 +197,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
   if (redisConflicts.length > 0) throw new ConfigError(redisConflicts);
   const registrationConflicts = registrationProblems(e);
   if (registrationConflicts.length > 0) throw new ConfigError(registrationConflicts);
+  const workers = e.WORKERS === 'auto' ? availableParallelism() : e.WORKERS;
+  // Each worker is a process of its own: state kept in memory would be one store per worker.
+  if (workers > 1 && !e.REDIS_URL && !e.REDIS_CLUSTER_NODES && !e.REDIS_SENTINELS) {
+    throw new ConfigError([
+      `WORKERS=${e.WORKERS} (${workers} processes) needs a shared store: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the in-memory store cannot be shared between processes)`,
+    ]);
+  }
+  if (workers > 1 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError([
+      `METRICS_PORT must differ from PORT with WORKERS=${e.WORKERS}: a scrape of PORT reaches one worker, while the primary serves the sum of all of them on METRICS_PORT`,
+    ]);
+  }
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     port: e.PORT,
@@ -215,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     passwordVerifyQueue: e.PASSWORD_VERIFY_QUEUE,
     httpRequestTimeout: e.HTTP_REQUEST_TIMEOUT,
     shutdownTimeout: e.SHUTDOWN_TIMEOUT,
+    workers,
     clientIdMetadata: Object.freeze({
       enabled: e.CLIENT_ID_METADATA_DOCUMENTS,
       allowInsecure: e.CLIENT_ID_METADATA_ALLOW_INSECURE,
@@ -224,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
       maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
     }),
     ...registrationConfig(e),
+    ...dpopConfig(e),
     brand: brandConfig(e),
   });
 }

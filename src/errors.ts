@@ -24,7 +24,10 @@ export type OAuthErrorCode =
   | 'invalid_token'
   // OpenID Connect Core 1.0 §3.1.2.6 (prompt=none)
   | 'login_required'
-  | 'consent_required';
+  | 'consent_required'
+  // RFC 9449 §5 (DPoP at the token endpoint), §8 (nonces)
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 export interface OAuthErrorOptions {
   /** What went wrong underneath; logged, never sent. */
@@ -221,6 +224,25 @@ export class TooManyRegistrations extends OAuthError {
   override readonly statusCode = 429;
   constructor(readonly retryAfterSeconds: number) {
     super(`too many client registrations from this address: retry after ${retryAfterSeconds} seconds`);
+  }
+}
+
+/** RFC 9449 §5: "invalid_dpop_proof" when the DPoP proof is invalid (400 at the token endpoint). */
+export class InvalidDpopProof extends OAuthError {
+  readonly error = 'invalid_dpop_proof';
+}
+
+/**
+ * RFC 9449 §8: the proof must carry a nonce from us; the answer is 400 "use_dpop_nonce"
+ * with the nonce to use in the `DPoP-Nonce` header.
+ */
+export class UseDpopNonce extends OAuthError {
+  readonly error = 'use_dpop_nonce';
+  constructor(
+    description: string,
+    readonly nonce: string,
+  ) {
+    super(description);
   }
 }
 

@@ -1,10 +1,52 @@
-import { loadConfig } from './config.js';
+import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { runPrimary } from './cluster/primary.js';
+import { primaryLog } from './cluster/primary-log.js';
+import { type Config, loadConfig } from './config.js';
+import { clusterMetrics } from './metrics/cluster.js';
+import { buildMetricsServer } from './metrics-server.js';
 import { startServer, stopOnSignals } from './server.js';
 
 /** Production entry: configuration from the environment only. The only process.exit. */
+
+/**
+ * WORKERS>1: this process becomes the primary and the workers run this file again. Sign-in
+ * sessions and signed forms must verify on whichever worker a browser reaches, so without
+ * SESSION_SECRET the primary makes one random key for all of its workers.
+ */
+async function startPrimary(config: Config): Promise<void> {
+  const log = primaryLog(config.logLevel);
+  const workerEnv: Record<string, string> = {};
+  if (!config.sessionSecret) {
+    workerEnv.SESSION_SECRET = randomBytes(32).toString('base64url');
+    log.warn(
+      {},
+      'SESSION_SECRET is not set: the workers share a random key made at start, lost on restart and not shared with other instances',
+    );
+  }
+  // METRICS_PORT: served here, with the series of every worker summed (a scrape of a worker would see one).
+  const metricsPort = config.metricsPort;
+  const metricsApp = metricsPort === undefined ? undefined : await buildMetricsServer(clusterMetrics());
+  if (metricsApp && metricsPort !== undefined) {
+    const url = await metricsApp.listen({ port: metricsPort, host: config.host });
+    log.info({ metrics: `${url}/metrics` }, 'metrics of all workers served by the primary');
+  }
+  runPrimary(
+    {
+      workers: config.workers,
+      shutdownTimeoutMs: config.shutdownTimeout * 1000,
+      log,
+      workerEnv,
+      afterStop: async () => void (await metricsApp?.close()),
+    },
+    (code) => process.exit(code),
+  );
+}
+
 try {
-  const server = await startServer(loadConfig());
-  stopOnSignals(server, (code) => process.exit(code));
+  const config = loadConfig();
+  if (config.workers > 1 && cluster.isPrimary) await startPrimary(config);
+  else stopOnSignals(await startServer(config, { worker: cluster.isWorker }), (code) => process.exit(code));
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(1);

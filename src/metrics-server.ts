@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { useUnroutedAnswers } from './http/unrouted.js';
-import type { ServerMetrics } from './metrics/server-metrics.js';
+import type { MetricsSource } from './metrics/server-metrics.js';
 import { metricsRoute } from './routes/metrics.js';
 
 /**
@@ -9,7 +9,7 @@ import { metricsRoute } from './routes/metrics.js';
  * startServer does. Scrapes are not logged (one every few seconds would drown the log).
  */
 export async function buildMetricsServer(
-  metrics: ServerMetrics,
+  metrics: MetricsSource,
   options: { readonly logger?: FastifyBaseLogger } = {},
 ): Promise<FastifyInstance> {
   const app: FastifyInstance = options.logger

@@ -7,6 +7,7 @@ import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
 import { reloadKeysReporting, reportKeysLoaded } from './keys/reload-events.js';
 import { buildMetricsServer } from './metrics-server.js';
+import { reportMetricsToPrimary } from './metrics/cluster.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './oauth/subjects.js';
 import { Registries } from './registries.js';
@@ -33,6 +34,11 @@ export interface StartOptions {
   readonly resources?: ResourceRegistry | undefined;
   /** How messages name the given `clients` and `users` (default: CLIENTS_FILE and USERS_FILE). */
   readonly sources?: Partial<RegistrySources>;
+  /**
+   * A worker of WORKERS>1: with METRICS_PORT, its series go to the primary, which serves
+   * METRICS_PORT with the sum over the workers; the worker does not listen there itself.
+   */
+  readonly worker?: boolean;
 }
 
 /**
@@ -144,7 +150,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   reloader?.unref();
 
   const address = await app.listen({ port: config.port, host: config.host });
-  const metricsAddress = metrics && (await listenForMetrics(config, metrics, app));
+  if (metrics && options.worker) reportMetricsToPrimary(metrics);
+  const metricsAddress = metrics && !options.worker ? await listenForMetrics(config, metrics, app) : undefined;
   app.log.info(
     {
       issuer: config.issuer,

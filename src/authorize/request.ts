@@ -36,6 +36,8 @@ export interface AuthorizationRequest extends ResponseTarget {
   readonly prompt: ReadonlySet<PromptValue>;
   /** `max_age`, in seconds: sign in again when the session's sign-in is older. */
   readonly maxAge: number | undefined;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to. */
+  readonly dpopJkt: string | undefined;
   /** The request's parameters as received (empty ones dropped), carried through login and consent. */
   readonly parameters: Parameters;
 }
@@ -121,11 +123,36 @@ export async function validateAuthorizationRequest(
       responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
     const prompt = parsePrompt(values.get('prompt'));
     const maxAge = parseMaxAge(values.get('max_age'));
-    return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, resources, codeChallenge, prompt, maxAge, parameters };
+    const dpopJkt = checkDpopJkt(values.get('dpop_jkt'), responseType);
+    return {
+      ...target,
+      client,
+      responseType,
+      redirectUriSent: redirect.sent,
+      scope,
+      resources,
+      codeChallenge,
+      prompt,
+      maxAge,
+      dpopJkt,
+      parameters,
+    };
   } catch (err) {
     if (err instanceof OAuthError) throw err.redirectingTo(target);
     throw err;
   }
+}
+
+/**
+ * RFC 9449 §10: "dpop_jkt: The value of the dpop_jkt authorization request parameter is the
+ * JWK Thumbprint [RFC7638] of the proof-of-possession public key using the SHA-256 hash
+ * function". It binds the code; an implicit token could not honour it, so it is refused there.
+ */
+function checkDpopJkt(value: string | undefined, responseType: ResponseType): string | undefined {
+  if (value === undefined) return undefined;
+  if (responseType !== 'code') throw new InvalidRequest('dpop_jkt is only available with response_type=code');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(value)) throw new InvalidRequest('dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key');
+  return value;
 }
 
 /** RFC 7636 §4.3 with S256 only; required for public clients (RFC 9700 §2.1.1). */

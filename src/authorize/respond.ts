@@ -75,6 +75,7 @@ export async function approvedResponseParameters(
       sub: user.sub,
       authTime: user.authTime,
       codeChallenge: request.codeChallenge,
+      ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
     },
     deps.authorizationCodeTtl,
   );

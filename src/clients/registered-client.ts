@@ -41,6 +41,7 @@ export function clientOf(record: ClientRegistrationRecord, allowedGrants: readon
       response_types: grantTypes.includes('authorization_code') ? metadata.response_types : [],
       scope: metadata.scope ?? '',
       token_endpoint_auth_method: metadata.token_endpoint_auth_method,
+      ...(metadata.dpop_bound_access_tokens === true ? { dpop_bound_access_tokens: true } : {}),
     },
     'registration',
   );

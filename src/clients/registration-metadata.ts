@@ -23,6 +23,8 @@ export interface RegisteredMetadata {
   readonly scope?: string;
   readonly software_id?: string;
   readonly software_version?: string;
+  /** RFC 9449 §5.2; kept only when true. */
+  readonly dpop_bound_access_tokens?: true;
 }
 
 export interface RegistrationPolicy {
@@ -61,6 +63,7 @@ const RequestSchema = z.object({
   scope: z.string({ error: 'scope must be a string' }).max(1000, 'scope must be at most 1000 characters').optional(),
   software_id: text('software_id', 200).optional(),
   software_version: text('software_version', 200).optional(),
+  dpop_bound_access_tokens: z.boolean({ error: 'dpop_bound_access_tokens must be a boolean' }).optional(),
 });
 
 /** JSON `null` and `""` read as an omitted field: client libraries write both for "not set". */
@@ -134,5 +137,6 @@ export function registeredMetadata(body: unknown, policy: RegistrationPolicy): R
     ...(scope === undefined ? {} : { scope }),
     ...(m.software_id === undefined ? {} : { software_id: m.software_id }),
     ...(m.software_version === undefined ? {} : { software_version: m.software_version }),
+    ...(m.dpop_bound_access_tokens === true ? { dpop_bound_access_tokens: true as const } : {}),
   };
 }

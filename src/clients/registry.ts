@@ -48,6 +48,7 @@ const ClientSchema = z
       .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)'),
     token_endpoint_auth_method: z.enum(AUTH_METHODS).default('client_secret_basic'),
     introspect_all_tokens: z.boolean().default(false),
+    dpop_bound_access_tokens: z.boolean().default(false),
     allowed_origins: z
       .array(z.string().refine(isSerializedWebOrigin, 'must be an origin: http(s)://host[:port] with no path, as browsers send it'))
       .default([]),
@@ -95,6 +96,8 @@ export interface Client {
   readonly skipConsent?: true;
   /** The URIs /oauth2/logout may redirect to after signing out (exact match). */
   readonly postLogoutRedirectUris?: readonly string[];
+  /** RFC 9449 §5.2: "dpop_bound_access_tokens": every token request of this client must carry a DPoP proof. */
+  readonly dpopBoundAccessTokens?: true;
   /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
   readonly fromMetadataDocument?: true;
   /** Registered by itself at the registration endpoint (RFC 7591): not reviewed by the operator (registrations.ts). */
@@ -119,6 +122,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     introspectAllTokens: c.introspect_all_tokens,
     ...(c.skip_consent ? { skipConsent: true as const } : {}),
     ...(c.post_logout_redirect_uris.length ? { postLogoutRedirectUris: Object.freeze([...c.post_logout_redirect_uris]) } : {}),
+    ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',
       redirectUris: c.redirect_uris,

@@ -5,7 +5,7 @@ import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
-import type { RefreshFamilies } from './refresh-family.js';
+import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface AuthorizationCodeGrantDependencies {
@@ -25,7 +25,7 @@ const INVALID_CODE = 'the authorization code is invalid, expired, or was issued 
 export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies): Grant {
   return {
     grantType: 'authorization_code',
-    async handle({ client, params }) {
+    async handle({ client, params, dpop }) {
       const code = params.require('code');
       const ref = refOf(code);
       if (!ref) throw new InvalidGrant(INVALID_CODE);
@@ -49,6 +49,12 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
       if (record.clientId !== client.clientId) throw new InvalidGrant(INVALID_CODE);
       checkRedirectUri(record, params.get('redirect_uri'));
       checkCodeVerifier(record, params.get('code_verifier'));
+      // RFC 9449 §10: "the authorization server computes the JWK thumbprint of the proof key in
+      // the DPoP proof and verifies that it matches the dpop_jkt value in the authorization
+      // request. If they do not match, it MUST reject the request."
+      if (record.dpopJkt !== undefined && record.dpopJkt !== dpop?.jkt) {
+        throw new InvalidGrant('the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof made with that key');
+      }
       const { resources, scope } = narrowGrantTarget(targetRequest(params), record, deps.resources);
 
       // The refresh family keeps the whole grant, even when this token request narrowed it.
@@ -58,6 +64,7 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         scope: record.scope,
         resources: record.resources ?? [],
         authTime: record.authTime,
+        ...familyKeyBinding(client, dpop),
       };
       const refreshToken = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.start(ref.grantId, family) : undefined;
       const issued = await deps.accessTokens.issue({
@@ -67,6 +74,7 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         authTime: record.authTime,
         grantId: ref.grantId,
         resources,
+        jkt: dpop?.jkt,
       });
       deps.events.emit(
         issuedEvent(

@@ -14,10 +14,16 @@ export function clientCredentialsGrant(deps: {
 }): Grant {
   return {
     grantType: 'client_credentials',
-    async handle({ client, params }) {
+    async handle({ client, params, dpop }) {
       // No user consents here: the client's registered scope is the limit.
       const { resources, scope } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
-      const issued = await deps.accessTokens.issue({ subject: client.clientId, clientId: client.clientId, scope, resources });
+      const issued = await deps.accessTokens.issue({
+        subject: client.clientId,
+        clientId: client.clientId,
+        scope,
+        resources,
+        jkt: dpop?.jkt,
+      });
       deps.events.emit(issuedEvent('client_credentials', client.clientId, client.clientId, issued, { scope, resources }));
       return tokenResponse(issued, scope);
     },

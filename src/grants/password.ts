@@ -6,7 +6,7 @@ import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import type { GrantIndexing } from './grant-index.js';
-import type { RefreshFamilies } from './refresh-family.js';
+import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface PasswordGrantDependencies {
@@ -30,7 +30,7 @@ const INVALID_CREDENTIALS = 'invalid username or password';
 export function passwordGrant(deps: PasswordGrantDependencies): Grant {
   return {
     grantType: 'password',
-    async handle({ client, params, clientAddress }) {
+    async handle({ client, params, clientAddress, dpop }) {
       const username = params.require('username');
       const password = params.require('password');
       // The user types a password, but consents to nothing: the client's registered scope is the limit.
@@ -54,9 +54,18 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
             scope,
             resources: resources.map((r) => r.resource),
             authTime,
+            ...familyKeyBinding(client, dpop),
           })
         : undefined;
-      const issued = await deps.accessTokens.issue({ subject: user.sub, clientId: client.clientId, scope, authTime, grantId, resources });
+      const issued = await deps.accessTokens.issue({
+        subject: user.sub,
+        clientId: client.clientId,
+        scope,
+        authTime,
+        grantId,
+        resources,
+        jkt: dpop?.jkt,
+      });
       deps.events.emit(
         issuedEvent('password', client.clientId, user.sub, issued, { scope, resources }, grantId, refreshToken !== undefined),
       );

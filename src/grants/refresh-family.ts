@@ -1,7 +1,19 @@
+import type { Client } from '../clients/registry.js';
+import type { DpopBinding } from '../dpop/token-endpoint.js';
 import { InvalidGrant } from '../errors.js';
 import type { RefreshFamilyRecord, RefreshFamilyStore, RefreshLifetimes } from '../store/types.js';
 import { mintOpaqueToken } from '../tokens/opaque.js';
 import type { GrantIndexing } from './grant-index.js';
+
+/**
+ * RFC 9449 §5: "Refresh tokens issued to confidential clients are not bound to the DPoP
+ * proof public key because they are already sender-constrained with a different existing
+ * mechanism", while for public clients "the refresh token MUST be bound to the respective
+ * public key": the family of a public client that sent a proof keeps its thumbprint.
+ */
+export function familyKeyBinding(client: Client, dpop: DpopBinding | undefined): { readonly jkt?: string } {
+  return client.authMethod === 'none' && dpop !== undefined ? { jkt: dpop.jkt } : {};
+}
 
 /** Starts the refresh-token family of a grant (authorization_code, password). */
 export class RefreshFamilies {

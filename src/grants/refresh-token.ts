@@ -2,7 +2,7 @@ import type { Client } from '../clients/registry.js';
 import { InvalidGrant } from '../errors.js';
 import type { SecurityEvents } from '../events/types.js';
 import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
-import type { RefreshTokenStore } from '../store/types.js';
+import type { RefreshFamilyRecord, RefreshTokenStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
@@ -28,11 +28,13 @@ const INVALID_REFRESH_TOKEN = 'the refresh token is invalid, expired, revoked, o
  * public client's refresh token alone is enough to use it, so a grace answer would hand
  * a thief the live successor, undetected: public clients get strict reuse detection. A
  * confidential client must also authenticate, so its thief needs the secret as well.
- * A family sender-constrained to the client (DPoP) is what could earn a public client
- * the window again; that decision belongs here.
+ * A family sender-constrained to the client's DPoP key earns a public client the window again.
  */
-export function refreshReuseGraceSeconds(client: Client, configuredSeconds: number): number {
-  return client.authMethod === 'none' ? 0 : configuredSeconds;
+export function refreshReuseGraceSeconds(client: Client, configuredSeconds: number, family: RefreshFamilyRecord): number {
+  if (client.authMethod !== 'none') return configuredSeconds;
+  // A public client's family bound to its DPoP key: a retry must come with a fresh proof by
+  // that key, which a thief of the refresh token lacks, so the window is safe again.
+  return family.jkt !== undefined ? configuredSeconds : 0;
 }
 
 /**
@@ -44,13 +46,18 @@ export function refreshReuseGraceSeconds(client: Client, configuredSeconds: numb
 export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
   return {
     grantType: 'refresh_token',
-    async handle({ client, params }) {
+    async handle({ client, params, dpop }) {
       const presented = params.require('refresh_token');
       const ref = refOf(presented);
       if (!ref) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
       // The family record is immutable, so reading it before the atomic rotation is safe.
       const view = await deps.refreshTokens.readRefreshToken(ref);
       if (!view || view.state === 'revoked' || view.family.clientId !== client.clientId) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
+      // RFC 9449 §5: "the authorization server MUST ensure the same key is used in all
+      // subsequent access token requests using the refresh token".
+      if (view.family.jkt !== undefined && view.family.jkt !== dpop?.jkt) {
+        throw new InvalidGrant('the refresh token is bound to a DPoP key: send a DPoP proof made with that key');
+      }
       // §6: "The requested scope MUST NOT include any scope not originally granted by the
       // resource owner"; the new refresh token keeps the original grant's scope and resources.
       const { resources, scope } = narrowGrantTarget(targetRequest(params), view.family, deps.resources);
@@ -63,11 +70,12 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
         authTime: view.family.authTime,
         grantId: ref.grantId,
         resources,
+        jkt: dpop?.jkt,
       });
       const response = tokenResponse(issued, scope, successor.value);
       const outcome = await deps.refreshTokens.rotateRefreshToken(ref, successor.ref, sealWithToken(presented, JSON.stringify(response)), {
         idleSeconds: deps.idleSeconds,
-        graceSeconds: refreshReuseGraceSeconds(client, deps.reuseGraceSeconds),
+        graceSeconds: refreshReuseGraceSeconds(client, deps.reuseGraceSeconds, view.family),
       });
       switch (outcome.status) {
         case 'rotated':

@@ -1,4 +1,5 @@
 import type { Client, GrantTypeName } from '../clients/registry.js';
+import type { DpopBinding } from '../dpop/token-endpoint.js';
 import type { IssuingGrant, SecurityEvent } from '../events/types.js';
 import type { FormParams } from '../oauth/form-params.js';
 import type { TargetRequest } from '../oauth/resource.js';
@@ -6,7 +7,8 @@ import type { TargetRequest } from '../oauth/resource.js';
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {
   readonly access_token: string;
-  readonly token_type: 'bearer';
+  /** RFC 9449 §5: "DPoP" for an access token bound to a DPoP key. */
+  readonly token_type: 'bearer' | 'DPoP';
   readonly expires_in: number;
   readonly scope?: string;
   readonly refresh_token?: string;
@@ -14,13 +16,14 @@ export interface TokenResponse {
 
 /** RFC 6749 §5.1: the successful response for an issued access token (and refresh token, if any). */
 export function tokenResponse(
-  issued: { readonly token: string; readonly expiresIn: number },
+  issued: { readonly token: string; readonly expiresIn: number; readonly jkt?: string | undefined },
   scope: readonly string[],
   refreshToken?: string,
 ): TokenResponse {
   return {
     access_token: issued.token,
-    token_type: 'bearer',
+    // RFC 9449 §5: "the token_type parameter in the token response [...] MUST be DPoP"
+    token_type: issued.jkt !== undefined ? 'DPoP' : 'bearer',
     expires_in: issued.expiresIn,
     ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
     ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
@@ -61,6 +64,8 @@ export interface GrantRequest {
   readonly params: FormParams;
   /** The client's network address (per TRUST_PROXY), for throttling. */
   readonly clientAddress: string;
+  /** The key of a valid DPoP proof sent with the request (RFC 9449 §5); undefined without one. */
+  readonly dpop: DpopBinding | undefined;
 }
 
 /**

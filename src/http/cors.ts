@@ -14,8 +14,8 @@ import type { Client } from '../clients/registry.js';
 
 /** Request headers a client may send: the form, HTTP Basic, and DPoP proofs (RFC 9449). */
 const ALLOWED_REQUEST_HEADERS = 'Content-Type, Authorization, DPoP';
-/** Response headers a page may read besides the CORS-safelisted ones (the RFC 6749 §5.2 401 challenge). */
-const EXPOSED_RESPONSE_HEADERS = 'WWW-Authenticate';
+/** Response headers a page may read besides the CORS-safelisted ones (the RFC 6749 §5.2 401 challenge, RFC 9449 §8 nonces). */
+const EXPOSED_RESPONSE_HEADERS = 'WWW-Authenticate, DPoP-Nonce';
 /** How long a browser may cache a preflight: short, so a removed origin stops working soon after a reload. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -7,11 +7,17 @@ import type { FastifyInstance } from 'fastify';
  * sit between requests, but a connection that has not sent a request yet keeps the
  * process alive until a timeout (tens of seconds), and one whose response was already
  * under way stays open afterwards. Once `close()` starts:
- * - every connection without a request in progress is closed at once;
+ * - every keep-alive connection between requests is closed at once;
+ * - a connection that has not sent its first request gets FIRST_REQUEST_GRACE_MS to do so,
+ *   then is closed: a client that connected just before the close (or, with WORKERS, a
+ *   connection the primary handed over just before a graceful restart) is answered, not
+ *   reset;
  * - every response sent from then on carries `Connection: close`, and its connection
  *   closes when the last response on it is done;
  * - whatever is still open when the timeout expires is closed.
  */
+const FIRST_REQUEST_GRACE_MS = 250;
+
 export interface GracefulClose {
   close(timeoutMs: number): Promise<void>;
 }
@@ -19,6 +25,8 @@ export interface GracefulClose {
 /** Installs the connection bookkeeping; call before the app is ready (before `listen`). */
 export function useGracefulClose(app: FastifyInstance): GracefulClose {
   const inProgress = new Map<Socket, number>();
+  /** Connections that have carried a request: between requests they are idle keep-alives. */
+  const served = new WeakSet<Socket>();
   let closing = false;
 
   app.server.on('connection', (socket: Socket) => {
@@ -27,6 +35,7 @@ export function useGracefulClose(app: FastifyInstance): GracefulClose {
   });
   app.server.on('request', (request, response) => {
     const socket = request.socket;
+    served.add(socket);
     inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
     response.once('close', () => {
       const count = inProgress.get(socket);
@@ -41,7 +50,14 @@ export function useGracefulClose(app: FastifyInstance): GracefulClose {
   });
   app.addHook('preClose', (done) => {
     closing = true;
-    for (const [socket, count] of inProgress) if (count === 0) socket.destroy();
+    const closeIfIdle = (socket: Socket) => {
+      if (inProgress.get(socket) === 0) socket.destroy();
+    };
+    for (const [socket, count] of inProgress) {
+      if (count > 0) continue;
+      if (served.has(socket)) socket.destroy();
+      else setTimeout(closeIfIdle, FIRST_REQUEST_GRACE_MS, socket).unref();
+    }
     done();
   });
 

@@ -95,7 +95,7 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
   return {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.dpop', 'res.headers["set-cookie"]'],
       censor: MASK,
     },
     hooks: {

@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
   TemporarilyUnavailable,
   TooManyFailedAttempts,
+  UseDpopNonce,
 } from '../errors.js';
 
 /**
@@ -84,6 +85,8 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError, realm: st
     // HTTP scheme we accept, so it is also the one we advertise.
     reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
   }
+  // RFC 9449 §8: "providing the nonce value to be used by the client in the DPoP-Nonce header".
+  if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
   if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
   if (error instanceof TemporarilyUnavailable && error.retryAfterSeconds !== undefined)
     reply.header('retry-after', String(error.retryAfterSeconds));

@@ -5,6 +5,11 @@ import type { StoreCommandObserver } from '../store/types.js';
 import { clientLabel } from './client-label.js';
 import { defineSeries, type Series } from './series.js';
 
+/** Whatever GET /metrics serves: one server's series, or (WORKERS>1) the sum over the workers. */
+export interface MetricsSource {
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
 /** What the key gauges read at scrape time (the Keystore). */
 export interface SigningKeySchedule {
   signingKeyAt(now: number): { readonly kid: string; readonly created_at: number } | undefined;
@@ -24,7 +29,7 @@ export interface ServerMetricsOptions {
  * durations (the HTTP layer calls `observeRequest`) and store operations (as the store's
  * `StoreCommandObserver`); the key gauges are computed from the keystore at scrape time.
  */
-export class ServerMetrics implements SecurityEvents, StoreCommandObserver {
+export class ServerMetrics implements SecurityEvents, StoreCommandObserver, MetricsSource {
   readonly registry = new Registry();
   private readonly series: Series;
 
@@ -37,6 +42,8 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver {
       help: 'Seconds since the key that signs now was created (kid label); absent when no key signs',
       labelNames: ['kid'] as const,
       registers,
+      // WORKERS>1: every worker reads the same keys; the primary reports the oldest, not a sum.
+      aggregator: 'max',
       collect() {
         this.reset();
         const now = nowSeconds(clock);
@@ -49,6 +56,7 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver {
       help: 'Seconds until the next scheduled key starts signing (kid label); absent when no successor is scheduled',
       labelNames: ['kid'] as const,
       registers,
+      aggregator: 'min',
       collect() {
         this.reset();
         const now = nowSeconds(clock);

@@ -18,6 +18,8 @@ export interface DiscoveryOptions {
   readonly implementedGrants: readonly string[];
   /** CLIENT_ID_METADATA_DOCUMENTS: any client may come with an https client_id (draft-ietf-oauth-client-id-metadata-document). */
   readonly clientIdMetadataDocuments?: boolean;
+  /** DPOP_SIGNING_ALGS. */
+  readonly dpopAlgorithms: readonly string[];
   readonly clock: Clock;
   /** With dynamic client registration on: its endpoint and the grants a registered client may get. */
   readonly registration?: { readonly endpoint: string; readonly grantTypes: readonly GrantTypeName[] } | undefined;
@@ -82,6 +84,9 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     ...(registration ? { registration_endpoint: registration.endpoint } : {}),
     scopes_supported: scopes,
     code_challenge_methods_supported: ['S256'],
+    // RFC 9449 §5.1: "A JSON array containing a list of the JWS alg values (from the
+    // [IANA.JOSE.ALGS] registry) supported by the authorization server for DPoP proof JWTs."
+    dpop_signing_alg_values_supported: options.dpopAlgorithms,
     // RFC 9207 §3.
     authorization_response_iss_parameter_supported: true,
     // RFC 9728 §4: "JSON array containing a list of resource identifiers for OAuth protected

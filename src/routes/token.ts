@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ClientDirectory } from '../clients/directory.js';
 import type { ClientRegistry } from '../clients/registry.js';
-import { UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
+import type { TokenEndpointProofs } from '../dpop/token-endpoint.js';
+import { InvalidDpopProof, UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { Grant } from '../grants/types.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
@@ -17,6 +18,8 @@ export interface TokenRouteOptions {
   /** Every client: the file's, registered ones, metadata documents. */
   readonly directory: ClientDirectory;
   readonly grants: ReadonlyMap<string, Grant>;
+  /** DPoP proofs (RFC 9449 §5): validated, remembered, and the nonces to hand out. */
+  readonly proofs: TokenEndpointProofs;
   /** Told the error code of every error answer. */
   readonly events: SecurityEvents;
 }
@@ -42,6 +45,14 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
     if (!client.grantTypes.has(grant.grantType)) {
       throw new UnauthorizedClient(`this client is not registered for grant_type ${grant.grantType}`);
     }
-    return sendOAuthJson(reply, 200, await grant.handle({ client, params: body, clientAddress: request.ip }));
+    // Before the grant runs, so a refused proof consumes no code and rotates no refresh token.
+    const dpop = await options.proofs.check(request.headers.dpop, request.method);
+    // RFC 9449 §5.2: with dpop_bound_access_tokens, "the authorization server MUST reject
+    // token requests from this client that do not contain the DPoP header".
+    if (client.dpopBoundAccessTokens && !dpop) throw new InvalidDpopProof('this client must send a DPoP proof (dpop_bound_access_tokens)');
+    const response = await grant.handle({ client, params: body, clientAddress: request.ip, dpop });
+    const nonce = options.proofs.nonceToSend();
+    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
+    return sendOAuthJson(reply, 200, response);
   });
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { ExpiringMap } from './memory.js';
+import type { ExpiringMap } from './expiring-map.js';
 import type { ClientRegistrationRecord, ClientRegistrationStore, StoredClientRegistration } from './types.js';
 
 export interface RegistrationEntry {

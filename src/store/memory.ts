@@ -13,10 +13,8 @@ import type {
 import { MemoryConsents, MemoryGrantIndex } from './memory-grants.js';
 import { MemoryClientRegistrations, type RegistrationEntry } from './memory-registrations.js';
 import { secondsLeft } from './window.js';
-
-interface Expiring {
-  expiresAt: number;
-}
+import { type Expiring, ExpiringMap } from './expiring-map.js';
+import { dpopProofKey } from './dpop-proof-key.js';
 
 interface CodeEntry extends Expiring {
   readonly record: AuthorizationCodeRecord;
@@ -43,39 +41,6 @@ interface CounterEntry extends Expiring {
   count: number;
 }
 
-/** A map whose entries vanish at their expiry, as Redis keys with a TTL do. */
-export class ExpiringMap<V extends Expiring> {
-  private readonly entries = new Map<string, V>();
-
-  constructor(private readonly clock: Clock) {}
-
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= this.clock()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry;
-  }
-
-  set(key: string, value: V): void {
-    this.entries.set(key, value);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  sweep(): void {
-    const now = this.clock();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-}
-
 /**
  * The embedded default: single-process, lost on restart. JavaScript runs one call at
  * a time, so every check-and-update here is atomic without locks. Expired entries are
@@ -89,6 +54,7 @@ export class MemoryStore implements Store {
   private readonly counters: ExpiringMap<CounterEntry>;
   private readonly graceResponses: ExpiringMap<SealedEntry>;
   private readonly denylist: ExpiringMap<Expiring>;
+  private readonly dpopProofs: ExpiringMap<Expiring>;
   private readonly registrations: ExpiringMap<RegistrationEntry>;
   readonly clientRegistrations: MemoryClientRegistrations;
   readonly grantIndex: MemoryGrantIndex;
@@ -105,6 +71,7 @@ export class MemoryStore implements Store {
     this.counters = new ExpiringMap(clock);
     this.graceResponses = new ExpiringMap(clock);
     this.denylist = new ExpiringMap(clock);
+    this.dpopProofs = new ExpiringMap(clock);
     this.registrations = new ExpiringMap(clock);
     this.clientRegistrations = new MemoryClientRegistrations(this.registrations, clock);
     this.grantIndex = new MemoryGrantIndex(clock);
@@ -209,6 +176,13 @@ export class MemoryStore implements Store {
     return this.denylist.get(jti) !== undefined;
   }
 
+  async rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    const key = dpopProofKey(jkt, jti);
+    if (this.dpopProofs.get(key)) return false;
+    this.dpopProofs.set(key, { expiresAt: this.expiry(ttlSeconds) });
+    return true;
+  }
+
   async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
     const entry = this.counters.get(key);
     if (!entry) {
@@ -240,7 +214,16 @@ export class MemoryStore implements Store {
   }
 
   private maps(): ExpiringMap<Expiring>[] {
-    return [this.codes, this.families, this.refreshTokens, this.counters, this.graceResponses, this.denylist, this.registrations];
+    return [
+      this.codes,
+      this.families,
+      this.refreshTokens,
+      this.counters,
+      this.graceResponses,
+      this.denylist,
+      this.dpopProofs,
+      this.registrations,
+    ];
   }
 
   private expiry(seconds: number): number {

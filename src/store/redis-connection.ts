@@ -99,7 +99,33 @@ export function createRedisClient(settings: RedisConnectionSettings): RedisClien
   client.on('error', () => {
     // Connection errors surface as rejected commands; the event must have a listener.
   });
+  if (client instanceof Redis) keepReconnecting(client);
   return client;
+}
+
+/** Clients closed on purpose (closeRedisClient): their end is final. */
+const closedOnPurpose = new WeakSet<RedisClient>();
+
+/**
+ * ioredis gives a connection up for good ("end": every command then fails with
+ * "Connection is closed.") when its connector fails while connecting, and never retries.
+ * Behind Sentinel that happens in a failover: the failover detector disconnects the
+ * connector while a reconnect is resolving the primary, and the instance stayed down until
+ * something else connected it (seen: 12 s of 500s after the promotion). Reconnect after the
+ * usual delay instead, unless the store closed the client.
+ */
+function keepReconnecting(client: Redis): void {
+  let attempt = 0;
+  client.on('ready', () => {
+    attempt = 0;
+  });
+  client.on('end', () => {
+    if (closedOnPurpose.has(client)) return;
+    attempt += 1;
+    setTimeout(() => {
+      if (!closedOnPurpose.has(client) && client.status === 'end') client.connect().catch(() => undefined);
+    }, reconnectDelay(attempt)).unref();
+  });
 }
 
 function clusterOptions(settings: RedisConnectionSettings): ClusterOptions {
@@ -124,6 +150,7 @@ function clusterOptions(settings: RedisConnectionSettings): ClusterOptions {
 
 /** QUIT, then disconnect: a Sentinel client's failover detector keeps its own sentinel connections until then. */
 export async function closeRedisClient(client: RedisClient): Promise<void> {
+  closedOnPurpose.add(client);
   try {
     await client.quit();
   } catch {

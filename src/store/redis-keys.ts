@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { dpopProofKey } from './dpop-proof-key.js';
 import type { OpaqueTokenRef } from './types.js';
 
 /**
@@ -9,6 +10,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>attempts:{<digest>}         sign-in attempt counter
+ *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
  *   <prefix>client:{<client_id>}        registered client (RFC 7591): metadata and digests
  *   <prefix>{sub:<digest>}:grants       a user's grants (sorted set scored by expiry)
@@ -57,6 +59,15 @@ export class RedisKeys {
    */
   attempts(counter: string): string {
     return `${this.prefix}attempts:{${tagOf(counter)}}`;
+  }
+
+  /**
+   * One proof key's proofs share its thumbprint (base64url, never braces) as their tag;
+   * different keys spread over the slots.
+   */
+  dpopProof(jkt: string, jti: string): string {
+    const [thumbprint, digest] = dpopProofKey(jkt, jti).split(':') as [string, string];
+    return `${this.prefix}dpop:{${thumbprint}}:${digest}`;
   }
 
   /** Our client ids are `dyn_` and base64url, never braces (src/clients/registered-client.ts). */

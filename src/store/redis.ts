@@ -230,6 +230,20 @@ export class RedisStore implements Store {
     return (await this.call('read denylist', () => this.client.exists(this.keys.deniedAccessToken(jti)))) === 1;
   }
 
+  async rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    const key = this.keys.dpopProof(jkt, jti);
+    const ttlMs = Math.max(1, ttlSeconds) * 1000;
+    // One SET NX PX: the check and the record are one command, so a concurrent replay cannot pass both.
+    const reply = await this.call('remember dpop proof', () =>
+      this.acknowledgedClient && this.options.replicaAck
+        ? writeAcknowledgedByReplicas<string | null>(this.acknowledgedClient, this.options.replicaAck, (pipeline) =>
+            pipeline.set(key, '1', 'PX', ttlMs, 'NX'),
+          )
+        : this.client.set(key, '1', 'PX', ttlMs, 'NX'),
+    );
+    return reply === 'OK';
+  }
+
   async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
     const [reserved, ttlMs] = await this.call('reserve attempt', () =>
       this.script<[0 | 1, number]>('reserveAttempt', [this.keys.attempts(key)], [limit, windowSeconds * 1000]),

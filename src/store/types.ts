@@ -32,6 +32,8 @@ export interface AuthorizationCodeRecord {
   /** Seconds since the epoch when the user authenticated. */
   readonly authTime: number;
   readonly codeChallenge: string | undefined;
+  /** RFC 9449 §10: the `dpop_jkt` of the authorization request; the token request must prove that key. */
+  readonly dpopJkt?: string;
 }
 
 export type ConsumeOutcome<R> =
@@ -61,6 +63,8 @@ export interface RefreshFamilyRecord {
   /** The resources of the whole grant, as in AuthorizationCodeRecord. */
   readonly resources?: readonly string[];
   readonly authTime: number;
+  /** A public client's family is bound to the DPoP key of its first proof (RFC 9449 §5): its thumbprint. */
+  readonly jkt?: string;
 }
 
 export interface RefreshLifetimes {
@@ -133,6 +137,20 @@ export interface RefreshTokenStore extends RefreshTokenReader {
 export interface AccessTokenDenylist {
   denylistAccessToken(jti: string, ttlSeconds: number): Promise<void>;
   isAccessTokenDenylisted(jti: string): Promise<boolean>;
+}
+
+/**
+ * DPoP proofs seen (RFC 9449 §11.1): "the server MUST ensure that the same DPoP proof is
+ * not used more than once". A `jti` is scoped by the thumbprint of the key that signed
+ * the proof, so two clients can never collide on one.
+ */
+export interface DpopProofReplayCache {
+  /**
+   * In one atomic step (Redis `SET NX PX`): resolves true the first time a proof is seen,
+   * recording it for `ttlSeconds`; false for a replay. Of any number of concurrent calls
+   * with one proof, exactly one resolves true.
+   */
+  rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean>;
 }
 
 export type AttemptReservation =
@@ -256,6 +274,7 @@ export interface Store
     GrantRevocation,
     RefreshTokenStore,
     AccessTokenDenylist,
+    DpopProofReplayCache,
     AttemptCounter,
     StoreLifecycle {
   readonly kind: 'memory' | 'redis';

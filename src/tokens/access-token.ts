@@ -24,12 +24,16 @@ export interface AccessTokenRequest {
   readonly grantId?: string;
   /** The resources (RFC 8707) the token is for: its audience; none: ACCESS_TOKEN_AUDIENCE. */
   readonly resources?: readonly Pick<ProtectedResource, 'resource' | 'accessTokenTtl'>[];
+  /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1); undefined: a bearer token. */
+  readonly jkt?: string | undefined;
 }
 
 export interface IssuedAccessToken {
   readonly token: string;
   readonly expiresIn: number;
   readonly jti: string;
+  /** Set for a DPoP-bound token. */
+  readonly jkt?: string;
 }
 
 export interface AccessTokenSettings {
@@ -45,6 +49,8 @@ export interface OwnAccessTokenClaims extends JWTPayload {
   readonly exp: number;
   readonly grant_id?: string;
   readonly scope?: string;
+  /** RFC 9449 §6.1 (RFC 7800 confirmation): the DPoP key thumbprint of a bound token. */
+  readonly cnf?: { readonly jkt?: string };
 }
 
 /**
@@ -93,10 +99,13 @@ export class AccessTokens {
       iat,
       exp,
       jti,
+      // RFC 9449 §6.1: "the JWK SHA-256 Thumbprint [...] of the DPoP public key [...] MUST be
+      // conveyed using the jkt confirmation method member of the cnf claim".
+      ...(request.jkt !== undefined ? { cnf: { jkt: request.jkt } } : {}),
     };
     // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
     const token = signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.alg, key.privateKey);
-    return { token, expiresIn: exp - iat, jti };
+    return { token, expiresIn: exp - iat, jti, ...(request.jkt !== undefined ? { jkt: request.jkt } : {}) };
   }
 
   /**

@@ -74,6 +74,7 @@ async function introspectionAnswer(token: string, caller: Client, deps: Introspe
     iss: claims.iss,
     aud: claims.aud,
     jti: claims.jti,
-    token_type: 'bearer',
+    // RFC 9449 §6.2: the response "MUST contain the cnf claim" with jkt, and token_type "DPoP".
+    ...(claims.cnf?.jkt !== undefined ? { cnf: { jkt: claims.cnf.jkt }, token_type: 'DPoP' } : { token_type: 'bearer' }),
   };
 }

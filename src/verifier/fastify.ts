@@ -8,10 +8,22 @@ declare module 'fastify' {
   }
 }
 
-/** RFC 6750 §2.1: `Authorization: Bearer <token>`; the scheme is case-insensitive. */
-function bearerToken(request: FastifyRequest): string | undefined {
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(request.headers.authorization ?? '');
-  return match?.[1];
+/**
+ * RFC 6750 §2.1 `Authorization: Bearer <token>` or RFC 9449 §7.1 `Authorization: DPoP <token>`
+ * (the same token68 syntax); schemes are case-insensitive.
+ */
+function presentedToken(request: FastifyRequest): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
+  const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(request.headers.authorization ?? '');
+  if (!match) return undefined;
+  return { scheme: (match[1] as string).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2] as string };
+}
+
+/**
+ * The URI the client addressed, for the proof's `htu`: scheme and host as Fastify reads
+ * them (behind a proxy, set Fastify's `trustProxy` so X-Forwarded-Proto/-Host count).
+ */
+function requestUri(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${request.url}`;
 }
 
 function refuse(reply: FastifyReply, error: TokenVerificationError): FastifyReply {
@@ -24,15 +36,16 @@ function refuse(reply: FastifyReply, error: TokenVerificationError): FastifyRepl
 
 /**
  * A Fastify preHandler that admits requests carrying a valid access token with every
- * scope in `scopes`, and answers the others per RFC 6750 §3.1. Usage:
+ * scope in `scopes` (Bearer, or DPoP with its proof), and answers the others per RFC 6750
+ * §3.1 or RFC 9449 §7.1, in the scheme the token came with. Usage:
  *   app.get('/api/me', { preHandler: requireScope(verifier, 'read') }, handler)
  * With a verifier made with `resource`, every challenge carries `resource_metadata`
  * (RFC 9728 §5.1).
  */
 export function requireScope(verifier: Verifier, ...scopes: string[]): preHandlerAsyncHookHandler {
   return async function checkAccessToken(request, reply) {
-    const token = bearerToken(request);
-    if (!token) {
+    const presented = presentedToken(request);
+    if (!presented) {
       // RFC 6750 §3.1: "If the request lacks any authentication information [...] the
       // resource server SHOULD NOT include an error code or other error information."
       return reply
@@ -42,7 +55,9 @@ export function requireScope(verifier: Verifier, ...scopes: string[]): preHandle
         .send({ error: 'invalid_token', error_description: 'an access token is required' });
     }
     try {
-      request.accessToken = await verifier.verify(token, { requiredScopes: scopes });
+      const dpop =
+        presented.scheme === 'DPoP' ? { dpop: { proof: request.headers.dpop, method: request.method, url: requestUri(request) } } : {};
+      request.accessToken = await verifier.verify(presented.token, { requiredScopes: scopes, ...dpop });
     } catch (err) {
       if (err instanceof TokenVerificationError) return refuse(reply, err);
       throw err;

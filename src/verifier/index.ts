@@ -1,12 +1,18 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
-import { bearerChallenge } from './challenge.js';
+import { ProofKeyCache } from '../dpop/key-cache.js';
+import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/proof.js';
+import { bearerChallenge, dpopChallenge } from './challenge.js';
+import { type DpopPresentation, proofBinding } from './dpop.js';
 import { TokenVerificationError } from './errors.js';
 import { protectedResourceMetadataUrl } from './protected-resource.js';
+import { type DpopReplayCache, memoryReplayCache } from './replay-cache.js';
 
-export { bearerChallenge, type BearerChallenge } from './challenge.js';
-export { TokenVerificationError, type VerificationErrorCode } from './errors.js';
+export { bearerChallenge, type BearerChallenge, dpopChallenge, type DpopChallenge } from './challenge.js';
+export type { DpopPresentation } from './dpop.js';
+export { TokenVerificationError, type TokenScheme, type VerificationErrorCode } from './errors.js';
 export * from './protected-resource.js';
+export { type DpopReplayCache, memoryReplayCache, type RedisSetNx, redisReplayCache } from './replay-cache.js';
 
 /**
  * What resource servers import (`oauth2-token-service/verifier`) to verify our access
@@ -27,6 +33,18 @@ export interface AccessTokenClaims extends JWTPayload {
   readonly jti: string;
   readonly scope?: string;
   readonly auth_time?: number;
+  /** RFC 9449 §6.1: a DPoP-bound token's key thumbprint. */
+  readonly cnf?: { readonly jkt?: string };
+}
+
+/** DPoP (RFC 9449) at this resource server. Bound tokens are always refused as Bearer, with or without these options. */
+export interface VerifierDpopOptions {
+  /** The algorithms a proof may be signed with (default ES256, EdDSA, RS256, PS256); sent as `algs` in challenges. */
+  readonly algorithms?: readonly string[];
+  /** How far a proof's `iat` may lie from now, either side, in seconds (default 60). */
+  readonly proofWindowSeconds?: number;
+  /** Where accepted proofs are remembered (default: in this process's memory; `redisReplayCache` for several instances). */
+  readonly replayCache?: DpopReplayCache;
 }
 
 interface CommonVerifierOptions {
@@ -44,6 +62,8 @@ interface CommonVerifierOptions {
   readonly realm?: string;
   /** For tests: the current time in milliseconds. */
   readonly clock?: () => number;
+  /** Set to advertise DPoP in the challenge of a request without a token, and to tune proof checks. */
+  readonly dpop?: VerifierDpopOptions;
 }
 
 /**
@@ -59,8 +79,11 @@ export type VerifierOptions = CommonVerifierOptions &
   );
 
 export interface Verifier {
-  /** Resolves to the token's claims, or rejects with TokenVerificationError. */
-  verify(token: string, options?: { requiredScopes?: readonly string[] }): Promise<AccessTokenClaims>;
+  /**
+   * Resolves to the token's claims, or rejects with TokenVerificationError. A token sent with
+   * `Authorization: DPoP` comes with `dpop` (its proof and the request), one sent as Bearer without.
+   */
+  verify(token: string, options?: { requiredScopes?: readonly string[]; dpop?: DpopPresentation }): Promise<AccessTokenClaims>;
   /** The challenge for a request that carries no token at all (RFC 6750 §3.1: no error code). */
   challenge(options?: { requiredScopes?: readonly string[] }): string;
   readonly realm: string;
@@ -98,6 +121,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
   const realm = options.realm ?? (audiences[0] as string);
   const clock = options.clock ?? Date.now;
   const tolerance = options.clockToleranceSeconds ?? 30;
+  const dpop = {
+    algorithms: options.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS,
+    windowSeconds: options.dpop?.proofWindowSeconds ?? 60,
+    replayCache: options.dpop?.replayCache ?? memoryReplayCache({ clock }),
+    keyCache: new ProofKeyCache(),
+  };
   const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/.well-known/jwks.json`), {
     cacheMaxAge: (options.jwksCacheSeconds ?? 300) * 1000,
     cooldownDuration: (options.jwksCooldownSeconds ?? 30) * 1000,
@@ -108,14 +137,22 @@ export function createVerifier(options: VerifierOptions): Verifier {
     issuer,
     resource,
     resourceMetadataUrl: resourceMetadata,
-    challenge: (challengeOptions = {}) =>
-      bearerChallenge({
+    challenge: (challengeOptions = {}) => {
+      const challenge = {
         realm,
         ...(challengeOptions.requiredScopes ? { scope: challengeOptions.requiredScopes } : {}),
         ...(resourceMetadata ? { resourceMetadata } : {}),
-      }),
+      };
+      // RFC 9449 §7.1: a resource accepting both schemes may offer both challenges.
+      return options.dpop
+        ? `${bearerChallenge(challenge)}, ${dpopChallenge({ ...challenge, algs: dpop.algorithms })}`
+        : bearerChallenge(challenge);
+    },
     async verify(token, verifyOptions = {}) {
-      const invalid = (description: string) => new TokenVerificationError('invalid_token', description, { realm, resourceMetadata });
+      // Errors answer in the scheme the token came with (RFC 9449 §7.1).
+      const dpopAlgorithms = verifyOptions.dpop ? dpop.algorithms : undefined;
+      const invalid = (description: string) =>
+        new TokenVerificationError('invalid_token', description, { realm, resourceMetadata, dpopAlgorithms });
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, jwks, {
@@ -136,6 +173,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
       const now = Math.floor(clock() / 1000);
       if (typeof payload.iat !== 'number' || payload.iat > now + tolerance) throw invalid('the access token was issued in the future');
       const claims = payload as AccessTokenClaims;
+      const binding = await proofBinding(token, claims, verifyOptions.dpop, { ...dpop, now });
+      if (binding) throw new TokenVerificationError(binding.code, binding.description, { realm, resourceMetadata, dpopAlgorithms });
       const required = verifyOptions.requiredScopes ?? [];
       const granted = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ') : []);
       const missing = required.filter((s) => !granted.has(s));
@@ -144,6 +183,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
           realm,
           requiredScopes: required,
           resourceMetadata,
+          dpopAlgorithms,
         });
       }
       return claims;

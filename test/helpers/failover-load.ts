@@ -20,6 +20,8 @@ import { nodeCommand } from './redis-nodes.js';
  */
 const LOAD_MS = 9000;
 const LOAD_AFTER_PROMOTION_MS = 12_000;
+/** With replica acknowledgement, the load also lasts this long after the promoted replica can acknowledge again. */
+const LOAD_AFTER_ACKNOWLEDGING_MS = 5000;
 export const MAX_LOAD_MS = 25_000;
 export const KILL_AT_MS = 2500;
 /**
@@ -64,6 +66,12 @@ export interface FailoverFigures {
   readonly recoveredAfterS: number;
   /** Seconds from the kill until the topology announced a promoted replica. */
   readonly promotedAfterS: number | undefined;
+  /**
+   * With REDIS_MIN_REPLICAS_ACK > 0: seconds from the kill until the promoted replica had
+   * that many replicas online again (Redis re-attaching them is Redis's own time; until
+   * then WAIT cannot succeed and the server rightly fails closed).
+   */
+  readonly acknowledgingAfterS: number | undefined;
   /** Seconds /readyz of one instance answered 503 after the kill, and when it was 200 again. */
   readonly readyzUnavailableS: number;
   readonly readyzBackAfterS: number | undefined;
@@ -177,6 +185,19 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
   };
   let killedAt = Number.NaN;
   let promotedAt: number | undefined;
+  let acknowledgingAt: number | undefined;
+  /** Until one of the dead primary's replicas is a primary with `minReplicasAck` replicas online. */
+  const watchAcknowledging = async (candidates: readonly RedisProcess[]) => {
+    while (running() && acknowledgingAt === undefined) {
+      for (const node of candidates) {
+        const info = String(await nodeCommand(node.port, 'INFO', 'replication').catch(() => ''));
+        const online = info.split('\n').filter((line) => /^slave\d+:.*state=online/.test(line)).length;
+        if (/^role:master/m.test(info) && online >= scenario.minReplicasAck) acknowledgingAt = now();
+      }
+      if (acknowledgingAt === undefined) await sleep(100);
+      else loadEnd = Math.min(MAX_LOAD_MS, Math.max(loadEnd, acknowledgingAt + LOAD_AFTER_ACKNOWLEDGING_MS));
+    }
+  };
   const watchPromotion = async (dead: RedisProcess) => {
     while (running() && promotedAt === undefined) {
       if (await scenario.promoted(dead).catch(() => false)) {
@@ -195,6 +216,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     await primary.kill();
     for (const replica of replicas) replica.thaw();
     await watchPromotion(primary);
+    if (scenario.minReplicasAck > 0) await watchAcknowledging(replicas);
   };
   await Promise.all([
     killer(),
@@ -242,6 +264,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     firstFailureAfterS: failed.length ? seconds(Math.min(...failed.map((record) => record.start)) - killedAt) : undefined,
     recoveredAfterS: seconds(lastFailureEnd - killedAt),
     promotedAfterS: promotedAt === undefined ? undefined : seconds(promotedAt - killedAt),
+    acknowledgingAfterS: acknowledgingAt === undefined ? undefined : seconds(acknowledgingAt - killedAt),
     readyzUnavailableS: seconds(unready.length * 100),
     readyzBackAfterS: lastUnready === undefined ? undefined : seconds(lastUnready + 100 - killedAt),
     codesRedeemedTwice,

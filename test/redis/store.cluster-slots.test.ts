@@ -122,12 +122,14 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
     await store.saveAuthorizationCode(mintOpaqueToken(grantId).ref, RECORD, 60);
     await store.denylistAccessToken(`jti-${i}-${grantId}`, 60);
     await store.reserveAttempt(`username:user-${i}`, 5, 60);
+    await store.rememberDpopProof(`jkt-${i}-${grantId}`, 'jti', 60);
   }
   for (const primary of await cluster.primaries()) {
     for (const [kind, pattern] of [
       ['codes', `${keyPrefix}{*}:code:*`],
       ['denylisted tokens', `${keyPrefix}jti:*`],
       ['attempt counters', `${keyPrefix}attempts:*`],
+      ['DPoP proofs', `${keyPrefix}dpop:*`],
     ] as const) {
       const [, keys] = (await nodeCommand(primary.port, 'SCAN', '0', 'MATCH', pattern, 'COUNT', '10000')) as [string, string[]];
       t.ok(keys.length > 0 && keys.length < 60, `primary ${primary.port} holds ${keys.length} of the 60 ${kind}`);

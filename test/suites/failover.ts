@@ -58,9 +58,17 @@ function assertRecovered(t: Test, figures: FailoverFigures, boundS: number): voi
   );
   const promoted = figures.promotedAfterS ?? Number.POSITIVE_INFINITY;
   t.ok(promoted < (MAX_LOAD_MS - KILL_AT_MS) / 1000, `the topology promoted a replica ${promoted} s after the kill`);
+  // With acknowledgements, WAIT can succeed only once Redis has re-attached a replica to
+  // the promoted one (its own time, seen from 0.5 to 12 s on a busy host): the server's
+  // recovery is measured from whichever came last.
+  const writable = figures.minReplicasAck > 0 ? (figures.acknowledgingAfterS ?? Number.POSITIVE_INFINITY) : promoted;
+  if (figures.minReplicasAck > 0) {
+    t.ok(writable < (MAX_LOAD_MS - KILL_AT_MS) / 1000, `the promoted replica had a replica online again ${writable} s after the kill`);
+  }
+  const from = Math.max(promoted, writable);
   t.ok(
-    figures.recoveredAfterS < promoted + boundS,
-    `requests succeed again ${figures.recoveredAfterS} s after the kill, ${(figures.recoveredAfterS - promoted).toFixed(1)} s after the promotion (bound ${boundS} s)`,
+    figures.recoveredAfterS < from + boundS,
+    `requests succeed again ${figures.recoveredAfterS} s after the kill, ${(figures.recoveredAfterS - from).toFixed(1)} s after the topology could take them (bound ${boundS} s)`,
   );
   t.ok(
     figures.recoveredAfterS + 1 < figures.loadS - KILL_AT_MS / 1000,

@@ -132,6 +132,11 @@ const REFUSED: readonly [string, unknown, ReturnType<typeof redirectError>][] = 
     metadataError('client_uri must be an https URI without fragment'),
   ],
   ['software_id not a string', { ...NATIVE_CLIENT, software_id: 7 }, metadataError('software_id must be a string')],
+  [
+    'dpop_bound_access_tokens not a boolean',
+    { ...NATIVE_CLIENT, dpop_bound_access_tokens: 'yes' },
+    metadataError('dpop_bound_access_tokens must be a boolean'),
+  ],
 ];
 
 export function registrationMetadataSuite(t: Test, name: string, open: OpenStore): void {

@@ -160,6 +160,36 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
     t.equal(await store.isAccessTokenDenylisted('jti-1'), false, 'kept only until the token would have expired');
   });
 
+  t.test(`${name}: DPoP proof replay cache (RFC 9449 §11.1)`, async (t) => {
+    const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+    const otherJkt = '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I';
+
+    t.test('a proof is accepted once, then refused until the window has passed', async (t) => {
+      const { store, advance } = await open(t);
+      t.equal(await store.rememberDpopProof(jkt, 'jti-1', 2), true, 'first presentation');
+      t.equal(await store.rememberDpopProof(jkt, 'jti-1', 2), false, 'a replay');
+      await advance(1.5);
+      t.equal(await store.rememberDpopProof(jkt, 'jti-1', 2), false, 'still remembered inside the window');
+      await advance(0.7);
+      t.equal(await store.rememberDpopProof(jkt, 'jti-1', 2), true, 'forgotten once the window has passed');
+    });
+
+    t.test('a jti is scoped by the key thumbprint; any characters and lengths are safe', async (t) => {
+      const { store } = await open(t);
+      t.equal(await store.rememberDpopProof(jkt, 'same', 60), true);
+      t.equal(await store.rememberDpopProof(otherJkt, 'same', 60), true, 'another key may use the same jti');
+      const odd = `{tag}:*\n ${'x'.repeat(300)}`;
+      t.equal(await store.rememberDpopProof(jkt, odd, 60), true);
+      t.equal(await store.rememberDpopProof(jkt, odd, 60), false);
+    });
+
+    t.test('of 40 concurrent presentations of one proof exactly one is accepted', async (t) => {
+      const { store } = await open(t);
+      const outcomes = await Promise.all(Array.from({ length: 40 }, () => store.rememberDpopProof(jkt, 'raced', 60)));
+      t.equal(outcomes.filter(Boolean).length, 1);
+    });
+  });
+
   t.test(`${name}: attempt counters`, async (t) => {
     t.test('reserves up to the limit in a window that opens at the first attempt, then refuses', async (t) => {
       const { store, advance } = await open(t);

@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { codeRequest, pkcePair } from '../helpers/browser-flow.js';
+import { dpopKey, dpopProof } from '../helpers/dpop.js';
 import { approveOverHttp, postAsClient } from '../helpers/http-browser.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
@@ -42,6 +43,8 @@ export function twoInstancesSuite(t: Test, name: string, redisEnv: (t: Test) => 
       USERS_FILE: usersFile,
       SESSION_SECRET: 'shared-session-secret-0123456789abcdef',
       LOGIN_MAX_FAILURES: '3',
+      // Only requests with a DPoP proof need a nonce; the others are unaffected.
+      DPOP_REQUIRE_NONCE: 'true',
     };
     const a = await startServerProcess(t, { ...shared, PORT: String(await freePort()) });
     const b = await startServerProcess(t, { ...shared, PORT: String(await freePort()) });
@@ -95,6 +98,36 @@ export function twoInstancesSuite(t: Test, name: string, redisEnv: (t: Test) => 
       t.same((await post(a, '/oauth2/introspect', { token: tokens.access_token as string })).body, { active: false });
       t.equal((await post(b, '/oauth2/revoke', { token: tokens.refresh_token as string })).status, 200);
       t.same((await post(a, '/oauth2/introspect', { token: tokens.refresh_token as string })).body, { active: false });
+    });
+
+    t.test('DPoP: a nonce from A works at B; a proof used at B is a replay at A (RFC 9449 §8, §11.1)', async (t) => {
+      const key = await dpopKey();
+      const tokenRequest = async (server: ServerProcess, proof: string) => {
+        const res = await fetch(`${server.baseUrl}/oauth2/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`web:${SECRET}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+            dpop: proof,
+          },
+          body: new URLSearchParams({ grant_type: 'password', username: 'alice', password: 'alice-password-1' }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        return { status: res.status, nonce: res.headers.get('dpop-nonce'), body: (await res.json()) as Record<string, string> };
+      };
+      const proof = (nonce?: string) =>
+        dpopProof(key, { htu: `${issuer}/oauth2/token`, iat: Math.floor(Date.now() / 1000), ...(nonce ? { nonce } : {}) });
+      const asked = await tokenRequest(a, await proof());
+      t.equal(asked.body.error, 'use_dpop_nonce');
+      const withNonce = await proof(asked.nonce as string);
+      const atB = await tokenRequest(b, withNonce);
+      t.equal(atB.status, 200, "B accepts A's nonce (one SESSION_SECRET)");
+      t.equal(atB.body.token_type, 'DPoP');
+      const replayAtA = await tokenRequest(a, withNonce);
+      t.same(
+        [replayAtA.status, replayAtA.body],
+        [400, { error: 'invalid_dpop_proof', error_description: 'the DPoP proof was already used' }],
+      );
     });
 
     t.test('rate-limit counts are shared', async (t) => {

@@ -10,6 +10,10 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOMAIN_FOLDERS = [
   'authorize',
   'clients',
+  'dpop',
+  'fetch',
+  'grants',
+  'keys',
   'events',
   'fetch',
   'grants',
@@ -71,9 +75,16 @@ t.test('the import scanner sees every form of import', async (t) => {
   t.ok(imports.includes('src/store/types.js'), 'an import type');
 });
 
+/** The DPoP proof validation the token endpoint and the verifier share (RFC 9449 §4.3). */
+const SHARED_DPOP_MODULES = ['src/dpop/proof.js', 'src/dpop/htu.js', 'src/dpop/key-cache.js'];
+
 t.test('the verifier package loads only jose and its own files (no server code)', async (t) => {
   const allowed = (imported: string) =>
-    imported === 'jose' || imported.startsWith('src/verifier/') || imported === 'src/keys/algorithms.js';
+    imported === 'jose' ||
+    imported === 'node:crypto' ||
+    imported.startsWith('src/verifier/') ||
+    imported === 'src/keys/algorithms.js' ||
+    SHARED_DPOP_MODULES.includes(imported);
   const outside: string[] = [];
   const files = await sourceFiles(join(ROOT, 'src', 'verifier'));
   for (const file of files) {
@@ -87,4 +98,12 @@ t.test('the verifier package loads only jose and its own files (no server code)'
   t.ok(files.length >= 5, `read ${files.length} verifier files`);
   t.same(outside, []);
   t.same(await importsOf(join(ROOT, 'src', 'keys', 'algorithms.ts')), [], 'the algorithms list imports nothing');
+  for (const shared of SHARED_DPOP_MODULES) {
+    const imports = await importsOf(join(ROOT, shared.replace(/\.js$/, '.ts')));
+    t.same(
+      imports.filter((imported) => !['jose', 'node:crypto', ...SHARED_DPOP_MODULES].includes(imported)),
+      [],
+      `${shared} (shared with the verifier) imports only jose, node:crypto and the other shared DPoP modules`,
+    );
+  }
 });

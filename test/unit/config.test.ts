@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -47,6 +48,7 @@ t.test('loadConfig', async (t) => {
       passwordVerifyQueue: 8,
       httpRequestTimeout: 30,
       shutdownTimeout: 10,
+      workers: 1,
       clientIdMetadata: { enabled: false, allowInsecure: false, minTtl: 60, maxTtl: 86_400, timeoutMs: 5000, maxBytes: 5120 },
       dynamicClientRegistration: 'off',
       registrationInitialAccessTokens: [],
@@ -54,6 +56,7 @@ t.test('loadConfig', async (t) => {
       dynamicClientTtl: 2_592_000,
       registrationRateLimit: 20,
       registrationRateWindow: 3600,
+      dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
@@ -274,6 +277,50 @@ t.test('loadConfig', async (t) => {
     ]);
     t.notMatch(problems.join('\n'), pasted, 'a token pasted instead of its digest is never echoed');
   });
+
+  t.test('DPoP (RFC 9449)', async (t) => {
+    t.same(loadConfig({ DPOP_REQUIRE_NONCE: 'true', DPOP_PROOF_WINDOW: '30', DPOP_SIGNING_ALGS: 'ES256, ES384,ES256' }).dpop, {
+      requireNonce: true,
+      proofWindowSeconds: 30,
+      algorithms: ['ES256', 'ES384'],
+    });
+    t.same(problemsOf({ DPOP_REQUIRE_NONCE: 'yes', DPOP_PROOF_WINDOW: '0' }), [
+      'DPOP_REQUIRE_NONCE must be true or false',
+      'DPOP_PROOF_WINDOW must be at least 1',
+    ]);
+    t.same(problemsOf({ DPOP_PROOF_WINDOW: '601' }), ['DPOP_PROOF_WINDOW must be at most 600']);
+    for (const algs of ['HS256', 'ES256,none', 'RS256,']) {
+      t.same(
+        problemsOf({ DPOP_SIGNING_ALGS: algs }),
+        [
+          'DPOP_SIGNING_ALGS must be a comma-separated list of asymmetric algorithms: ES256, ES384, ES512, EdDSA, Ed25519, RS256, RS384, RS512, PS256, PS384, PS512',
+        ],
+        `refused: ${algs}`,
+      );
+    }
+  });
+});
+
+t.test('loadConfig: WORKERS', async (t) => {
+  const REDIS = { REDIS_URL: 'redis://cache:6379' };
+  t.equal(loadConfig({ ...REDIS, WORKERS: '2' }).workers, 2, 'a count');
+  t.equal(loadConfig({ ...REDIS, WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU');
+  t.equal(loadConfig({ WORKERS: '1' }).workers, 1, 'one process needs no shared store');
+  t.equal(loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7000', WORKERS: '3' }).workers, 3, 'any Redis topology is shared');
+  for (const value of ['0', '257', 'all', '-1', '1.5']) {
+    t.same(problemsOf({ ...REDIS, WORKERS: value }), ['WORKERS must be auto or a whole number from 1 to 256'], `WORKERS=${value}`);
+  }
+  t.same(
+    problemsOf({ WORKERS: '2' }),
+    [
+      'WORKERS=2 (2 processes) needs a shared store: set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the in-memory store cannot be shared between processes)',
+    ],
+    'the in-memory store is refused with more than one worker',
+  );
+  t.same(problemsOf({ ...REDIS, WORKERS: '2', PORT: '9000', METRICS_PORT: '9000' }), [
+    'METRICS_PORT must differ from PORT with WORKERS=2: a scrape of PORT reaches one worker, while the primary serves the sum of all of them on METRICS_PORT',
+  ]);
+  t.equal(loadConfig({ ...REDIS, WORKERS: '2', METRICS_PORT: '9100' }).metricsPort, 9100, 'a port of its own is fine');
 });
 
 t.test('loadConfig: Redis topologies', async (t) => {

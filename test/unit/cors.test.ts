@@ -60,7 +60,7 @@ const ALLOWED_PREFLIGHT = (origin: string) => ({
 });
 const ALLOWED_RESPONSE = (origin: string) => ({
   'access-control-allow-origin': origin,
-  'access-control-expose-headers': 'WWW-Authenticate',
+  'access-control-expose-headers': 'WWW-Authenticate, DPoP-Nonce',
   vary: 'Origin',
 });
 

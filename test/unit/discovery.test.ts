@@ -48,6 +48,7 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     scopes_supported: ['admin', 'read', 'write'],
     code_challenge_methods_supported: ['S256'],
+    dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     authorization_response_iss_parameter_supported: true,
   });
   t.equal(res.json().protected_resources, undefined, 'no resources registered: no protected_resources');

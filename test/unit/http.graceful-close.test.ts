@@ -46,3 +46,20 @@ t.test('closing: a connection still busy at the timeout is closed, and close() r
   t.equal(holder.received(), '', 'the unfinished request was cut, not answered');
   t.match(logs.text(), /"connections":1,"timeoutSeconds":0.7,"msg":"shutdown timeout: closing the remaining connections"/);
 });
+
+t.test('closing: a connection made just before the close still gets its first request answered', async (t) => {
+  const { app } = await buildTestServer(t);
+  const graceful = useGracefulClose(app);
+  const port = await listenOnFreePort(app);
+
+  // With WORKERS, the primary may hand a worker a connection just before a graceful restart closes it.
+  const justConnected = await recordingClient(port);
+  const closed = graceful.close(10_000);
+  await new Promise((r) => setTimeout(r, 50));
+  justConnected.socket.write('GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n');
+  await justConnected.closed;
+  const res = parseRawResponse(justConnected.received());
+  t.equal(res.status, 200, 'answered, not reset');
+  t.equal(res.headers.connection, 'close');
+  await closed;
+});

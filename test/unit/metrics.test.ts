@@ -7,7 +7,8 @@ import { writeKeyWith } from '../helpers/keys.js';
 import { metricsListener, scrape } from '../helpers/metrics.js';
 import { registrationServer } from '../helpers/registration.js';
 import { approvedCode, redeem, tokenRequest, tokenStatusRequest, webTokens } from '../helpers/security-flows.js';
-import { buildTestServer, SECRETS, TEST_CLIENTS } from '../helpers/server.js';
+import { basic, buildTestServer, ISSUER, SECRETS, TEST_CLIENTS } from '../helpers/server.js';
+import { dpopKey, dpopProof } from '../helpers/dpop.js';
 
 async function authorizeServer(t: Test, env: Record<string, string> = {}) {
   const server = await buildTestServer(t, { clients: AUTHORIZE_CLIENTS, users: testUsers(), metrics: true, env });
@@ -212,4 +213,31 @@ t.test('GET /metrics', async (t) => {
     t.match(body, '# TYPE process_cpu_user_seconds_total counter');
     t.match(body, '# TYPE nodejs_heap_size_used_bytes gauge');
   });
+});
+
+t.test('DPoP proofs refused at the token endpoint are counted by reason (RFC 9449)', async (t) => {
+  const server = await buildTestServer(t, { clients: TEST_CLIENTS, metrics: true, env: { DPOP_REQUIRE_NONCE: 'true' } });
+  const metrics = await metricsListener(t, server.metrics);
+  const key = await dpopKey();
+  const now = Math.floor(server.clock.now / 1000);
+  const htu = `${ISSUER}/oauth2/token`;
+  const send = async (dpop: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('service', SECRETS.service), dpop },
+      payload: 'grant_type=client_credentials',
+    });
+  const asked = await send(await dpopProof(key, { htu, iat: now }));
+  const nonce = asked.headers['dpop-nonce'] as string;
+  t.equal((await send(await dpopProof(key, { htu: `${ISSUER}/oauth2/revoke`, iat: now, nonce }))).statusCode, 400);
+  const once = await dpopProof(key, { htu, iat: now, nonce });
+  t.equal((await send(once)).statusCode, 200);
+  t.equal((await send(once)).statusCode, 400);
+  const s = await scrape(metrics);
+  t.equal(s.value('oauth2_dpop_proof_failures_total', { reason: 'nonce' }), 1);
+  t.equal(s.value('oauth2_dpop_proof_failures_total', { reason: 'htu' }), 1);
+  t.equal(s.value('oauth2_dpop_proof_failures_total', { reason: 'replay' }), 1);
+  t.equal(s.value('oauth2_token_errors_total', { error: 'invalid_dpop_proof' }), 2);
+  t.equal(s.value('oauth2_token_errors_total', { error: 'use_dpop_nonce' }), 1);
 });

@@ -144,7 +144,12 @@ t.test('one info line per registration, update and deletion; never a secret or a
 
 t.test('the login and consent pages mark a client that registered itself, escaped', async (t) => {
   const server = await registrationServer(t);
-  const info = await server.registered(t, { ...NATIVE_CLIENT, client_name: 'Google <Drive> & "Docs"' });
+  const info = await server.registered(t, {
+    ...NATIVE_CLIENT,
+    client_name: 'Google <Drive> & "Docs"',
+    logo_uri: 'https://cdn.drive.example/logo.png?a=1&b="2"',
+    client_uri: 'https://drive.example/',
+  });
   const browser = new InjectBrowser(server.app);
   const { challenge } = pkcePair();
   const query = new URLSearchParams({
@@ -162,9 +167,16 @@ t.test('the login and consent pages mark a client that registered itself, escape
   const afterLogin = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
   const consent = await browser.get(afterLogin.headers.location as string);
   t.match(consent.body, `${name} asks for access to your account`);
+  t.match(consent.body, '<img src="https://cdn.drive.example/logo.png?a=1&#38;b=&#34;2&#34;" alt=""', 'its logo, escaped');
+  t.match(consent.headers['content-security-policy'], 'img-src https://cdn.drive.example; ', 'its origin alone');
+  const refused = await browser.get(
+    `/oauth2/authorize?${new URLSearchParams({ ...Object.fromEntries(query), redirect_uri: 'https://elsewhere.example/cb' })}`,
+  );
+  t.match(refused.body, 'You can close this window', 'its client_uri is its own claim: never linked from an error page');
+  t.notMatch(refused.body, 'drive.example/"');
   t.match(
     consent.body,
-    '<p class="notice"><strong>Not pre-registered.</strong> This application registered itself with this server; the operator of this server has not reviewed it, and its name is its own claim.</p>',
+    '<p class="notice"><strong>Not pre-registered.</strong> This application registered itself with this server; the operator of this server has not reviewed it, and its name and logo are its own claim.</p>',
   );
   t.match(consent.body, 'If you allow, you go back to <strong class="host">127.0.0.1:8123</strong>');
   t.match(consent.body, 'That address is on this computer', 'a loopback redirect URI is warned about');

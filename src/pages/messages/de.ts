@@ -23,7 +23,7 @@ export const de: Messages = {
   notPreRegistered: 'Nicht vorab registriert.',
   registeredItself: 'Diese Anwendung hat sich selbst bei diesem Server registriert',
   describesItselfAt: (host) => html`Diese Anwendung beschreibt sich selbst unter ${host}`,
-  notReviewed: '; der Betreiber dieses Servers hat sie nicht geprüft, und ihr Name ist ihre eigene Angabe.',
+  notReviewed: '; der Betreiber dieses Servers hat sie nicht geprüft, und Name und Logo sind ihre eigenen Angaben.',
   goBackTo: (host) => html`Wenn Sie zustimmen, kehren Sie zurück zu ${host}`,
   loopbackWarning:
     'Diese Adresse liegt auf diesem Computer: Jedes hier laufende Programm könnte den Zugriff erhalten. Stimmen Sie nur zu, wenn Sie diese Anwendung gerade selbst gestartet haben.',

@@ -22,7 +22,7 @@ export const en: Messages = {
   notPreRegistered: 'Not pre-registered.',
   registeredItself: 'This application registered itself with this server',
   describesItselfAt: (host) => html`This application describes itself at ${host}`,
-  notReviewed: '; the operator of this server has not reviewed it, and its name is its own claim.',
+  notReviewed: '; the operator of this server has not reviewed it, and its name and logo are its own claim.',
   goBackTo: (host) => html`If you allow, you go back to ${host}`,
   loopbackWarning:
     'That address is on this computer: any program running here could receive the access. Allow only if you started this application yourself just now.',

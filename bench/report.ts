@@ -1,0 +1,144 @@
+import { availableParallelism } from 'node:os';
+import type { BenchSettings } from './bench.js';
+import type { FamilyMemory } from './family-memory.js';
+import type { HostLoad, WithHostLoad } from './host.js';
+import type { LoadResult } from './load.js';
+import type { DpopCost } from './dpop-cost.js';
+import { describeCpu, type MetricsCost } from './metrics-cost.js';
+
+/** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
+
+/** Above this share of CPU time taken by others (steal or other processes) the numbers are noisy. */
+const NOISY_HOST_PERCENT = 5;
+
+export interface BenchReport {
+  readonly settings: BenchSettings;
+  readonly machine: string;
+  readonly bare: WithHostLoad<LoadResult>;
+  readonly signing: WithHostLoad<number>;
+  readonly metricsCost: WithHostLoad<MetricsCost>;
+  readonly dpopCost: WithHostLoad<DpopCost>;
+  /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
+  readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
+  readonly rounds: HostLoad | undefined;
+  readonly memory: { readonly ours: FamilyMemory; readonly peer: FamilyMemory };
+}
+
+export interface Figure {
+  readonly rate: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+function figureOf(results: readonly LoadResult[] | undefined): Figure | undefined {
+  if (!results || results.length === 0) return undefined;
+  return {
+    rate: median(results.map((r) => r.requestsPerSecond)),
+    p50: median(results.map((r) => r.p50Ms)),
+    p99: median(results.map((r) => r.p99Ms)),
+  };
+}
+
+const whole = (n: number) => Math.round(n).toLocaleString('en-US');
+const latency = (f: Figure) => `p50 ${f.p50} / p99 ${f.p99} ms`;
+const hostNote = (host: HostLoad | undefined) =>
+  host === undefined ? '' : `CPU steal ${host.stealPercent.toFixed(0)}%, other processes ${host.otherPercent.toFixed(0)}%`;
+
+function failuresOf(name: string, results: readonly LoadResult[]): string[] {
+  const failures: string[] = [];
+  for (const result of results) {
+    if (result.errors > 0) failures.push(`${name}: ${result.errors} connection errors`);
+    if (result.non2xx > 0) {
+      const codes = Object.entries(result.statusCodes).map(([code, count]) => `${code}×${count}`);
+      failures.push(`${name}: ${result.non2xx} non-2xx responses [${codes.join(' ')}]`);
+    }
+  }
+  return failures;
+}
+
+/** Prints the report; returns what failed (connection errors, non-2xx answers). */
+export function printReport(report: BenchReport): string[] {
+  const { settings, bare, signing, samples, memory } = report;
+  const bound = 1 / (1 / bare.value.requestsPerSecond + 1 / signing.value);
+  const rows: [string, string, string][] = [
+    [`client_credentials, ${settings.connections} connections`, 'ours cc', 'peer cc'],
+    ['client_credentials, 256 connections', 'ours cc256', 'peer cc256'],
+    [`code redemption (Redis), ${settings.connections} connections`, 'ours code', 'peer code'],
+    [`refresh rotation (Redis), ${settings.connections} connections`, 'ours refresh', 'peer refresh'],
+  ];
+  const lines = [
+    '',
+    `machine: ${report.machine}; during the rounds: ${hostNote(report.rounds) || 'host load unknown'}`,
+    `(a) bare Fastify, same form parsing: ${whole(bare.value.requestsPerSecond)} req/s [${hostNote(bare.host)}]`,
+    `(b) ES256 signing, one core, tight loop: ${whole(signing.value)} signs/s [${hostNote(signing.host)}]`,
+    `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
+    `(d) metrics off and METRICS_PORT set, alternating twice each [${hostNote(report.metricsCost.host)}]: ` +
+      `off ${whole(report.metricsCost.value.off)} req/s, on ${whole(report.metricsCost.value.on)} req/s, ` +
+      `on/off = ${(report.metricsCost.value.on / report.metricsCost.value.off).toFixed(3)}; ${describeCpu(report.metricsCost.value.cpuPerRequest)}`,
+    `(e) DPoP, one process [${hostNote(report.dpopCost.host)}]: without ${whole(report.dpopCost.value.plain.requestsPerSecond)} req/s ` +
+      `(p99 ${report.dpopCost.value.plain.p99Ms} ms), with a fresh proof each ${whole(report.dpopCost.value.dpop.requestsPerSecond)} req/s ` +
+      `(p99 ${report.dpopCost.value.dpop.p99Ms} ms), with/without = ${(report.dpopCost.value.dpop.requestsPerSecond / report.dpopCost.value.plain.requestsPerSecond).toFixed(2)}`,
+    '',
+    `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
+    '| figure | ours | peer | ours/peer |',
+    '|---|---|---|---|',
+  ];
+  const summary: string[] = [];
+  for (const [label, ourKey, peerKey] of rows) {
+    const ours = figureOf(samples[ourKey]);
+    const peer = figureOf(samples[peerKey]);
+    if (!ours || !peer) continue;
+    const ratio = ours.rate / peer.rate;
+    lines.push(
+      `| ${label} | ${whole(ours.rate)} req/s, ${latency(ours)} | ${whole(peer.rate)} req/s, ${latency(peer)} | ${ratio.toFixed(2)}× |`,
+    );
+    summary.push(`${ourKey.split(' ')[1]}=${ratio.toFixed(2)}`);
+  }
+  const oursCc = figureOf(samples['ours cc']);
+  const two = figureOf(samples['ours2 cc']);
+  if (oursCc) lines.push('', `ours/bound (client_credentials, one process) = ${(oursCc.rate / bound).toFixed(2)}`);
+  if (oursCc && two) {
+    const cores = availableParallelism();
+    lines.push(
+      `WORKERS=1 → 2 (client_credentials, ${settings.connections} connections, load generator on the same ${cores} cores): ` +
+        `${whole(oursCc.rate)} → ${whole(two.rate)} req/s (${(two.rate / oursCc.rate).toFixed(2)}×), ` +
+        `${whole(oursCc.rate)} → ${whole(two.rate / Math.min(2, cores))} req/s per core; p99 ${oursCc.p99} → ${two.p99} ms`,
+    );
+  }
+  const bytes = (m: FamilyMemory) =>
+    `${whole(m.afterRedemption)} B after the redemption, ${whole(m.afterRotations)} B after ${m.rotations} rotations ` +
+    `(${whole((m.afterRotations - m.afterRedemption) / m.rotations)} B per rotation)` +
+    (m.transientAfterRotations > 0 ? `, plus ${whole(m.transientAfterRotations)} B in grace records that expire within seconds` : '');
+  lines.push(
+    `Redis bytes per refresh family (MEMORY USAGE, ${memory.ours.families} families, codes left out):`,
+    `  ours: ${bytes(memory.ours)}`,
+    `  peer: ${bytes(memory.peer)}`,
+  );
+  if (report.rounds && report.rounds.stealPercent + report.rounds.otherPercent > NOISY_HOST_PERCENT) {
+    lines.push(
+      `note: others took ${(report.rounds.stealPercent + report.rounds.otherPercent).toFixed(0)}% of the host's CPU time; expect noisy numbers`,
+    );
+  }
+  // The peer's errors (timeouts at 256 connections) are its result, reported; ours fail the run.
+  const isPeer = ([name]: [string, unknown]) => name.startsWith('peer');
+  const peerTrouble = Object.entries(samples)
+    .filter(isPeer)
+    .flatMap(([name, results]) => failuresOf(name, results));
+  if (peerTrouble.length > 0) lines.push(`peer errors (not ours): ${peerTrouble.join('; ')}`);
+  lines.push('', `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  const ourResults = Object.entries(samples).filter((entry) => !isPeer(entry));
+  return [
+    ...failuresOf('bare server', [bare.value]),
+    ...failuresOf('metrics phase', report.metricsCost.value.results),
+    ...failuresOf('DPoP phase without proofs', [report.dpopCost.value.plain]),
+    ...failuresOf('DPoP phase with proofs', [report.dpopCost.value.dpop]),
+    ...ourResults.flatMap(([name, results]) => failuresOf(name, results)),
+  ];
+}

@@ -1,0 +1,38 @@
+import type { Clock } from '../clock.js';
+
+export interface Expiring {
+  expiresAt: number;
+}
+
+/** A map whose entries vanish at their expiry, as Redis keys with a TTL do. */
+export class ExpiringMap<V extends Expiring> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly clock: Clock) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= this.clock()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  sweep(): void {
+    const now = this.clock();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
