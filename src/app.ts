@@ -12,6 +12,7 @@ import { TokenEndpointProofs } from './dpop/token-endpoint.js';
 import { auditLog, type AuditSink } from './events/audit-log.js';
 import { fanOut, type SecurityEvents } from './events/types.js';
 import type { Resolver } from './fetch/safe-fetch.js';
+import { GrantIndexing } from './grants/grant-index.js';
 import { grantTable } from './grants/index.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
 import { BODY_LIMIT_BYTES } from './http/form-body.js';
@@ -135,7 +136,11 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   const oauth2 = `${pathPrefix}/oauth2`;
   const authorizePath = `${oauth2}/authorize`;
   const pages = new Pages(config.brand);
-  const edges = { isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`), pages };
+  const logoutPath = `${oauth2}/logout`;
+  const edges = {
+    isBrowserPath: (path: string) => path === authorizePath || path.startsWith(`${authorizePath}/`) || path === logoutPath,
+    pages,
+  };
   const requestTimeoutMs = config.httpRequestTimeout * 1000;
 
   const app: FastifyInstance = Fastify({
@@ -184,12 +189,14 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
     events,
   );
+  const grantIndexing = new GrantIndexing(store.grantIndex, clock);
   const grants = grantTable({
     store,
     accessTokens,
     resources,
     signIn,
     clock,
+    grantIndexing,
     refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
     refreshReuseGraceSeconds: config.refreshReuseGrace,
     events,
@@ -259,7 +266,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   }
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
-    paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent` },
+    paths: { authorize: authorizePath, login: `${authorizePath}/login`, consent: `${authorizePath}/consent`, logout: logoutPath },
     clients: directory,
     reviewedClients: clients,
     resources,
@@ -271,7 +278,9 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       { path: `${oauth2}/`, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
       clock,
     ),
-    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, events },
+    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, grantIndexing, events },
+    consents: store.consents,
+    consentTtlSeconds: config.consentTtl,
     clock,
     codeResponseMode: config.codeResponseMode,
   });

@@ -66,6 +66,7 @@ const EnvSchema = z.object({
   REFRESH_REUSE_GRACE: integer('REFRESH_REUSE_GRACE', 0, 300).default(10),
   SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
   SESSION_TTL: integer('SESSION_TTL', 60, 2_592_000).default(3600),
+  CONSENT_TTL: integer('CONSENT_TTL', 0, 31_536_000).default(7_776_000),
   LOGIN_MAX_FAILURES: integer('LOGIN_MAX_FAILURES', 1, 1000).default(5),
   LOGIN_MAX_FAILURES_PER_IP: integer('LOGIN_MAX_FAILURES_PER_IP', 1, 100_000).default(20),
   LOGIN_FAILURE_WINDOW: integer('LOGIN_FAILURE_WINDOW', 1, 86_400).default(900),
@@ -139,6 +140,8 @@ export interface Config extends RegistrationConfig, DpopConfig {
   /** Key of session cookies and signed forms; undefined means a random per-process key. */
   readonly sessionSecret: string | undefined;
   readonly sessionTtl: number;
+  /** How long a user's consent to a client is remembered, in seconds; 0: never (the consent page every time). */
+  readonly consentTtl: number;
   /** Failed logins per username within the window before further attempts are refused. */
   readonly loginMaxFailures: number;
   readonly loginMaxFailuresPerIp: number;
@@ -232,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     refreshReuseGrace: e.REFRESH_REUSE_GRACE,
     sessionSecret: e.SESSION_SECRET,
     sessionTtl: e.SESSION_TTL,
+    consentTtl: e.CONSENT_TTL,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginFailureWindow: e.LOGIN_FAILURE_WINDOW,

@@ -22,6 +22,9 @@ export type OAuthErrorCode =
   | 'invalid_client_metadata'
   // RFC 6750 §3.1 (a bearer token: registration and initial access tokens)
   | 'invalid_token'
+  // OpenID Connect Core 1.0 §3.1.2.6 (prompt=none)
+  | 'login_required'
+  | 'consent_required'
   // RFC 9449 §5 (DPoP at the token endpoint), §8 (nonces)
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce';
@@ -138,6 +141,21 @@ export class FormRefused extends OAuthError {
 
 export class AccessDenied extends OAuthError {
   readonly error = 'access_denied';
+}
+
+/**
+ * OpenID Connect Core 1.0 §3.1.2.6, answering prompt=none: "The Authorization Server
+ * requires End-User authentication. This error MAY be returned when the prompt parameter
+ * value in the Authentication Request is none, but the Authentication Request cannot be
+ * completed without displaying a user interface for End-User authentication."
+ */
+export class LoginRequired extends OAuthError {
+  readonly error = 'login_required';
+}
+
+/** §3.1.2.6: "The Authorization Server requires End-User consent." (prompt=none) */
+export class ConsentRequired extends OAuthError {
+  readonly error = 'consent_required';
 }
 
 export class UnsupportedResponseType extends OAuthError {

@@ -13,9 +13,8 @@ import type { RegistrySources } from './oauth/subjects.js';
 import { Registries } from './registries.js';
 import type { ResourceRegistry } from './resources/registry.js';
 import { Signer } from './session/signer.js';
-import { MemoryStore } from './store/memory.js';
+import { storeOf } from './store/open-store.js';
 import { RedisStore } from './store/redis.js';
-import type { Store, StoreCommandObserver } from './store/types.js';
 import type { UserRegistry } from './users/registry.js';
 
 export interface RunningServer {
@@ -40,17 +39,6 @@ export interface StartOptions {
    * METRICS_PORT with the sum over the workers; the worker does not listen there itself.
    */
   readonly worker?: boolean;
-}
-
-async function openStore(config: Config, observer: StoreCommandObserver | undefined): Promise<Store> {
-  if (!config.redis) return new MemoryStore();
-  const { topology, tls, username, password, replicaAck } = config.redis;
-  return new RedisStore({
-    connection: { topology, tls, username, password, commandTimeoutMs: config.redisCommandTimeoutMs },
-    keyPrefix: config.redisKeyPrefix,
-    replicaAck,
-    observer,
-  });
 }
 
 /**
@@ -96,7 +84,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const { clients, users, resources } = registries;
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const metrics = config.metricsPort === undefined ? undefined : new ServerMetrics({ keys: keystore, clock: Date.now });
-  const store = await openStore(config, metrics);
+  const store = storeOf(config, { observer: metrics });
   const app = await buildServer(config, { keystore, clients, users, resources, store, signer, metrics });
   const graceful = useGracefulClose(app);
   const events = serverEvents(app.log, metrics);

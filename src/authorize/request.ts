@@ -3,6 +3,7 @@ import type { Client } from '../clients/registry.js';
 import { InvalidRequest, OAuthError, UnauthorizedClient, UnsupportedResponseType } from '../errors.js';
 import { isRepeatable } from '../oauth/form-params.js';
 import { CODE_CHALLENGE_METHOD, isWellFormedCodeChallenge } from '../oauth/pkce.js';
+import { parseMaxAge, parsePrompt, type PromptValue } from '../oauth/prompt.js';
 import { resolveRedirectUri } from '../oauth/redirect-uri.js';
 import {
   defaultResponseMode,
@@ -31,6 +32,10 @@ export interface AuthorizationRequest extends ResponseTarget {
   /** The resources requested (RFC 8707 §2.1), each registered; the consent page names them. */
   readonly resources: readonly ProtectedResource[];
   readonly codeChallenge: string | undefined;
+  /** `prompt` (none, login, consent; never none with another). */
+  readonly prompt: ReadonlySet<PromptValue>;
+  /** `max_age`, in seconds: sign in again when the session's sign-in is older. */
+  readonly maxAge: number | undefined;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to. */
   readonly dpopJkt: string | undefined;
   /** The request's parameters as received (empty ones dropped), carried through login and consent. */
@@ -116,8 +121,22 @@ export async function validateAuthorizationRequest(
     const { resources, scope } = resolveNewTarget({ resource, scope: values.get('scope') }, client.scope, registries.resources, true);
     const codeChallenge =
       responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
+    const prompt = parsePrompt(values.get('prompt'));
+    const maxAge = parseMaxAge(values.get('max_age'));
     const dpopJkt = checkDpopJkt(values.get('dpop_jkt'), responseType);
-    return { ...target, client, responseType, redirectUriSent: redirect.sent, scope, resources, codeChallenge, dpopJkt, parameters };
+    return {
+      ...target,
+      client,
+      responseType,
+      redirectUriSent: redirect.sent,
+      scope,
+      resources,
+      codeChallenge,
+      prompt,
+      maxAge,
+      dpopJkt,
+      parameters,
+    };
   } catch (err) {
     if (err instanceof OAuthError) throw err.redirectingTo(target);
     throw err;

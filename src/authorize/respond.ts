@@ -1,3 +1,4 @@
+import type { GrantIndexing } from '../grants/grant-index.js';
 import { AccessDenied, type OAuthError } from '../errors.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { AuthenticatedUser } from '../session/browser-session.js';
@@ -13,6 +14,8 @@ export interface AuthorizationResponseDependencies {
   readonly accessTokens: AccessTokens;
   /** AUTHORIZATION_CODE_TTL, in seconds. */
   readonly authorizationCodeTtl: number;
+  /** Lists each new grant under its user and client (grant administration). */
+  readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
 }
 
@@ -21,13 +24,18 @@ export async function approvedResponseParameters(
   user: AuthenticatedUser,
   deps: AuthorizationResponseDependencies,
 ): Promise<Parameters> {
+  const grantId = newGrantId();
+  const parties = { grantId, sub: user.sub, clientId: request.client.clientId };
   if (request.responseType === 'token') {
+    // The token carries a grant id, so revoking the user's grants makes it inactive at introspection.
+    await deps.grantIndexing.recordFor(parties, deps.accessTokens.longestLifetimeSeconds);
     // RFC 6749 §4.2.2: "The authorization server MUST NOT issue a refresh token."
     const issued = await deps.accessTokens.issue({
       subject: user.sub,
       clientId: request.client.clientId,
       scope: request.scope,
       authTime: user.authTime,
+      grantId,
       resources: request.resources,
     });
     const target = { scope: request.scope, resource: request.resources.map((r) => r.resource) };
@@ -40,6 +48,7 @@ export async function approvedResponseParameters(
       sub: user.sub,
       ...target,
       jti: issued.jti,
+      grantId,
       refreshToken: false,
     });
     return [
@@ -50,7 +59,8 @@ export async function approvedResponseParameters(
     ];
   }
 
-  const grantId = newGrantId();
+  // Listed until the code's last access token expires (a refresh family extends the entry).
+  await deps.grantIndexing.recordFor(parties, deps.authorizationCodeTtl + deps.accessTokens.longestLifetimeSeconds);
   const code = mintOpaqueToken(grantId);
   // Fail closed: a code the store did not acknowledge is never handed out (a store
   // failure rejects, and the endpoint answers temporarily_unavailable).

@@ -61,12 +61,14 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /**
  * Parses a command's arguments strictly: unknown options, a missing option value and
- * the wrong number of positional arguments (`positionals` names them) are usage errors.
+ * the wrong number of positional arguments (`positionals` names them, `optional` how many
+ * of the last ones may be left out) are usage errors.
  */
 export function parseCommandLine<const O extends Options>(
   args: readonly string[],
   options: O,
   positionals: readonly string[] = [],
+  optional = 0,
 ): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>> {
   let parsed;
   try {
@@ -79,7 +81,7 @@ export function parseCommandLine<const O extends Options>(
   const empty = parsed.positionals.findIndex((value) => value === '');
   if (empty >= 0 && empty < positionals.length) throw new UsageError(`<${positionals[empty]}> must not be empty`);
   const missing = positionals[parsed.positionals.length];
-  if (missing !== undefined) throw new UsageError(`missing <${missing}>`);
+  if (missing !== undefined && parsed.positionals.length < positionals.length - optional) throw new UsageError(`missing <${missing}>`);
   const extra = parsed.positionals[positionals.length];
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
   return parsed;

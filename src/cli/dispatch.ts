@@ -1,5 +1,6 @@
 import { clientsGroup } from './clients.js';
 import { type CliIo, type Command, type CommandGroup, EXIT, TOOL, UsageError, usageLine } from './command.js';
+import { grantsGroup } from './grants.js';
 import { keysGroup } from './keys.js';
 import { passwordGroup } from './password.js';
 import { registrationGroup } from './registration.js';
@@ -8,11 +9,20 @@ import { usersGroup } from './users.js';
 
 /** `oauth2-token-service <group> <command> [options]`: finds the command, runs it, turns what it throws into an exit code. */
 
-export const GROUPS: readonly CommandGroup[] = [keysGroup, clientsGroup, usersGroup, secretGroup, passwordGroup, registrationGroup];
+export const GROUPS: readonly CommandGroup[] = [
+  keysGroup,
+  clientsGroup,
+  usersGroup,
+  grantsGroup,
+  secretGroup,
+  passwordGroup,
+  registrationGroup,
+];
 
 const EXIT_CODES = `exit codes:
   0  success
-  1  the command failed: a bad or missing file, a refused change, a lock held by another run
+  1  the command failed: a bad or missing file, a refused change, a lock held by another run,
+     Redis unreachable or not configured (grants)
   2  usage error: unknown command or option, missing or extra argument, bad option value`;
 
 /** `keys revoke <kid>`: the command and its positional arguments. */
@@ -28,7 +38,7 @@ function commandList(groups: readonly CommandGroup[]): string {
 export const TOOL_HELP = `usage: ${TOOL} <group> <command> [options]
 
 Operator commands of the OAuth 2.0 token service. They read the server's environment
-variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, JWKS_CACHE_TTL, ACCESS_TOKEN_TTL) for their
+variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, JWKS_CACHE_TTL, ACCESS_TOKEN_TTL; REDIS_* for grants) for their
 defaults; options override them. Servers pick up changed keys, clients and users on SIGHUP.
 
 ${commandList(GROUPS)}

@@ -52,6 +52,10 @@ const ClientSchema = z
     allowed_origins: z
       .array(z.string().refine(isSerializedWebOrigin, 'must be an origin: http(s)://host[:port] with no path, as browsers send it'))
       .default([]),
+    /** A first-party client: its users are never asked for consent (unless it asks itself, with prompt=consent). */
+    skip_consent: z.boolean().default(false),
+    /** Where /oauth2/logout may send the browser afterwards (exact match), as in OpenID Connect RP-Initiated Logout. */
+    post_logout_redirect_uris: z.array(redirectUri).default([]),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -88,6 +92,10 @@ export interface Client {
   readonly introspectAllTokens: boolean;
   /** Web origins whose pages may call the token and revocation endpoints (see origins.ts). */
   readonly corsOrigins: ReadonlySet<string>;
+  /** First-party: the consent page is skipped (the operator vouches for the client). */
+  readonly skipConsent?: true;
+  /** The URIs /oauth2/logout may redirect to after signing out (exact match). */
+  readonly postLogoutRedirectUris?: readonly string[];
   /** RFC 9449 §5.2: "dpop_bound_access_tokens": every token request of this client must carry a DPoP proof. */
   readonly dpopBoundAccessTokens?: true;
   /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
@@ -112,6 +120,8 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     scope: Object.freeze(c.scope === '' ? [] : (parseScope(c.scope) ?? [])),
     authMethod: c.token_endpoint_auth_method,
     introspectAllTokens: c.introspect_all_tokens,
+    ...(c.skip_consent ? { skipConsent: true as const } : {}),
+    ...(c.post_logout_redirect_uris.length ? { postLogoutRedirectUris: Object.freeze([...c.post_logout_redirect_uris]) } : {}),
     ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',

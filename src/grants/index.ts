@@ -6,6 +6,7 @@ import type { AccessTokens } from '../tokens/access-token.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import type { GrantIndexing } from './grant-index.js';
 import { passwordGrant } from './password.js';
 import { RefreshFamilies } from './refresh-family.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -18,6 +19,8 @@ export interface GrantTableDependencies {
   readonly resources: ResourceLookup;
   readonly signIn: PasswordSignIn;
   readonly clock: Clock;
+  /** Lists each new grant under its user and client (grant administration). */
+  readonly grantIndexing: GrantIndexing;
   readonly refreshLifetimes: RefreshLifetimes;
   /** REFRESH_REUSE_GRACE, in seconds. */
   readonly refreshReuseGraceSeconds: number;
@@ -30,7 +33,7 @@ export interface GrantTableDependencies {
  */
 export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
   const { store, accessTokens, resources, refreshLifetimes, events } = deps;
-  const refreshFamilies = new RefreshFamilies(store, refreshLifetimes);
+  const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing);
   const grants: Grant[] = [
     authorizationCodeGrant({
       codes: store,
@@ -42,7 +45,15 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
       events,
     }),
     clientCredentialsGrant({ accessTokens, resources, events }),
-    passwordGrant({ signIn: deps.signIn, refreshFamilies, accessTokens, resources, clock: deps.clock, events }),
+    passwordGrant({
+      signIn: deps.signIn,
+      refreshFamilies,
+      accessTokens,
+      resources,
+      clock: deps.clock,
+      grantIndexing: deps.grantIndexing,
+      events,
+    }),
     refreshTokenGrant({
       refreshTokens: store,
       accessTokens,

@@ -5,6 +5,7 @@ import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
+import type { GrantIndexing } from './grant-index.js';
 import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
@@ -15,6 +16,7 @@ export interface PasswordGrantDependencies {
   readonly accessTokens: AccessTokens;
   readonly resources: ResourceLookup;
   readonly clock: Clock;
+  readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
 }
 
@@ -43,6 +45,8 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
 
       const grantId = newGrantId();
       const authTime = nowSeconds(deps.clock);
+      // Listed under the user and client before its first token (a refresh family extends the entry).
+      await deps.grantIndexing.recordFor({ grantId, sub: user.sub, clientId: client.clientId }, deps.accessTokens.longestLifetimeSeconds);
       const refreshToken = client.grantTypes.has('refresh_token')
         ? await deps.refreshFamilies.start(grantId, {
             clientId: client.clientId,

@@ -1,5 +1,5 @@
 import type { UnregisteredClient } from './client-display.js';
-import { clientLine, type FormContext, hiddenFields } from './form-context.js';
+import { clientLine, type FormContext, hiddenFields, signedInAs } from './form-context.js';
 import { type Html, html, type Page } from './html.js';
 import type { PageView } from './view.js';
 
@@ -63,14 +63,14 @@ ${clientLine(form, html`<p>${t.asksForAccess(html`<strong>${form.clientName}</st
 ${form.unregistered ? unregisteredNotice(view, form.unregistered) : html``}${redirectNotice(view, form)}
 ${resourceList(view, access.resources)}
 ${scopeList(view, access)}
-<p class="muted">${t.signedInAs(html`<strong>${subject}</strong>`)}</p>
 <form method="post" action="${form.action}">
 ${hiddenFields(form)}
 <div class="actions">
 <button type="submit" name="decision" value="deny">${t.deny}</button>
 <button class="primary" type="submit" name="decision" value="allow">${t.allow}</button>
 </div>
-</form>`,
+</form>
+${signedInAs(view, form, subject)}`,
     { images: form.logoUri === undefined ? [] : [form.logoUri] },
   );
 }

@@ -1,5 +1,6 @@
 import type { RedirectTarget, UnregisteredClient } from './client-display.js';
 import { type Html, html } from './html.js';
+import type { PageView } from './view.js';
 
 /** What the login and consent forms carry and show. Every value is escaped by the `html` template. */
 export interface FormContext {
@@ -14,6 +15,8 @@ export interface FormContext {
   readonly logoUri?: string | undefined;
   /** Where the answer goes (the redirect URI of this request). */
   readonly redirect: RedirectTarget;
+  /** Where the "not you?" form posts (sign out, then back to this request). */
+  readonly signOutAction: string;
   /** Set for a client nobody registered: described by a Client ID Metadata Document, or registered by itself (RFC 7591). */
   readonly unregistered?: UnregisteredClient | undefined;
 }
@@ -27,4 +30,15 @@ export function hiddenFields(form: FormContext): Html {
 export function clientLine(form: FormContext, line: Html): Html {
   if (form.logoUri === undefined) return line;
   return html`<div class="client"><img src="${form.logoUri}" alt="" width="48" height="48">${line}</div>`;
+}
+
+/**
+ * Who is signed in, and a way out: "Not you?" signs out (a POST with the CSRF token, never
+ * a link a third party could make the browser follow) and comes back to this request.
+ */
+export function signedInAs(view: PageView, form: FormContext, subject: string): Html {
+  return html`<form class="signed-in" method="post" action="${form.signOutAction}">
+${hiddenFields(form)}
+<p class="muted">${view.t.signedInAs(html`<strong>${subject}</strong>`)} <button class="link" type="submit">${view.t.notYou}</button></p>
+</form>`;
 }

@@ -43,6 +43,7 @@ dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}
 button{flex:1;font:inherit;font-weight:600;padding:.65rem 1rem;border-radius:8px;border:1px solid var(--field);background:transparent;color:inherit;cursor:pointer}
+button.link{flex:none;padding:0;border:0;background:none;color:inherit;font-weight:400;text-decoration:underline}
 button.primary{background:var(--brand);border-color:var(--brand);color:var(--on-brand)}
 `;
 }

@@ -1,3 +1,4 @@
+import { PROMPT_VALUES } from '../oauth/prompt.js';
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
@@ -63,6 +64,12 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   return {
     issuer,
     ...(responseTypes.length > 0 ? { authorization_endpoint: `${issuer}/oauth2/authorize` } : {}),
+    // OpenID Connect Prompt Create §4.1 registers prompt_values_supported for RFC 8414 metadata too.
+    ...(responseTypes.length > 0 ? { prompt_values_supported: [...PROMPT_VALUES] } : {}),
+    // OpenID Connect RP-Initiated Logout 1.0 §2.1 (registered for RFC 8414 metadata as well): where a
+    // client sends the browser to sign out; our endpoint takes its client_id, post_logout_redirect_uri
+    // and state (there are no ID tokens, so no id_token_hint), and always asks the user first.
+    ...(responseTypes.length > 0 ? { end_session_endpoint: `${issuer}/oauth2/logout` } : {}),
     token_endpoint: `${issuer}/oauth2/token`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     grant_types_supported: grantTypes,

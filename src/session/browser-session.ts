@@ -60,6 +60,11 @@ export class BrowserSession {
     return { sub, authTime };
   }
 
+  /** Ends the session: the cookie is replaced by an empty one that expires at once. */
+  end(cookies: CookieJar): void {
+    cookies.set(SESSION_COOKIE, '', { ...this.cookieOptions(), maxAge: 0 });
+  }
+
   /** The token a form must carry; sets the CSRF cookie when the browser has none yet. */
   csrfToken(cookies: CookieJar): string {
     let secret = cookies.get(CSRF_COOKIE);

@@ -2,18 +2,19 @@ import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /**
  * HMAC-SHA256 signed, expiring values for the browser side: the session cookie, the
- * authorization request carried through the login and consent forms, and CSRF tokens.
+ * authorization request carried through the login and consent forms, CSRF tokens, the
+ * mark of a sign-in made for one authorization request, and the sign-out request.
  * Each purpose signs with its own key derived from SESSION_SECRET (HKDF), so a value
  * minted for one purpose is never accepted for another. Values are signed, not
  * encrypted: they must hold nothing secret.
  */
-export type SignedPurpose = 'session' | 'interaction' | 'csrf';
+export type SignedPurpose = 'session' | 'interaction' | 'csrf' | 'sign-in' | 'logout';
 
 export class Signer {
   private readonly keys: ReadonlyMap<SignedPurpose, Buffer>;
 
   constructor(secret: string | Buffer) {
-    const purposes: SignedPurpose[] = ['session', 'interaction', 'csrf'];
+    const purposes: SignedPurpose[] = ['session', 'interaction', 'csrf', 'sign-in', 'logout'];
     this.keys = new Map(purposes.map((p) => [p, Buffer.from(hkdfSync('sha256', secret, 'oauth2-token-service', p, 32))]));
   }
 

@@ -156,3 +156,47 @@ local data = redis.call('GET', KEYS[1])
 if not data then return {} end
 return {data, redis.call('PTTL', KEYS[1])}
 `;
+
+/**
+ * Adds a grant to one index (a user's or a client's sorted set, scored by the grant's
+ * expiry), or raises its expiry (GT: never lowers it); drops the expired entries; sets the
+ * key's TTL to the latest expiry it holds, so the index dies with its last grant.
+ *   KEYS[1] index key   ARGV[1] member (JSON [grantId, sub, clientId])   ARGV[2] expiry (ms)   ARGV[3] now (ms)
+ */
+export const INDEX_GRANT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+local ttl = tonumber(last[2]) - tonumber(ARGV[3])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], math.ceil(ttl)) else redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+/**
+ * The unexpired entries of one index, after dropping the expired ones.
+ *   KEYS[1] index key   ARGV[1] now (ms)
+ *   returns {member, expiry, member, expiry, ...}, soonest expiry first
+ */
+export const LIST_GRANTS = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+`;
+
+/**
+ * Remembers a user's consent to one client in the user's hash (field: client id, value:
+ * "<expiry ms> <JSON consent>"), drops the consents that expired, and keeps the hash as
+ * long as its latest consent.
+ *   KEYS[1] the user's consents   ARGV[1] client id   ARGV[2] JSON consent   ARGV[3] expiry (ms)   ARGV[4] now (ms)
+ */
+export const REMEMBER_CONSENT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. ARGV[2])
+local now = tonumber(ARGV[4])
+local latest = 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  local expiry = tonumber(string.match(fields[i + 1], '^(%d+) '))
+  if expiry <= now then redis.call('HDEL', KEYS[1], fields[i]) elseif expiry > latest then latest = expiry end
+end
+if latest > now then redis.call('PEXPIRE', KEYS[1], latest - now) else redis.call('DEL', KEYS[1]) end
+return 1
+`;

@@ -10,6 +10,7 @@ import type {
   RotationOutcome,
   Store,
 } from './types.js';
+import { MemoryConsents, MemoryGrantIndex } from './memory-grants.js';
 import { MemoryClientRegistrations, type RegistrationEntry } from './memory-registrations.js';
 import { secondsLeft } from './window.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
@@ -56,6 +57,8 @@ export class MemoryStore implements Store {
   private readonly dpopProofs: ExpiringMap<Expiring>;
   private readonly registrations: ExpiringMap<RegistrationEntry>;
   readonly clientRegistrations: MemoryClientRegistrations;
+  readonly grantIndex: MemoryGrantIndex;
+  readonly consents: MemoryConsents;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -71,8 +74,12 @@ export class MemoryStore implements Store {
     this.dpopProofs = new ExpiringMap(clock);
     this.registrations = new ExpiringMap(clock);
     this.clientRegistrations = new MemoryClientRegistrations(this.registrations, clock);
+    this.grantIndex = new MemoryGrantIndex(clock);
+    this.consents = new MemoryConsents(clock);
     this.sweeper = setInterval(() => {
       for (const map of this.maps()) map.sweep();
+      this.grantIndex.sweep();
+      this.consents.sweep();
     }, sweepIntervalMs);
     this.sweeper.unref();
   }
@@ -202,6 +209,8 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     for (const map of this.maps()) map.clear();
+    this.grantIndex.clear();
+    this.consents.clear();
   }
 
   private maps(): ExpiringMap<Expiring>[] {

@@ -13,6 +13,9 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
  *   <prefix>client:{<client_id>}        registered client (RFC 7591): metadata and digests
+ *   <prefix>{sub:<digest>}:grants       a user's grants (sorted set scored by expiry)
+ *   <prefix>{sub:<digest>}:consents     a user's remembered consents (hash: client id → expiry and consent)
+ *   <prefix>{client:<digest>}:grants    a client's grants (sorted set scored by expiry)
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
  *   (rotation touches a family, two tokens and a grace record) run on one node;
@@ -20,6 +23,9 @@ import type { OpaqueTokenRef } from './types.js';
  *   attempt counter is its own tag, and so is a registered client's id; a denylisted `jti` key has no braces at all, so the
  *   whole key is hashed (our `jti` values are base64url, never braces). Nothing shares
  *   one global tag that would pin all of them to one node;
+ * - a user's keys share `{sub:<digest>}` and a client's index has `{client:<digest>}`: the
+ *   SHA-256 of the sub or client id, so any value (braces, spaces, long) makes a valid tag
+ *   and no identifier sits in Redis in clear; a grant's own keys stay under `{grantId}`;
  * - the prefix never contains `{` or `}` (config refuses it): a tag in the prefix would
  *   be the first one, and every key would land in its slot.
  */
@@ -52,7 +58,7 @@ export class RedisKeys {
    * each counter is its own hash tag, so counters spread over a Cluster's slots.
    */
   attempts(counter: string): string {
-    return `${this.prefix}attempts:{${createHash('sha256').update(counter).digest('base64url')}}`;
+    return `${this.prefix}attempts:{${tagOf(counter)}}`;
   }
 
   /**
@@ -69,7 +75,24 @@ export class RedisKeys {
     return `${this.prefix}client:{${clientId}}`;
   }
 
+  userGrants(sub: string): string {
+    return `${this.prefix}{sub:${tagOf(sub)}}:grants`;
+  }
+
+  userConsents(sub: string): string {
+    return `${this.prefix}{sub:${tagOf(sub)}}:consents`;
+  }
+
+  clientGrants(clientId: string): string {
+    return `${this.prefix}{client:${tagOf(clientId)}}:grants`;
+  }
+
   readinessProbe(instance: string): string {
     return `${this.prefix}{readyz}:${instance}`;
   }
+}
+
+/** A hash tag for any identifier: its SHA-256, base64url (never a brace). */
+function tagOf(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64url');
 }

@@ -6,9 +6,12 @@ import {
   CONSUME_RECORD,
   CREATE_RECORD,
   CREATE_REFRESH_FAMILY,
+  INDEX_GRANT,
+  LIST_GRANTS,
   READ_CLIENT_REGISTRATION,
   READ_REFRESH_TOKEN,
   RELEASE_ATTEMPT,
+  REMEMBER_CONSENT,
   RESERVE_ATTEMPT,
   REVOKE_GRANT,
   ROTATE_REFRESH_TOKEN,
@@ -17,6 +20,7 @@ import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
 import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisConsents, RedisGrantIndex, type GrantCommands } from './redis-grants.js';
 import { RedisClientRegistrations } from './redis-registrations.js';
 import type {
   AttemptReservation,
@@ -54,6 +58,9 @@ export const SCRIPTS = {
   readRefreshToken: { lua: READ_REFRESH_TOKEN, numberOfKeys: 2 },
   rotateRefreshToken: { lua: ROTATE_REFRESH_TOKEN, numberOfKeys: 4 },
   readClientRegistration: { lua: READ_CLIENT_REGISTRATION, numberOfKeys: 1 },
+  indexGrant: { lua: INDEX_GRANT, numberOfKeys: 1 },
+  listGrants: { lua: LIST_GRANTS, numberOfKeys: 1 },
+  rememberConsent: { lua: REMEMBER_CONSENT, numberOfKeys: 1 },
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -83,6 +90,8 @@ export class RedisStore implements Store {
   private readonly readinessKey: string;
   private readonly timeoutMs: number;
   readonly clientRegistrations: RedisClientRegistrations;
+  readonly grantIndex: RedisGrantIndex;
+  readonly consents: RedisConsents;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -99,6 +108,18 @@ export class RedisStore implements Store {
       call: (operation, command) => this.call(operation, command),
       readClientRegistration: (key) => this.script('readClientRegistration', [key], []),
     });
+    const grantCommands: GrantCommands = {
+      client: this.client,
+      keys: this.keys,
+      clock: this.clock,
+      call: (operation, command) => this.call(operation, command),
+      indexGrant: (key, member, expiresAt, now) => this.script('indexGrant', [key], [member, expiresAt, now]),
+      listGrants: (key, now) => this.script('listGrants', [key], [now]),
+      rememberConsent: (key, clientId, consent, expiresAt, now) =>
+        this.script('rememberConsent', [key], [clientId, consent, expiresAt, now]),
+    };
+    this.grantIndex = new RedisGrantIndex(grantCommands);
+    this.consents = new RedisConsents(grantCommands);
   }
 
   /**

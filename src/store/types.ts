@@ -214,6 +214,53 @@ export interface ClientRegistrationStore {
   touchClientRegistration(clientId: string, ttlSeconds: number): Promise<boolean>;
 }
 
+/**
+ * A grant as the indexes of its user and its client list it: an authorization (code,
+ * refresh-token family, or the access tokens of an implicit or password grant) whose
+ * tokens carry its id.
+ */
+export interface IndexedGrant {
+  readonly grantId: string;
+  readonly sub: string;
+  readonly clientId: string;
+  /** When nothing of the grant is usable any more (its family, code or access tokens), in milliseconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+/** Whose grants: one user's (`sub`) or one client's. */
+export type GrantOwner = { readonly sub: string } | { readonly clientId: string };
+
+/**
+ * Per user and per client, the live grants. The indexes are not in the grant's hash slot
+ * (Redis Cluster): each is written by its own single-key script, before the grant itself,
+ * so a crash between the writes leaves an index entry for a grant that never started
+ * (harmless, gone at its expiry), never a live grant that no index lists. Entries leave
+ * at their expiry; an index never outlives its last entry.
+ */
+export interface GrantIndex {
+  /** Adds the grant to its user's and its client's index, or extends its expiry there (never shortens it). */
+  indexGrant(grant: IndexedGrant): Promise<void>;
+  /** The unexpired entries of one index, soonest expiry first (revoked grants included: the caller checks). */
+  listGrants(owner: GrantOwner): Promise<IndexedGrant[]>;
+  /** Drops the grants from their user's and their client's index. */
+  unindexGrants(grants: readonly IndexedGrant[]): Promise<void>;
+}
+
+/** What a user approved for a client: the scope and resources (RFC 8707) of that consent. */
+export interface RememberedConsent {
+  readonly scope: readonly string[];
+  readonly resources: readonly string[];
+}
+
+/** Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data (one slot per user). */
+export interface ConsentStore {
+  /** Remembers (replacing what was remembered for this client) for `ttlSeconds`. */
+  rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void>;
+  findConsent(sub: string, clientId: string): Promise<RememberedConsent | undefined>;
+  /** Forgets the user's consent to one client, or, without `clientId`, to every client. */
+  forgetConsent(sub: string, clientId?: string): Promise<void>;
+}
+
 export interface StoreLifecycle {
   /** Resolves when the store answers and acknowledges a write (Redis: a short-lived probe key); used by /readyz. */
   ping(): Promise<void>;
@@ -233,6 +280,10 @@ export interface Store
   readonly kind: 'memory' | 'redis';
   /** Dynamically registered clients (RFC 7591), kept apart from the grant data. */
   readonly clientRegistrations: ClientRegistrationStore;
+  /** The grants of each user and each client (grant administration). */
+  readonly grantIndex: GrantIndex;
+  /** Remembered consent, per user and client. */
+  readonly consents: ConsentStore;
 }
 
 /** Told about every Redis store operation as it ends (the metrics); must not throw. */

@@ -73,6 +73,11 @@ export class AccessTokens {
     private readonly clock: Clock,
   ) {}
 
+  /** The longest an access token lives: ACCESS_TOKEN_TTL (a resource's own TTL only shortens it). */
+  get longestLifetimeSeconds(): number {
+    return this.settings.ttlSeconds;
+  }
+
   async issue(request: AccessTokenRequest): Promise<IssuedAccessToken> {
     const iat = nowSeconds(this.clock);
     const key = this.keystore.signingKeyAt(iat);

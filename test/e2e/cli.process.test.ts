@@ -3,8 +3,10 @@ import t from 'tap';
 import { TOOL_HELP } from '../../src/cli/dispatch.js';
 import { readKeyFolder } from '../../src/keys/key-file.js';
 import { UserRegistry } from '../../src/users/registry.js';
+import { newGrantId } from '../../src/tokens/opaque.js';
 import { tempDir } from '../helpers/keys.js';
 import { CLI, runNode } from '../helpers/process.js';
+import { redisStore } from '../helpers/stores.js';
 
 /**
  * The built `oauth2-token-service` as a process: one run per exit code and stream
@@ -49,4 +51,21 @@ t.test('users add reads the password from the standard input of the process', as
   t.same(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), { username: 'alice', sub: 'alice' });
   const closed = await runNode(CLI, ['users', 'add', '--username', 'bob'], { USERS_FILE: file });
   t.same([closed.code, closed.stderr.split('\n')[0]], [2, 'error: no password on standard input (pipe it in; see --help)']);
+});
+
+t.test('grants: the process reaches the servers Redis, revokes, and exits once done (its connection closed)', async (t) => {
+  const opened = await redisStore(t);
+  const env = { REDIS_URL: opened.redis.url, REDIS_KEY_PREFIX: opened.keyPrefix };
+  const grant = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: Date.now() + 3_600_000 };
+  await opened.store.grantIndex.indexGrant(grant);
+  const listed = await runNode(CLI, ['grants', 'list', '--sub', 'alice'], env);
+  t.same([listed.code, listed.stderr], [0, '']);
+  t.match(listed.stdout, new RegExp(`^grant=${grant.grantId} sub=alice client=web expires=\\S+Z\\n$`));
+  const revoked = await runNode(CLI, ['grants', 'revoke', '--client', 'web'], env);
+  t.same([revoked.code, revoked.stderr], [0, '']);
+  t.match(revoked.stdout, /\n1 grant revoked\n$/);
+  t.equal(await opened.store.isGrantRevoked(grant.grantId), true);
+  const memory = await runNode(CLI, ['grants', 'list', '--sub', 'alice']);
+  t.equal(memory.code, 1, 'no Redis configured: exit 1');
+  t.match(memory.stderr, /^error: grants live in the server's store, and no Redis is configured/);
 });

@@ -41,6 +41,8 @@ export async function startServers(t: Test, redisEnv: Record<string, string>, mi
     // Every second presentation of a rotated token is reuse: no grace answer hides one.
     REFRESH_REUSE_GRACE: '0',
     AUTHORIZATION_CODE_TTL: '600',
+    // Every code is approved on the consent page (issueCodes posts it each time).
+    CONSENT_TTL: '0',
     REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     REDIS_MIN_REPLICAS_ACK: String(minReplicasAck),
     LOG_LEVEL: 'fatal',

@@ -23,7 +23,7 @@ export class HttpBrowser {
   }
 }
 
-/** Signs in and approves at `base`; returns the Location the consent POST sends the browser to. */
+/** Signs in and approves at `base`; returns the Location the browser is sent to (by the consent POST, or at once when consent is remembered). */
 export async function approveOverHttp(
   base: string,
   authorizeQuery: Record<string, string>,
@@ -33,7 +33,10 @@ export async function approveOverHttp(
   const login = await (await browser.request(`${base}/oauth2/authorize?${new URLSearchParams(authorizeQuery)}`)).text();
   const afterLogin = await browser.request(`${base}${formAction(login)}`, { ...formFields(login), ...credentials });
   if (afterLogin.status !== 303) throw new Error(`login answered ${afterLogin.status}`);
-  const consent = await (await browser.request(`${base}${afterLogin.headers.get('location')}`)).text();
+  const page = await browser.request(`${base}${afterLogin.headers.get('location')}`);
+  // Consent this user gave the client before is remembered: the response comes at once.
+  if (page.status === 302) return page.headers.get('location') as string;
+  const consent = await page.text();
   const decided = await browser.request(`${base}${formAction(consent)}`, { ...formFields(consent), decision: 'allow' });
   if (decided.status !== 303) throw new Error(`consent answered ${decided.status}`);
   return decided.headers.get('location') as string;

@@ -34,7 +34,8 @@ export async function approvedCode(app: FastifyInstance): Promise<{ code: string
   const { verifier, challenge } = pkcePair();
   const done = await signInAndDecide(new InjectBrowser(app), codeRequest('web', WEB_REDIRECT, challenge, 'read'), ALICE);
   const code = redirectParams(done.headers.location as string).code;
-  if (done.statusCode !== 303 || !code) throw new Error(`no code: ${done.statusCode}`);
+  // 302 without the consent page once the consent is remembered
+  if ((done.statusCode !== 303 && done.statusCode !== 302) || !code) throw new Error(`no code: ${done.statusCode}`);
   return { code, verifier };
 }
 

@@ -38,6 +38,14 @@ async function everyOperation(store: Store): Promise<void> {
   await registrations.touchClientRegistration(REGISTRATION.clientId, 60);
   await registrations.replaceClientRegistration(REGISTRATION, 60);
   await registrations.deleteClientRegistration(REGISTRATION.clientId);
+  const indexed = { grantId, sub: 'alice', clientId: 'webapp', expiresAt: Date.now() + 60_000 };
+  await store.grantIndex.indexGrant(indexed);
+  await store.grantIndex.listGrants({ sub: 'alice' });
+  await store.grantIndex.listGrants({ clientId: 'webapp' });
+  await store.grantIndex.unindexGrants([indexed]);
+  await store.consents.rememberConsent('alice', 'webapp', { scope: ['read'], resources: [] }, 60);
+  await store.consents.findConsent('alice', 'webapp');
+  await store.consents.forgetConsent('alice');
   await store.ping();
 }
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { clusterStore } from '../helpers/stores.js';
 import { storeContract } from '../suites/store.contract.js';
+import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
@@ -8,3 +9,4 @@ storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1'
   clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
 );
 registrationStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+grantStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);

@@ -4,9 +4,11 @@ import t, { type Test } from 'tap';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
 import { RECORD, storeContract } from '../suites/store.contract.js';
+import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
+grantStoreContract(t, 'RedisStore', redisStore);
 registrationStoreContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
@@ -77,4 +79,30 @@ t.test('advance (the test clock) ages only the keys of its own store', async (t)
   t.equal(await other.store.isAccessTokenDenylisted('short'), true, 'another prefix is untouched');
   await inspector.set(`${aged.keyPrefix}forever`, '1');
   await t.rejects(aged.advance(1), /key without a TTL/, 'a key without a TTL is reported');
+});
+
+t.test('grant indexes and consents: per-user and per-client hash tags, TTL = the latest expiry', async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix, clock } = opened;
+  const inspector = inspect(t, opened);
+  const tag = (value: string) => createHash('sha256').update(value).digest('base64url');
+  await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 });
+  await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 120_000 });
+  await store.consents.rememberConsent('alice', 'web', { scope: ['read'], resources: [] }, 300);
+  const keys = (await inspector.keys(`${keyPrefix}*`)).sort();
+  t.same(
+    keys,
+    [`${keyPrefix}{client:${tag('web')}}:grants`, `${keyPrefix}{sub:${tag('alice')}}:consents`, `${keyPrefix}{sub:${tag('alice')}}:grants`],
+    'digests as hash tags: no sub or client id in clear',
+  );
+  for (const [key, expected] of [
+    [keys[0], 120_000],
+    [keys[2], 120_000],
+    [keys[1], 300_000],
+  ] as const) {
+    const ttl = await inspector.pttl(key as string);
+    t.ok(ttl > expected - 5000 && ttl <= expected, `${key}: TTL ${ttl} ms`);
+  }
+  await opened.advance(121);
+  t.same((await inspector.keys(`${keyPrefix}*grants`)).sort(), [], 'an index dies with its last grant');
 });

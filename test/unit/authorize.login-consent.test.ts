@@ -62,7 +62,11 @@ t.test('signing in', async (t) => {
     const login = await browser.get(authorizeUrl(CODE_REQUEST));
     const res = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
     t.equal(res.statusCode, 303);
-    t.equal(res.headers.location, authorizeUrl(CODE_REQUEST));
+    t.match(
+      res.headers.location,
+      new RegExp(`^${escapeRegExp(authorizeUrl(CODE_REQUEST))}&signed_in=[\\w-]+\\.[\\w-]+$`),
+      'the same request, marked as signed in for it',
+    );
     const session = (res.cookies as { name: string; httpOnly?: boolean; sameSite?: string; secure?: boolean }[]).find(
       (c) => c.name === 'oauth_session',
     );
@@ -262,3 +266,7 @@ t.test('consent and the authorization response', async (t) => {
     t.equal(error.statusCode, 303, 'a redirect after a POST is 303');
   });
 });
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -15,7 +15,7 @@ const NATIVE = {
 };
 
 t.test('the code flow of a native app on an ephemeral loopback port (RFC 8252 §7.3)', async (t) => {
-  const { app } = await buildTestServer(t, { clients: [NATIVE], users: testUsers() });
+  const { app } = await buildTestServer(t, { clients: [NATIVE], users: testUsers(), env: { CONSENT_TTL: '0' } }); // every flow shows the consent page
   const { verifier, challenge } = pkcePair();
   const authorize = (redirectUri: string) => ({
     response_type: 'code',

@@ -13,7 +13,7 @@ const NATIVE_CLIENT = {
 };
 
 t.test('a native app with a private-use URI scheme (RFC 8252 §7.1) gets its code through the consent form', async (t) => {
-  const { app } = await buildTestServer(t, { clients: [NATIVE_CLIENT], users: testUsers() });
+  const { app } = await buildTestServer(t, { clients: [NATIVE_CLIENT], users: testUsers(), env: { CONSENT_TTL: '0' } }); // every flow shows the consent page
   const browser = new InjectBrowser(app);
   const { challenge } = pkcePair();
   const params = { response_type: 'code', client_id: 'native-app', state: 's1', code_challenge: challenge, code_challenge_method: 'S256' };

@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/keys.js';
 
 const EXIT_CODES = `exit codes:
   0  success
-  1  the command failed: a bad or missing file, a refused change, a lock held by another run
+  1  the command failed: a bad or missing file, a refused change, a lock held by another run,
+     Redis unreachable or not configured (grants)
   2  usage error: unknown command or option, missing or extra argument, bad option value
 `;
 
@@ -33,6 +34,8 @@ t.test('the tool: --help lists every command and the exit codes', async (t) => {
     'users add',
     'users list',
     'users remove <username>',
+    'grants list',
+    'grants revoke <grant-id>',
     'secret hash <secret>',
     'password hash <password>',
     'registration token',

@@ -38,6 +38,34 @@ t.test('ClientRegistry', async (t) => {
     t.equal(rs.get('rs')?.introspectAllTokens, true);
   });
 
+  t.test('skip_consent and post_logout_redirect_uris: first-party clients and where sign-out may return', async (t) => {
+    const registry = ClientRegistry.fromMetadata([
+      {
+        client_id: 'portal',
+        client_secret_hash: HASH,
+        redirect_uris: ['https://portal.example.com/cb'],
+        skip_consent: true,
+        post_logout_redirect_uris: ['https://portal.example.com/bye', 'https://portal.example.com/bye?x=1'],
+      },
+      { client_id: 'web', client_secret_hash: HASH, redirect_uris: ['https://app.example.com/cb'] },
+    ]);
+    t.equal(registry.get('portal')?.skipConsent, true);
+    t.same(registry.get('portal')?.postLogoutRedirectUris, ['https://portal.example.com/bye', 'https://portal.example.com/bye?x=1']);
+    t.equal(registry.get('web')?.skipConsent, undefined, 'consent is asked by default');
+    t.equal(registry.get('web')?.postLogoutRedirectUris, undefined, 'no post-logout redirect by default');
+    for (const [entry, message] of [
+      [{ skip_consent: 'yes' }, 'skip_consent: Invalid input: expected boolean, received string'],
+      [{ post_logout_redirect_uris: ['https://x.example/bye#f'] }, 'post_logout_redirect_uris.0: must not have a fragment'],
+      [{ post_logout_redirect_uris: ['/bye'] }, 'post_logout_redirect_uris.0: must be an absolute URI'],
+    ] as const) {
+      t.throws(
+        () =>
+          ClientRegistry.fromMetadata([{ client_id: 'k', client_secret_hash: HASH, redirect_uris: ['https://k.example/cb'], ...entry }]),
+        new ClientsFileError(`clients: client "k": ${message}`),
+      );
+    }
+  });
+
   t.test('a bad entry is refused naming the client and the field', async (t) => {
     const cases: [unknown, string][] = [
       [

@@ -40,6 +40,7 @@ t.test('loadConfig', async (t) => {
       refreshReuseGrace: 10,
       sessionSecret: undefined,
       sessionTtl: 3600,
+      consentTtl: 7_776_000,
       loginMaxFailures: 5,
       loginMaxFailuresPerIp: 20,
       loginFailureWindow: 900,
@@ -91,6 +92,25 @@ t.test('loadConfig', async (t) => {
     t.equal(config.shutdownTimeout, 0, 'SHUTDOWN_TIMEOUT=0 closes every connection at once');
     t.equal(config.resourcesFile, '/etc/oauth/resources.json');
     t.equal(config.port, 3000, 'an empty variable counts as unset');
+  });
+
+  t.test('CONSENT_TTL: how long consent is remembered, 90 days by default, 0 for never, at most a year', async (t) => {
+    t.equal(loadConfig({}).consentTtl, 7_776_000);
+    t.equal(loadConfig({ CONSENT_TTL: '0' }).consentTtl, 0);
+    t.equal(loadConfig({ CONSENT_TTL: '31536000' }).consentTtl, 31_536_000);
+    for (const [value, problem] of [
+      ['31536001', 'CONSENT_TTL must be at most 31536000'],
+      ['-1', 'CONSENT_TTL must be a whole number'],
+      ['90d', 'CONSENT_TTL must be a whole number'],
+    ] as const) {
+      let problems: readonly string[] = [];
+      try {
+        loadConfig({ CONSENT_TTL: value });
+      } catch (err) {
+        problems = (err as ConfigError).problems;
+      }
+      t.same(problems, [problem], value);
+    }
   });
 
   t.test('one line per problem, naming the variable', async (t) => {

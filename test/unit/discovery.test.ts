@@ -34,6 +34,8 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
   t.same(res.json(), {
     issuer: ISSUER,
     authorization_endpoint: `${ISSUER}/oauth2/authorize`,
+    prompt_values_supported: ['none', 'login', 'consent'],
+    end_session_endpoint: `${ISSUER}/oauth2/logout`,
     token_endpoint: `${ISSUER}/oauth2/token`,
     jwks_uri: `${ISSUER}/.well-known/jwks.json`,
     grant_types_supported: ['authorization_code', 'client_credentials'],

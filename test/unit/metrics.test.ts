@@ -92,7 +92,7 @@ t.test('registered clients are counted under client_id="dynamic"', async (t) => 
 });
 
 t.test('authorization outcomes and sign-ins', async (t) => {
-  const { app, metricsApp } = await authorizeServer(t, { LOGIN_MAX_FAILURES: '2' });
+  const { app, metricsApp } = await authorizeServer(t, { LOGIN_MAX_FAILURES: '2', CONSENT_TTL: '0' }); // the denial sees the consent page
   await approvedCode(app);
   const { challenge } = pkcePair();
   const denied = await signInAndDecide(new InjectBrowser(app), codeRequest('web', WEB_REDIRECT, challenge), ALICE, 'deny');

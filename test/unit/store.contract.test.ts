@@ -1,7 +1,9 @@
 import t from 'tap';
 import { memoryStore } from '../helpers/stores.js';
 import { storeContract } from '../suites/store.contract.js';
+import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'MemoryStore', memoryStore);
+grantStoreContract(t, 'MemoryStore', memoryStore);
 registrationStoreContract(t, 'MemoryStore', memoryStore);

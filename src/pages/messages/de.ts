@@ -33,6 +33,13 @@ export const de: Messages = {
   noScope: 'Keine besonderen Berechtigungen: Die Anwendung erfährt nur, dass Sie sich angemeldet haben.',
   noScopeAtResources: 'Keine besonderen Berechtigungen: Diese Dienste entscheiden, was die Anwendung in Ihrem Namen tun darf.',
   signedInAs: (subject) => html`Angemeldet als ${subject}.`,
+  notYou: 'Nicht Sie?',
+  signInAgain: 'Diese Anwendung bittet Sie, sich erneut anzumelden.',
+  signOutTitle: 'Abmelden?',
+  asksYouToSignOut: (client) => html`${client} bittet Sie, sich abzumelden.`,
+  signOutButton: 'Abmelden',
+  signedOutTitle: 'Sie sind abgemeldet',
+  signedOutExplanation: 'Sie können dieses Fenster schließen.',
   allow: 'Erlauben',
   deny: 'Ablehnen',
 

@@ -32,6 +32,13 @@ export const en: Messages = {
   noScope: 'No specific permissions: it only learns that you signed in.',
   noScopeAtResources: 'No specific permissions: these services decide what it may do as you.',
   signedInAs: (subject) => html`Signed in as ${subject}.`,
+  notYou: 'Not you?',
+  signInAgain: 'This application asks you to sign in again.',
+  signOutTitle: 'Sign out?',
+  asksYouToSignOut: (client) => html`${client} asks you to sign out.`,
+  signOutButton: 'Sign out',
+  signedOutTitle: 'You are signed out',
+  signedOutExplanation: 'You can close this window.',
   allow: 'Allow',
   deny: 'Deny',
 

@@ -47,6 +47,13 @@ export interface Messages {
   readonly noScope: string;
   readonly noScopeAtResources: string;
   readonly signedInAs: (subject: Html) => Html;
+  readonly notYou: string;
+  readonly signInAgain: string;
+  readonly signOutTitle: string;
+  readonly asksYouToSignOut: (client: Html) => Html;
+  readonly signOutButton: string;
+  readonly signedOutTitle: string;
+  readonly signedOutExplanation: string;
   readonly allow: string;
   readonly deny: string;
 

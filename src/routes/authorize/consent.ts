@@ -19,9 +19,14 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
       return sendErrorToClient(reply, authorization, denied, { issuer: endpoint.issuer, afterPost: true, view: viewOf(endpoint, request) });
     }
     if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
-    const parameters = await sendingStoreFailuresToClient(authorization, () =>
-      approvedResponseParameters(authorization, user, endpoint.responses),
-    );
+    const parameters = await sendingStoreFailuresToClient(authorization, async () => {
+      // Remembered, so a later request for no more than this skips the page (CONSENT_TTL).
+      if (endpoint.consentTtlSeconds > 0) {
+        const consent = { scope: authorization.scope, resources: authorization.resources.map((r) => r.resource) };
+        await endpoint.consents.rememberConsent(user.sub, authorization.client.clientId, consent, endpoint.consentTtlSeconds);
+      }
+      return approvedResponseParameters(authorization, user, endpoint.responses);
+    });
     return sendToClient(reply, authorization, parameters, { issuer: endpoint.issuer, afterPost: true, view: viewOf(endpoint, request) });
   });
 }

@@ -1,14 +1,18 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { Parameters } from '../../authorize/request.js';
+import { nowSeconds } from '../../clock.js';
 import { InvalidRequest } from '../../errors.js';
+import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
 import { BODY_LIMIT_BYTES, FORM_CONTENT_TYPE } from '../../http/form-body.js';
 import { consentRoute } from './consent.js';
 import { cookieJar } from './cookies.js';
 import { answerError } from './error-answer.js';
-import { showConsent, showLogin, validate } from './interaction.js';
+import { validate } from './interaction.js';
 import { loginRoute } from './login.js';
+import { logoutRoutes } from './logout.js';
 import type { AuthorizeRouteOptions } from './options.js';
+import { proceed } from './proceed.js';
 
 export type { AuthorizeRouteOptions } from './options.js';
 
@@ -50,12 +54,18 @@ export async function authorizeRoutes(app: FastifyInstance, endpoint: AuthorizeR
       } else {
         parameters = entriesOf(queryOf(request.url));
       }
-      const authorization = await validate(endpoint, parameters);
+      const mark = parameters.find(([name]) => name === SIGN_IN_MARK_PARAMETER)?.[1];
+      const authorization = await validate(
+        endpoint,
+        parameters.filter(([name]) => name !== SIGN_IN_MARK_PARAMETER),
+      );
       const user = endpoint.session.current(cookieJar(request, reply));
-      return user ? showConsent(endpoint, request, reply, authorization, user.sub) : showLogin(endpoint, request, reply, authorization);
+      const signedInForThisRequest = isSignInMarkFor(endpoint.signer, mark, user, authorization.parameters, nowSeconds(endpoint.clock));
+      return proceed(endpoint, request, reply, authorization, { user, signedInForThisRequest });
     },
   });
 
   await loginRoute(app, endpoint);
   await consentRoute(app, endpoint);
+  await logoutRoutes(app, endpoint);
 }

@@ -16,6 +16,7 @@ import { sendPage, formTargetOf } from '../../pages/html.js';
 import type { Messages } from '../../pages/messages/index.js';
 import type { PageView } from '../../pages/view.js';
 import { describeScope } from '../../resources/scope-descriptions.js';
+import { SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
 import { cookieJar } from './cookies.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
@@ -37,7 +38,7 @@ export function validate(endpoint: AuthorizeRouteOptions, parameters: Parameters
   return validateAuthorizationRequest(parameters, endpoint, endpoint.codeResponseMode);
 }
 
-function readInteraction(endpoint: AuthorizeRouteOptions, value: string | undefined): Parameters {
+export function readInteraction(endpoint: AuthorizeRouteOptions, value: string | undefined): Parameters {
   const parameters = endpoint.signer.verify<Parameters>('interaction', value, nowSeconds(endpoint.clock));
   if (!parameters || !Array.isArray(parameters)) {
     throw new InvalidRequest('this form has expired or was altered: go back to the application and start again');
@@ -94,6 +95,7 @@ function formContext(
     interaction: endpoint.signer.sign('interaction', authorization.parameters, nowSeconds(endpoint.clock) + INTERACTION_TTL_SECONDS),
     csrfToken: endpoint.session.csrfToken(cookieJar(request, reply)),
     clientName: authorization.client.clientName ?? authorization.client.clientId,
+    signOutAction: endpoint.paths.logout,
     logoUri: authorization.client.logoUri,
     redirect: redirectTargetOf(authorization.redirectUri),
     unregistered: unregisteredOf(authorization),
@@ -116,16 +118,22 @@ function requestedAccess(endpoint: AuthorizeRouteOptions, authorization: Authori
   };
 }
 
+/** `signedIn`: the subject of a session that must sign in again (prompt=login, max_age). */
 export function showLogin(
   endpoint: AuthorizeRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
   authorization: AuthorizationRequest,
   problem?: { statusCode: number; message: (t: Messages) => string; username?: string },
+  signedIn?: string,
 ): FastifyReply {
   const form = formContext(endpoint, request, reply, authorization, endpoint.paths.login);
   const view = viewOf(endpoint, request);
-  return sendPage(reply, problem?.statusCode ?? 200, loginPage(view, form, problem?.message(view.t), problem?.username));
+  // A sign-in may end at the client at once (consent remembered or not needed), and Chrome
+  // applies form-action to the redirects after the submission: allow the client's origin.
+  return sendPage(reply, problem?.statusCode ?? 200, loginPage(view, form, problem?.message(view.t), problem?.username, signedIn), {
+    formTargets: [formTargetOf(authorization.redirectUri)],
+  });
 }
 
 export function showConsent(
@@ -143,8 +151,19 @@ export function showConsent(
   });
 }
 
-/** Back to the authorization endpoint with the same request (after sign-in, or when the session ended): 303 after a POST. */
-export function returnToAuthorize(endpoint: AuthorizeRouteOptions, reply: FastifyReply, authorization: AuthorizationRequest): FastifyReply {
-  const location = `${endpoint.paths.authorize}?${new URLSearchParams(authorization.parameters as [string, string][]).toString()}`;
+/**
+ * Back to the authorization endpoint with the same request (after sign-in, or when the
+ * session ended): 303 after a POST. After a sign-in, `signInMark` tells the endpoint the
+ * session was started for this request (src/session/sign-in-mark.ts).
+ */
+export function returnToAuthorize(
+  endpoint: AuthorizeRouteOptions,
+  reply: FastifyReply,
+  authorization: AuthorizationRequest,
+  signInMark?: string,
+): FastifyReply {
+  const query = new URLSearchParams(authorization.parameters as [string, string][]);
+  if (signInMark !== undefined) query.append(SIGN_IN_MARK_PARAMETER, signInMark);
+  const location = `${endpoint.paths.authorize}?${query.toString()}`;
   return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
 }

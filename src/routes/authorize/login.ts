@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { signInMark } from '../../session/sign-in-mark.js';
 import type { Messages } from '../../pages/messages/index.js';
 import { cookieJar } from './cookies.js';
 import { readSubmittedForm, returnToAuthorize, sendingStoreFailuresToClient, showLogin } from './interaction.js';
@@ -37,10 +38,11 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
         return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: (t) => t.signInBusy, username });
       case 'wrong_credentials':
         return showLogin(endpoint, request, reply, authorization, { statusCode: 200, message: (t) => t.wrongCredentials, username });
-      case 'signed_in':
-        endpoint.session.start(cookieJar(request, reply), signIn.user.sub);
+      case 'signed_in': {
+        const user = endpoint.session.start(cookieJar(request, reply), signIn.user.sub);
         // RFC 9700 §4.11: after a POST, 303 so the browser does not re-send the credentials.
-        return returnToAuthorize(endpoint, reply, authorization);
+        return returnToAuthorize(endpoint, reply, authorization, signInMark(endpoint.signer, user, authorization.parameters));
+      }
     }
   });
 }

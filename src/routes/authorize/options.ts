@@ -7,12 +7,13 @@ import type { ProtectedResource } from '../../resources/registry.js';
 import type { ResourceLookup } from '../../oauth/resource.js';
 import type { BrowserSession } from '../../session/browser-session.js';
 import type { Signer } from '../../session/signer.js';
+import type { ConsentStore } from '../../store/types.js';
 import type { PasswordSignIn } from '../../users/sign-in.js';
 
 /** What the authorization endpoint and its login and consent pages share. */
 export interface AuthorizeRouteOptions {
   readonly issuer: string;
-  readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string };
+  readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string; readonly logout: string };
   /** Every client: the file's, registered ones, metadata documents. */
   readonly clients: ClientDirectory;
   /** The registered resources (RFC 8707), read on every request; their scope descriptions name scopes on the consent page. */
@@ -28,6 +29,9 @@ export interface AuthorizeRouteOptions {
   readonly session: BrowserSession;
   /** Issues codes and implicit-flow tokens once the user approves. */
   readonly responses: AuthorizationResponseDependencies;
+  /** What each user approved for each client, remembered for `consentTtlSeconds` (CONSENT_TTL; 0: never). */
+  readonly consents: ConsentStore;
+  readonly consentTtlSeconds: number;
   readonly clock: Clock;
   readonly codeResponseMode: 'query' | 'fragment';
 }

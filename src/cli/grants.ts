@@ -1,0 +1,104 @@
+import { type Clock, systemClock } from '../clock.js';
+import { loadConfig } from '../config.js';
+import { type GrantAdministrationDependencies, liveGrants, revokeGrantById, revokeGrantsOf } from '../grants/administration.js';
+import { openStore } from '../store/open-store.js';
+import type { GrantOwner, IndexedGrant, Store } from '../store/types.js';
+import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, UsageError } from './command.js';
+
+/**
+ * `grants list|revoke`: the grants of a user or a client, in the shared store the servers
+ * use (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS and REDIS_KEY_PREFIX, read as the
+ * server reads them).
+ */
+
+const OWNER_OPTIONS = { sub: { type: 'string' }, client: { type: 'string' } } as const;
+
+const NOT_SHARED =
+  "grants live in the server's store, and no Redis is configured (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): the in-memory store exists only inside one server process, which this command cannot reach";
+
+/** Opens the configured store for one command, closing it afterwards; refuses the in-memory store. */
+async function withGrantStore<T>(io: CliIo, work: (deps: GrantAdministrationDependencies) => Promise<T>): Promise<T> {
+  const config = loadConfig(io.env ?? process.env);
+  if (!config.redis) throw new Error(NOT_SHARED);
+  const clock: Clock = io.clock ?? systemClock;
+  const store: Store = await openStore(config, { clock });
+  try {
+    return await work({
+      index: store.grantIndex,
+      revocation: store,
+      consents: store.consents,
+      // As long as any grant can live: a refresh family, or a code and the access token it yields.
+      revocationMarkSeconds: Math.max(config.refreshTokenTtl, config.authorizationCodeTtl + config.accessTokenTtl),
+      clock,
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+function ownerOf(values: { sub?: string | undefined; client?: string | undefined }): GrantOwner | undefined {
+  if (values.sub !== undefined && values.client !== undefined) throw new UsageError('give --sub or --client, not both');
+  if (values.sub !== undefined) return { sub: values.sub };
+  if (values.client !== undefined) return { clientId: values.client };
+  return undefined;
+}
+
+function grantLine(grant: IndexedGrant): string {
+  return [
+    listField('grant', grant.grantId),
+    listField('sub', grant.sub),
+    listField('client', grant.clientId),
+    listField('expires', new Date(grant.expiresAt).toISOString()),
+  ].join(' ');
+}
+
+const list: Command = {
+  name: 'list',
+  synopsis: '--sub SUB | --client CLIENT_ID',
+  summary: "list a user's or a client's live grants",
+  description: `Prints one line per live grant of the user (--sub) or the client (--client): its id, user,
+client and the time its last token expires (refresh family, or code and access token).
+Revoked and expired grants are not listed. Grants of client_credentials are not listed:
+they have no user and no refresh token. Needs the servers' Redis (REDIS_* variables).`,
+  async run(args, io) {
+    const { values } = parseCommandLine(args, OWNER_OPTIONS);
+    const owner = ownerOf(values);
+    if (!owner) throw new UsageError('give --sub SUB or --client CLIENT_ID');
+    const grants = await withGrantStore(io, (deps) => liveGrants(owner, deps));
+    for (const grant of grants) io.stdout.write(`${grantLine(grant)}\n`);
+  },
+};
+
+const revoke: Command = {
+  name: 'revoke',
+  synopsis: '<grant-id> | --sub SUB | --client CLIENT_ID',
+  summary: 'revoke a grant, or every grant of a user or a client',
+  description: `Revokes one grant by its id (the grant_id claim of its access tokens, the part of its
+refresh token before the dot), or every live grant of a user (--sub) or a client
+(--client). A revoked grant's refresh tokens stop working at once and introspection
+reports its access tokens inactive; resource servers verifying JWTs offline accept them
+until they expire (ACCESS_TOKEN_TTL). --sub also forgets the user's remembered consent to
+every client; --client forgets the consent of each user it revoked for that client.
+Prints one line per revoked grant. Needs the servers' Redis (REDIS_* variables).`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandLine(args, OWNER_OPTIONS, ['grant-id'], 1);
+    const owner = ownerOf(values);
+    const grantId = positionals[0];
+    if (grantId !== undefined && owner) throw new UsageError('give a grant id, --sub or --client, only one of them');
+    if (grantId === undefined && !owner) throw new UsageError('give a grant id, --sub SUB or --client CLIENT_ID');
+    if (grantId !== undefined) {
+      await withGrantStore(io, (deps) => revokeGrantById(grantId, deps));
+      io.stdout.write(`revoked ${listField('grant', grantId)}\n`);
+      return;
+    }
+    const revoked = await withGrantStore(io, (deps) => revokeGrantsOf(owner as GrantOwner, deps));
+    for (const grant of revoked) io.stdout.write(`revoked ${grantLine(grant)}\n`);
+    io.stdout.write(`${revoked.length} grant${revoked.length === 1 ? '' : 's'} revoked\n`);
+  },
+};
+
+export const grantsGroup: CommandGroup = {
+  name: 'grants',
+  summary: "the grants of users and clients in the servers' store",
+  commands: [list, revoke],
+};

@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { type LogoutRequest, logoutParameters, validateLogoutRequest } from '../../authorize/logout-request.js';
+import type { Parameters } from '../../authorize/request.js';
+import { nowSeconds } from '../../clock.js';
+import { FormRefused, InvalidRequest } from '../../errors.js';
+import { FormParams } from '../../oauth/form-params.js';
+import { formTargetOf, sendPage } from '../../pages/html.js';
+import { logoutPage, signedOutPage } from '../../pages/logout.js';
+import { cookieJar } from './cookies.js';
+import type { PageView } from '../../pages/view.js';
+import { readInteraction, returnToAuthorize, validate, viewOf } from './interaction.js';
+import type { AuthorizeRouteOptions } from './options.js';
+
+/**
+ * Sign-out: `GET /oauth2/logout` asks (a page with a form), `POST /oauth2/logout` with that
+ * form's CSRF token ends the browser session. A GET never signs out, so no other site can
+ * sign a user out with an image or a link. Afterwards the browser goes to the client's
+ * registered post_logout_redirect_uri (with `state`), or sees a "signed out" page.
+ */
+
+/** How long the confirmation form stays valid. */
+const LOGOUT_FORM_TTL_SECONDS = 900;
+
+function queryEntries(url: string): Parameters {
+  const start = url.indexOf('?');
+  return start === -1 ? [] : [...new URLSearchParams(url.slice(start + 1))];
+}
+
+/** Where the signed-out browser goes: the client's URI with `state` (303 after the form), else the page. */
+function signedOut(reply: FastifyReply, view: PageView, logout: LogoutRequest, statusAfterForm: 302 | 303): FastifyReply {
+  if (logout.postLogoutRedirectUri === undefined) return sendPage(reply, 200, signedOutPage(view));
+  const location = new URL(logout.postLogoutRedirectUri);
+  if (logout.state !== undefined) location.searchParams.append('state', logout.state);
+  return reply
+    .code(statusAfterForm)
+    .header('location', location.href)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .send();
+}
+
+/**
+ * An invalid sign-out request throws InvalidRequest without `redirectTo`: the endpoint's
+ * error page (400), never a redirect to an unverified URI (RP-Initiated Logout §3, as
+ * RFC 6749 §4.1.2.1 for redirect URIs).
+ */
+export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
+  app.get(endpoint.paths.logout, async (request, reply) => {
+    const logout = await validateLogoutRequest(queryEntries(request.url), endpoint.clients);
+    const view = viewOf(endpoint, request);
+    const jar = cookieJar(request, reply);
+    const user = endpoint.session.current(jar);
+    // Nobody is signed in: nothing to confirm, nothing changes.
+    if (!user) return signedOut(reply, view, logout, 302);
+    const form = {
+      action: endpoint.paths.logout,
+      logout: endpoint.signer.sign('logout', logoutParameters(logout), nowSeconds(endpoint.clock) + LOGOUT_FORM_TTL_SECONDS),
+      csrfToken: endpoint.session.csrfToken(jar),
+      subject: user.sub,
+      clientName: logout.clientName,
+    };
+    // Chrome applies form-action to the redirect that follows the submission: allow the post-logout URI's origin.
+    const formTargets = logout.postLogoutRedirectUri !== undefined ? [formTargetOf(logout.postLogoutRedirectUri)] : [];
+    return sendPage(reply, 200, logoutPage(view, form), { formTargets });
+  });
+
+  app.post(endpoint.paths.logout, async (request, reply) => {
+    if (!Array.isArray(request.body)) throw new InvalidRequest('forms must be sent as application/x-www-form-urlencoded');
+    const fields = FormParams.fromEntries(request.body as [string, string][]);
+    const jar = cookieJar(request, reply);
+    if (!endpoint.session.csrfTokenValid(jar, fields.get('csrf_token'))) {
+      throw new FormRefused('this form was not sent from this site, or your session changed: sign out from the page of this server');
+    }
+    // "Not you?" on the login or consent page: sign out, then the same authorization request again.
+    const interaction = fields.get('interaction');
+    if (interaction !== undefined) {
+      const authorization = await validate(endpoint, readInteraction(endpoint, interaction));
+      endpoint.session.end(jar);
+      return returnToAuthorize(endpoint, reply, authorization);
+    }
+    const carried = endpoint.signer.verify<Parameters>('logout', fields.get('logout'), nowSeconds(endpoint.clock));
+    if (!Array.isArray(carried)) throw new InvalidRequest('this sign-out form has expired or was altered: sign out again');
+    // Again: the client may have been removed, or its URIs changed, since the page was shown.
+    const logout = await validateLogoutRequest(carried, endpoint.clients);
+    endpoint.session.end(jar);
+    return signedOut(reply, viewOf(endpoint, request), logout, 303);
+  });
+}

@@ -1,0 +1,143 @@
+import t, { type Test } from 'tap';
+import { ALICE, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
+import { runCommand } from '../helpers/cli.js';
+import { expectOAuthError } from '../helpers/oauth-error.js';
+import { buildTestServer } from '../helpers/server.js';
+import { redisStore } from '../helpers/stores.js';
+import { TokenClient } from '../helpers/token-client.js';
+import { CLIENTS } from '../suites/token-status.js';
+
+/** `grants list|revoke` against the Redis a server writes its grants to. */
+
+interface Tokens {
+  readonly access_token: string;
+  readonly refresh_token: string;
+}
+
+async function setup(t: Test) {
+  const opened = await redisStore(t);
+  const server = await buildTestServer(t, { clients: CLIENTS, users: testUsers(), store: opened });
+  const app = new TokenClient(server.app, 'app', WEB_SECRET);
+  const mobile = new TokenClient(server.app, 'mobile', null);
+  const rs = new TokenClient(server.app, 'rs', WEB_SECRET);
+  const signIn = async (client: TokenClient, username: string, password: string) =>
+    (await client.token({ grant_type: 'password', username, password })).json() as Tokens;
+  const env = { REDIS_URL: opened.redis.url, REDIS_KEY_PREFIX: opened.keyPrefix };
+  const grants = (...args: string[]) => runCommand(['grants', ...args], { env, clock: () => opened.clock.now });
+  const grantIdOf = (tokens: Tokens) => tokens.refresh_token.split('.')[0] as string;
+  const active = async (token: string) => (await rs.introspect(token)).active;
+  return { ...server, app, mobile, signIn, grants, grantIdOf, active, opened };
+}
+
+const expiry = (clockNow: number, seconds: number) => new Date(clockNow + seconds * 1000).toISOString();
+
+t.test('grants list --sub and --client: the live grants, one line each, soonest expiry first', async (t) => {
+  const { app, mobile, signIn, grants, grantIdOf, opened } = await setup(t);
+  // One second apart, so the expiries (and the order) differ.
+  const signedIn: { tokens: Tokens; at: number }[] = [];
+  for (const [client, user, password] of [
+    [app, ALICE.username, ALICE.password],
+    [mobile, ALICE.username, ALICE.password],
+    [app, 'bob', 'bob-password-1'],
+  ] as const) {
+    signedIn.push({ tokens: await signIn(client, user, password), at: opened.clock.now });
+    await opened.advance(1);
+  }
+  const [first, onMobile, bobs] = signedIn as [(typeof signedIn)[0], (typeof signedIn)[0], (typeof signedIn)[0]];
+  const line = ({ tokens, at }: (typeof signedIn)[0], sub: string, client: string) =>
+    `grant=${grantIdOf(tokens)} sub=${sub} client=${client} expires=${expiry(at, 2_592_000)}`;
+
+  const bySub = await grants('list', '--sub', 'user-alice');
+  t.same(bySub, { code: 0, stdout: `${line(first, 'user-alice', 'app')}\n${line(onMobile, 'user-alice', 'mobile')}\n`, stderr: '' });
+  const byClient = await grants('list', '--client', 'app');
+  t.same(byClient, { code: 0, stdout: `${line(first, 'user-alice', 'app')}\n${line(bobs, 'bob', 'app')}\n`, stderr: '' });
+  t.same(await grants('list', '--sub', 'nobody'), { code: 0, stdout: '', stderr: '' }, 'no grants: no lines, success');
+});
+
+t.test('grants revoke <grant id>: its refresh token dies, its access token is inactive; the others live', async (t) => {
+  const { app, signIn, grants, grantIdOf, active } = await setup(t);
+  const revoked = await signIn(app, ALICE.username, ALICE.password);
+  const kept = await signIn(app, ALICE.username, ALICE.password);
+  const id = grantIdOf(revoked);
+  t.same(await grants('revoke', id), { code: 0, stdout: `revoked grant=${id}\n`, stderr: '' });
+  expectOAuthError(t, await app.refresh(revoked.refresh_token), { status: 400, error: 'invalid_grant' });
+  t.equal(await active(revoked.access_token), false, 'introspection: inactive');
+  t.equal(await active(kept.access_token), true);
+  t.equal((await app.refresh(kept.refresh_token)).statusCode, 200, 'the other grant still refreshes');
+  const listed = await grants('list', '--sub', 'user-alice');
+  t.notMatch(listed.stdout, id, 'a revoked grant is no longer listed');
+  t.match(listed.stdout, grantIdOf(kept));
+});
+
+t.test("grants revoke --sub: every grant of the user, on every client, and the user's remembered consent", async (t) => {
+  const { app, mobile, signIn, grants, grantIdOf, active, opened } = await setup(t);
+  const onApp = await signIn(app, ALICE.username, ALICE.password);
+  const onMobile = await signIn(mobile, ALICE.username, ALICE.password);
+  const bobs = await signIn(app, 'bob', 'bob-password-1');
+  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], resources: [] }, 600);
+  await opened.store.consents.rememberConsent('bob', 'web', { scope: ['read'], resources: [] }, 600);
+
+  const result = await grants('revoke', '--sub', 'user-alice');
+  t.equal(result.code, 0);
+  t.equal(result.stderr, '');
+  t.match(result.stdout, `revoked grant=${grantIdOf(onApp)} sub=user-alice client=app`);
+  t.match(result.stdout, `revoked grant=${grantIdOf(onMobile)} sub=user-alice client=mobile`);
+  t.match(result.stdout, /\n2 grants revoked\n$/);
+  for (const tokens of [onApp, onMobile]) t.equal(await active(tokens.access_token), false);
+  expectOAuthError(t, await app.refresh(onApp.refresh_token), { status: 400, error: 'invalid_grant' });
+  expectOAuthError(t, await mobile.refresh(onMobile.refresh_token), { status: 400, error: 'invalid_grant' });
+  t.equal(await active(bobs.access_token), true, "another user's grant stays");
+  t.equal(await opened.store.consents.findConsent('user-alice', 'web'), undefined, 'consent forgotten');
+  t.same(await opened.store.consents.findConsent('bob', 'web'), { scope: ['read'], resources: [] });
+  t.same(await grants('list', '--sub', 'user-alice'), { code: 0, stdout: '', stderr: '' });
+  t.same(await grants('revoke', '--sub', 'user-alice'), { code: 0, stdout: '0 grants revoked\n', stderr: '' });
+});
+
+t.test("grants revoke --client: every grant of the client, and its users' consent to it", async (t) => {
+  const { app, mobile, signIn, grants, active, opened } = await setup(t);
+  const alices = await signIn(mobile, ALICE.username, ALICE.password);
+  const bobs = await signIn(mobile, 'bob', 'bob-password-1');
+  const elsewhere = await signIn(app, ALICE.username, ALICE.password);
+  await opened.store.consents.rememberConsent('user-alice', 'mobile', { scope: ['read'], resources: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], resources: [] }, 600);
+  const result = await grants('revoke', '--client', 'mobile');
+  t.equal(result.code, 0);
+  t.match(result.stdout, /\n2 grants revoked\n$/);
+  t.equal(await active(alices.access_token), false);
+  t.equal(await active(bobs.access_token), false);
+  t.equal(await active(elsewhere.access_token), true, "another client's grant stays");
+  t.equal(await opened.store.consents.findConsent('user-alice', 'mobile'), undefined);
+  t.same(await opened.store.consents.findConsent('user-alice', 'web'), { scope: ['read'], resources: [] });
+});
+
+t.test('expired grants leave the index with their family', async (t) => {
+  const { app, signIn, grants, opened } = await setup(t);
+  await signIn(app, ALICE.username, ALICE.password);
+  await opened.advance(2_592_001);
+  t.same(await grants('list', '--client', 'app'), { code: 0, stdout: '', stderr: '' });
+});
+
+t.test('without Redis the command fails (exit 1): the in-memory store lives inside one server', async (t) => {
+  const result = await runCommand(['grants', 'list', '--sub', 'alice'], { env: {} });
+  t.equal(result.code, 1);
+  t.equal(result.stdout, '');
+  t.match(
+    result.stderr,
+    /^error: grants live in the server's store, and no Redis is configured \(REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS\)/,
+  );
+});
+
+t.test('usage errors exit 2', async (t) => {
+  const env = { REDIS_URL: 'redis://127.0.0.1:1' };
+  for (const [args, message] of [
+    [['list'], 'give --sub SUB or --client CLIENT_ID'],
+    [['list', '--sub', 'a', '--client', 'b'], 'give --sub or --client, not both'],
+    [['revoke'], 'give a grant id, --sub SUB or --client CLIENT_ID'],
+    [['revoke', 'abc', '--sub', 'a'], 'give a grant id, --sub or --client, only one of them'],
+    [['revoke', 'a', 'b'], "unexpected argument 'b'"],
+  ] as const) {
+    const result = await runCommand(['grants', ...args], { env });
+    t.equal(result.code, 2, args.join(' '));
+    t.match(result.stderr, `error: ${message}\nusage: oauth2-token-service grants ${args[0]}`);
+  }
+});

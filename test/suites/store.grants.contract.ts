@@ -1,0 +1,96 @@
+import type { Test } from 'tap';
+import { newGrantId } from '../../src/tokens/opaque.js';
+import type { OpenStore } from '../helpers/stores.js';
+
+/** The grant indexes and remembered consents, as every store keeps them. */
+export function grantStoreContract(t: Test, name: string, open: OpenStore): void {
+  t.test(`${name}: grant indexes`, async (t) => {
+    t.test('a grant is listed under its user and its client, soonest expiry first, until it expires', async (t) => {
+      const { store, clock, advance } = await open(t);
+      const later = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      const sooner = { grantId: newGrantId(), sub: 'alice', clientId: 'cli', expiresAt: clock.now + 10_000 };
+      const bobs = { grantId: newGrantId(), sub: 'bob', clientId: 'web', expiresAt: clock.now + 30_000 };
+      for (const grant of [later, sooner, bobs]) await store.grantIndex.indexGrant(grant);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), [sooner, later]);
+      t.same(await store.grantIndex.listGrants({ clientId: 'web' }), [bobs, later]);
+      t.same(await store.grantIndex.listGrants({ clientId: 'cli' }), [sooner]);
+      t.same(await store.grantIndex.listGrants({ sub: 'carol' }), []);
+      await advance(11);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), [later], 'an expired grant leaves the index');
+      t.same(await store.grantIndex.listGrants({ clientId: 'cli' }), []);
+      await advance(50);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), []);
+      t.same(await store.grantIndex.listGrants({ clientId: 'web' }), []);
+    });
+
+    t.test('indexing a grant again raises its expiry, never lowers it', async (t) => {
+      const { store, clock } = await open(t);
+      const grant = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      await store.grantIndex.indexGrant(grant);
+      await store.grantIndex.indexGrant({ ...grant, expiresAt: clock.now + 3_600_000 });
+      await store.grantIndex.indexGrant({ ...grant, expiresAt: clock.now + 1_000 });
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), [{ ...grant, expiresAt: clock.now + 3_600_000 }]);
+      t.same(await store.grantIndex.listGrants({ clientId: 'web' }), [{ ...grant, expiresAt: clock.now + 3_600_000 }]);
+    });
+
+    t.test('unindexed grants leave both indexes; the others stay', async (t) => {
+      const { store, clock } = await open(t);
+      const one = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      const two = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 90_000 };
+      await store.grantIndex.indexGrant(one);
+      await store.grantIndex.indexGrant(two);
+      await store.grantIndex.unindexGrants([one]);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), [two]);
+      t.same(await store.grantIndex.listGrants({ clientId: 'web' }), [two]);
+      await store.grantIndex.unindexGrants([two, one]);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), []);
+    });
+
+    t.test('any sub and client id works: braces, spaces, non-ASCII', async (t) => {
+      const { store, clock } = await open(t);
+      const grant = { grantId: newGrantId(), sub: '{alice} "x" é', clientId: 'https://app.example/{id}', expiresAt: clock.now + 60_000 };
+      await store.grantIndex.indexGrant(grant);
+      t.same(await store.grantIndex.listGrants({ sub: grant.sub }), [grant]);
+      t.same(await store.grantIndex.listGrants({ clientId: grant.clientId }), [grant]);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), []);
+    });
+  });
+
+  t.test(`${name}: remembered consent`, async (t) => {
+    const CONSENT = { scope: ['read', 'write'], resources: ['https://api.example.com/'] };
+
+    t.test('remembered per user and client until its TTL', async (t) => {
+      const { store, advance } = await open(t);
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      await store.consents.rememberConsent('alice', 'cli', { scope: [], resources: [] }, 120);
+      t.same(await store.consents.findConsent('alice', 'web'), CONSENT);
+      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], resources: [] });
+      t.equal(await store.consents.findConsent('bob', 'web'), undefined);
+      await advance(61);
+      t.equal(await store.consents.findConsent('alice', 'web'), undefined, 'expired');
+      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], resources: [] }, 'the other client keeps its own TTL');
+      await advance(60);
+      t.equal(await store.consents.findConsent('alice', 'cli'), undefined);
+    });
+
+    t.test('a new consent replaces the one remembered for that client', async (t) => {
+      const { store } = await open(t);
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], resources: [] }, 60);
+      t.same(await store.consents.findConsent('alice', 'web'), { scope: ['read'], resources: [] });
+    });
+
+    t.test("forgotten for one client, or for all of a user's clients", async (t) => {
+      const { store } = await open(t);
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      await store.consents.rememberConsent('alice', 'cli', CONSENT, 60);
+      await store.consents.rememberConsent('bob', 'web', CONSENT, 60);
+      await store.consents.forgetConsent('alice', 'web');
+      t.equal(await store.consents.findConsent('alice', 'web'), undefined);
+      t.same(await store.consents.findConsent('alice', 'cli'), CONSENT);
+      await store.consents.forgetConsent('alice');
+      t.equal(await store.consents.findConsent('alice', 'cli'), undefined);
+      t.same(await store.consents.findConsent('bob', 'web'), CONSENT, "another user's consent stays");
+    });
+  });
+}
