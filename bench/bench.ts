@@ -241,7 +241,7 @@ async function main(): Promise<void> {
     const memory = {
       ours: await measureFamilyMemory(
         admin,
-        { prefix: 'oauth:', codeKeys: /:code:/, transientKeys: /:grace:/ },
+        { prefix: 'oauth:', codeKeys: /:code:|\{refresh-token-key\}$/, transientKeys: /:grace(:|$)/ },
         contenders[0]!.client,
         ourCodes,
         settings.rotations,

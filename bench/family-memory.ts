@@ -5,7 +5,8 @@ import { FORM_HEADERS } from './grant-loads.js';
 /**
  * Redis bytes per refresh family: `MEMORY USAGE` summed over a server's keys (codes left
  * out), divided by the number of families, once after the code redemptions that started
- * them and once after every family rotated `rotations` times. Keys that expire within
+ * them, after every family rotated once, and after `rotations` rotations each (so a growth
+ * per rotation shows apart from what the first rotation adds once). Keys that expire within
  * seconds (ours: the grace record of a just-rotated token, REFRESH_REUSE_GRACE) are
  * counted apart: they are not what a family keeps.
  */
@@ -14,6 +15,7 @@ export interface FamilyMemory {
   readonly families: number;
   readonly rotations: number;
   readonly afterRedemption: number;
+  readonly afterFirstRotation: number;
   readonly afterRotations: number;
   /** Bytes per family in short-lived keys right after the rotations. */
   readonly transientAfterRotations: number;
@@ -67,10 +69,13 @@ export async function measureFamilyMemory(
 ): Promise<FamilyMemory> {
   const tokens = await Promise.all(codes.map((code) => redeem(client, code)));
   const afterRedemption = await bytesOf(admin, layout);
+  const rotate = (token: string) => postToken(client, `grant_type=refresh_token&refresh_token=${token}`);
+  const rotated = await Promise.all(tokens.map(rotate));
+  const afterFirstRotation = await bytesOf(admin, layout);
   await Promise.all(
-    tokens.map(async (first) => {
+    rotated.map(async (first) => {
       let token = first;
-      for (let i = 0; i < rotations; i += 1) token = await postToken(client, `grant_type=refresh_token&refresh_token=${token}`);
+      for (let i = 1; i < rotations; i += 1) token = await rotate(token);
     }),
   );
   const afterRotations = await bytesOf(admin, layout);
@@ -78,6 +83,7 @@ export async function measureFamilyMemory(
     families: codes.length,
     rotations,
     afterRedemption: (afterRedemption.kept + afterRedemption.transient) / codes.length,
+    afterFirstRotation: afterFirstRotation.kept / codes.length,
     afterRotations: afterRotations.kept / codes.length,
     transientAfterRotations: afterRotations.transient / codes.length,
   };

@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/store/redis.js';
 import type { RedisTopology } from '../src/store/redis-connection.js';
-import type { AuthorizationCodeRecord, OpaqueTokenRef, RefreshFamilyRecord } from '../src/store/types.js';
+import type { AuthorizationCodeRecord, CodeRedemption } from '../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../src/tokens/opaque.js';
+import { newRefreshTokenHead } from '../src/tokens/refresh-token-format.js';
 import type { Teardown } from '../test/helpers/process.js';
 import { startPrivateRedis } from '../test/helpers/redis.js';
 import { startRedisCluster } from '../test/helpers/redis-cluster.js';
@@ -27,7 +28,7 @@ const CODE: AuthorizationCodeRecord = {
   authTime: 1_760_000_000,
   codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
 };
-const FAMILY: RefreshFamilyRecord = { clientId: CODE.clientId, sub: CODE.sub, scope: CODE.scope, authTime: CODE.authTime };
+const REDEEM: CodeRedemption = { revocationMarkSeconds: 600 };
 const LIFETIMES = { absoluteSeconds: 2_592_000, idleSeconds: 1_209_600 };
 /** A sealed grace response is about this long: an access token and a refresh token, encrypted, base64url. */
 const SEALED = 'x'.repeat(1100);
@@ -68,18 +69,17 @@ async function sizing(): Promise<void> {
   await store.saveAuthorizationCode(code.ref, CODE, 600);
   const codeKey = `${PREFIX}{${grantId}}:code:${code.ref.digest}`;
   const codeBytes = await usage(codeKey);
-  await store.consumeAuthorizationCode(code.ref);
+  const first = newRefreshTokenHead(grantId, 0);
+  await store.redeemAuthorizationCode(code.ref, {
+    revocationMarkSeconds: 600,
+    firstRefreshToken: { digest: first.digest, lifetimes: LIFETIMES },
+  });
   const usedCodeBytes = await usage(codeKey);
-
-  let token = mintOpaqueToken(grantId);
-  await store.createRefreshFamily(grantId, FAMILY, token.ref, LIFETIMES);
   const familyBytes = await usage(`${PREFIX}{${grantId}}:family`);
-  const currentBytes = await usage(`${PREFIX}{${grantId}}:rt:${token.ref.digest}`);
-  const first = token;
-  token = mintOpaqueToken(grantId);
-  await store.rotateRefreshToken(first.ref, token.ref, SEALED, { idleSeconds: LIFETIMES.idleSeconds, graceSeconds: 10 });
-  const rotatedBytes = await usage(`${PREFIX}{${grantId}}:rt:${first.ref.digest}`);
-  const graceBytes = await usage(`${PREFIX}{${grantId}}:grace:${first.ref.digest}`);
+  const second = newRefreshTokenHead(grantId, 1);
+  await store.rotateRefreshFamily(first, second.digest, SEALED, { idleSeconds: LIFETIMES.idleSeconds, graceSeconds: 10 });
+  const rotatedFamilyBytes = await usage(`${PREFIX}{${grantId}}:family`);
+  const graceBytes = await usage(`${PREFIX}{${grantId}}:grace`);
   await store.denylistAccessToken('Vb3k9Qm2xL7pT4wZ8rN1sA', 3600);
   const jtiBytes = await usage(`${PREFIX}jti:Vb3k9Qm2xL7pT4wZ8rN1sA`);
   await store.reserveAttempt('username:alice@example.com', 5, 900);
@@ -87,35 +87,37 @@ async function sizing(): Promise<void> {
 
   const N = 20_000;
   const codeItem = await perItem(admin, N, () => store.saveAuthorizationCode(mintOpaqueToken(newGrantId()).ref, CODE, 600));
-  const familyItem = await perItem(admin, N, () => {
+  const startFamily = async () => {
     const id = newGrantId();
-    return store.createRefreshFamily(id, FAMILY, mintOpaqueToken(id).ref, LIFETIMES);
-  });
-  const rotations = 10;
-  const rotatedFamilyItem = await perItem(admin, 2000, async () => {
-    const id = newGrantId();
-    let current: OpaqueTokenRef = mintOpaqueToken(id).ref;
-    await store.createRefreshFamily(id, FAMILY, current, LIFETIMES);
-    for (let r = 0; r < rotations; r += 1) {
-      const next = mintOpaqueToken(id).ref;
-      // Grace off: the sealed response lives REFRESH_REUSE_GRACE seconds only, not in the steady state.
-      await store.rotateRefreshToken(current, next, SEALED, { idleSeconds: LIFETIMES.idleSeconds, graceSeconds: 0 });
-      current = next;
-    }
-  });
+    const head = newRefreshTokenHead(id, 0);
+    await store.startRefreshFamily(id, { digest: head.digest, lifetimes: LIFETIMES });
+    return head;
+  };
+  const familyItem = await perItem(admin, N, startFamily);
+  const rotatedFamilyItem = (rotations: number) =>
+    perItem(admin, 2000, async () => {
+      let current = await startFamily();
+      for (let r = 0; r < rotations; r += 1) {
+        const next = newRefreshTokenHead(current.grantId, current.generation + 1);
+        // Grace off: the sealed response lives REFRESH_REUSE_GRACE seconds only, not in the steady state.
+        await store.rotateRefreshFamily(current, next.digest, SEALED, { idleSeconds: LIFETIMES.idleSeconds, graceSeconds: 0 });
+        current = next;
+      }
+    });
+  const [onceRotatedItem, tenTimesRotatedItem] = [await rotatedFamilyItem(1), await rotatedFamilyItem(10)];
   const jtiItem = await perItem(admin, N, (i) => store.denylistAccessToken(`${newGrantId()}${i}`, 3600));
 
   const lines = [
     'sizing (redis-server ' + /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] + `, prefix "${PREFIX}")`,
     '  MEMORY USAGE of one key, bytes:',
     `    authorization code ${codeBytes}, after use (tombstone) ${usedCodeBytes}`,
-    `    refresh family record ${familyBytes}; current refresh token ${currentBytes}; rotated token ${rotatedBytes}`,
+    `    refresh family (constant size) ${familyBytes} with its first token, ${rotatedFamilyBytes} after rotations`,
     `    grace record (sealed response, lives REFRESH_REUSE_GRACE s) ${graceBytes}`,
     `    denylisted access token ${jtiBytes}; sign-in attempt counter ${attemptBytes}`,
     '  used_memory per item, bytes (keys, values, TTLs, dictionary overhead):',
     `    authorization code ${codeItem}`,
     `    refresh family with its first token ${familyItem}`,
-    `    refresh family after ${rotations} rotations ${rotatedFamilyItem} (${Math.round((rotatedFamilyItem - familyItem) / rotations)} per rotation)`,
+    `    refresh family after 1 rotation ${onceRotatedItem}, after 10 rotations ${tenTimesRotatedItem} (constant: the first rotation adds the previous token's digest)`,
     `    denylisted access token ${jtiItem}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -139,17 +141,16 @@ async function measureWrites(store: RedisStore): Promise<{ consume: Latency; rot
     const code = mintOpaqueToken(newGrantId());
     await store.saveAuthorizationCode(code.ref, CODE, 600);
     const started = performance.now();
-    await store.consumeAuthorizationCode(code.ref);
+    await store.redeemAuthorizationCode(code.ref, REDEEM);
     consume.push(performance.now() - started);
   }
   const rotate: number[] = [];
-  const grantId = newGrantId();
-  let current = mintOpaqueToken(grantId).ref;
-  await store.createRefreshFamily(grantId, FAMILY, current, LIFETIMES);
+  let current = newRefreshTokenHead(newGrantId(), 0);
+  await store.startRefreshFamily(current.grantId, { digest: current.digest, lifetimes: LIFETIMES });
   for (let i = 0; i < 2000; i += 1) {
-    const next = mintOpaqueToken(grantId).ref;
+    const next = newRefreshTokenHead(current.grantId, current.generation + 1);
     const started = performance.now();
-    await store.rotateRefreshToken(current, next, SEALED, { idleSeconds: 3600, graceSeconds: 10 });
+    await store.rotateRefreshFamily(current, next.digest, SEALED, { idleSeconds: 3600, graceSeconds: 10 });
     rotate.push(performance.now() - started);
     current = next;
   }
@@ -163,7 +164,7 @@ async function measureWrites(store: RedisStore): Promise<{ consume: Latency; rot
   const started = performance.now();
   await Promise.all(
     Array.from({ length: 64 }, async () => {
-      for (let code = codes.pop(); code; code = codes.pop()) await store.consumeAuthorizationCode(code);
+      for (let code = codes.pop(); code; code = codes.pop()) await store.redeemAuthorizationCode(code, REDEEM);
     }),
   );
   return {

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { signingConfig } from '../src/signing-config.js';
 import type { BenchSettings } from './bench.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
@@ -62,6 +63,11 @@ function failuresOf(name: string, results: readonly LoadResult[]): string[] {
   return failures;
 }
 
+/** Where our server signs with WORKERS=`workers` on this machine (ACCESS_TOKEN_SIGNING=auto, the bench's setting). */
+function signingOf(workers: number): string {
+  return signingConfig({ ACCESS_TOKEN_SIGNING: 'auto' }, workers, availableParallelism()).accessTokenSigning;
+}
+
 /** Prints the report; returns what failed (connection errors, non-2xx answers). */
 export function printReport(report: BenchReport): string[] {
   const { settings, bare, signing, samples, memory } = report;
@@ -103,6 +109,7 @@ export function printReport(report: BenchReport): string[] {
   const oursCc = figureOf(samples['ours cc']);
   const two = figureOf(samples['ours2 cc']);
   if (oursCc) lines.push('', `ours/bound (client_credentials, one process) = ${(oursCc.rate / bound).toFixed(2)}`);
+  lines.push(`ours sign with ACCESS_TOKEN_SIGNING=auto: ${signingOf(1)} with WORKERS=1, ${signingOf(2)} with WORKERS=2`);
   if (oursCc && two) {
     const cores = availableParallelism();
     lines.push(
@@ -112,8 +119,9 @@ export function printReport(report: BenchReport): string[] {
     );
   }
   const bytes = (m: FamilyMemory) =>
-    `${whole(m.afterRedemption)} B after the redemption, ${whole(m.afterRotations)} B after ${m.rotations} rotations ` +
-    `(${whole((m.afterRotations - m.afterRedemption) / m.rotations)} B per rotation)` +
+    `${whole(m.afterRedemption)} B after the redemption, ${whole(m.afterFirstRotation)} B after 1 rotation, ` +
+    `${whole(m.afterRotations)} B after ${m.rotations} rotations ` +
+    `(${whole((m.afterRotations - m.afterFirstRotation) / (m.rotations - 1))} B per further rotation)` +
     (m.transientAfterRotations > 0 ? `, plus ${whole(m.transientAfterRotations)} B in grace records that expire within seconds` : '');
   lines.push(
     `Redis bytes per refresh family (MEMORY USAGE, ${memory.ours.families} families, codes left out):`,

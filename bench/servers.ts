@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { SigningThread } from '../src/tokens/jws.js';
 import { freePort } from '../test/helpers/ports.js';
 import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
 import { CLIENT_ID, type Fixtures, REDIRECT_URI, RESOURCE, SCOPE, SUBJECT } from './fixtures.js';
@@ -21,6 +22,8 @@ export interface OurServerOptions {
   readonly redisUrl?: string;
   readonly workers?: number;
   readonly metricsPort?: string;
+  /** ACCESS_TOKEN_SIGNING; undefined: the server's default. */
+  readonly signing?: SigningThread;
 }
 
 export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: OurServerOptions = {}): Promise<ServerProcess> {
@@ -35,6 +38,7 @@ export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: 
     LOG_LEVEL,
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
     ...(options.metricsPort ? { METRICS_PORT: options.metricsPort } : {}),
+    ...(options.signing ? { ACCESS_TOKEN_SIGNING: options.signing } : {}),
   };
   const server = await startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   if (workers > 1) await new Promise((resolve) => setTimeout(resolve, WORKERS_SETTLE_MS));

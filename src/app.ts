@@ -14,6 +14,7 @@ import { fanOut, type SecurityEvents } from './events/types.js';
 import type { Resolver } from './fetch/safe-fetch.js';
 import { GrantIndexing } from './grants/grant-index.js';
 import { grantTable } from './grants/index.js';
+import { RefreshTokenSealing } from './tokens/refresh-token-sealer.js';
 import { answerClientError, routeConnectRequests } from './http/client-errors.js';
 import { BODY_LIMIT_BYTES } from './http/form-body.js';
 import { loggerOptions, redactUrl } from './http/logging.js';
@@ -175,7 +176,12 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
 
   const accessTokens = new AccessTokens(
     keystore,
-    { issuer: config.issuer, audience: config.accessTokenAudience, ttlSeconds: config.accessTokenTtl },
+    {
+      issuer: config.issuer,
+      audience: config.accessTokenAudience,
+      ttlSeconds: config.accessTokenTtl,
+      signingThread: config.accessTokenSigning,
+    },
     clock,
   );
   // One sign-in service, so the login page and the password grant share limits and verification slots.
@@ -190,6 +196,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     events,
   );
   const grantIndexing = new GrantIndexing(store.grantIndex, clock);
+  const refreshTokenSealing = new RefreshTokenSealing(store, clock);
   const grants = grantTable({
     store,
     accessTokens,
@@ -199,9 +206,10 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     grantIndexing,
     refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
     refreshReuseGraceSeconds: config.refreshReuseGrace,
+    refreshTokenSealing,
     events,
   });
-  const tokenStatus = { accessTokens, refreshTokens: store, denylist: store, grants: store };
+  const tokenStatus = { accessTokens, refreshTokens: store, refreshTokenSealing, denylist: store, grants: store, clock };
   const registrationPath = `${oauth2}/register`;
   const registrations = dynamicRegistrations(config, { store, clients, resources, clock, events });
   // The clients file first, so no other source can shadow one of its ids.
@@ -247,7 +255,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     realm,
     clients,
     directory,
-    revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, clock, events },
+    revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, events },
   });
   await app.register(introspectionRoute, {
     path: `${oauth2}/introspect`,
@@ -278,7 +286,14 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
       { path: `${oauth2}/`, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
       clock,
     ),
-    responses: { codes: store, accessTokens, authorizationCodeTtl: config.authorizationCodeTtl, grantIndexing, events },
+    responses: {
+      codes: store,
+      accessTokens,
+      authorizationCodeTtl: config.authorizationCodeTtl,
+      refreshTokenTtl: config.refreshTokenTtl,
+      grantIndexing,
+      events,
+    },
     consents: store.consents,
     consentTtlSeconds: config.consentTtl,
     clock,

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
+import { SIGNING_FIELDS, type SigningConfig, signingConfig } from './signing-config.js';
 import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
@@ -84,6 +85,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
   ...REGISTRATION_FIELDS,
   ...DPOP_FIELDS,
+  ...SIGNING_FIELDS,
   ...BRAND_FIELDS,
 });
 
@@ -101,7 +103,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends RegistrationConfig, DpopConfig {
+export interface Config extends RegistrationConfig, DpopConfig, SigningConfig {
   readonly port: number;
   readonly host: string;
   /**
@@ -254,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     }),
     ...registrationConfig(e),
     ...dpopConfig(e),
+    ...signingConfig(e, workers, availableParallelism()),
     brand: brandConfig(e),
   });
 }

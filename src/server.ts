@@ -43,7 +43,7 @@ export interface StartOptions {
 
 /**
  * GET /metrics on a listener of its own at METRICS_PORT; when METRICS_PORT equals PORT,
- * buildServer serves it on the public listener instead. On failure the app is closed.
+ * buildServer serves it on the public listener instead. On failure its listener is closed (startServer closes the rest).
  */
 async function listenForMetrics(
   config: Config,
@@ -56,7 +56,7 @@ async function listenForMetrics(
   try {
     return { url: await metricsApp.listen({ port, host: config.host }), close: () => metricsApp.close() };
   } catch (err) {
-    await app.close();
+    await metricsApp.close();
     throw err;
   }
 }
@@ -149,9 +149,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     config.keysReloadInterval > 0 ? setInterval(() => void reloadKeys('interval'), config.keysReloadInterval * 1000) : undefined;
   reloader?.unref();
 
-  const address = await app.listen({ port: config.port, host: config.host });
+  const unwire = () => {
+    process.off('SIGHUP', onHangup);
+    if (reloader) clearInterval(reloader);
+  };
+  let address: string;
+  let metricsAddress: Awaited<ReturnType<typeof listenForMetrics>> | undefined;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+    metricsAddress = metrics && !options.worker ? await listenForMetrics(config, metrics, app) : undefined;
+  } catch (err) {
+    // A port in use: nothing of this server may stay behind (signal handler, timer, app, store).
+    unwire();
+    await app.close();
+    await store.close();
+    throw err;
+  }
   if (metrics && options.worker) reportMetricsToPrimary(metrics);
-  const metricsAddress = metrics && !options.worker ? await listenForMetrics(config, metrics, app) : undefined;
   app.log.info(
     {
       issuer: config.issuer,
@@ -168,8 +182,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     address,
     metricsAddress: metricsAddress?.url,
     async stop() {
-      process.off('SIGHUP', onHangup);
-      if (reloader) clearInterval(reloader);
+      unwire();
       await Promise.all([graceful.close(config.shutdownTimeout * 1000), metricsAddress?.close()]);
       await store.close();
     },

@@ -14,6 +14,8 @@ export interface AuthorizationResponseDependencies {
   readonly accessTokens: AccessTokens;
   /** AUTHORIZATION_CODE_TTL, in seconds. */
   readonly authorizationCodeTtl: number;
+  /** REFRESH_TOKEN_TTL, in seconds: how long the family a code starts lives after its redemption. */
+  readonly refreshTokenTtl: number;
   /** Lists each new grant under its user and client (grant administration). */
   readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
@@ -59,8 +61,11 @@ export async function approvedResponseParameters(
     ];
   }
 
-  // Listed until the code's last access token expires (a refresh family extends the entry).
-  await deps.grantIndexing.recordFor(parties, deps.authorizationCodeTtl + deps.accessTokens.longestLifetimeSeconds);
+  // Listed for as long as the grant can reach, so the redemption writes no index: until the
+  // code's last access token expires, or, for a client that gets refresh tokens, until the
+  // last access token of a family started at the code's last moment expires.
+  const reach = deps.authorizationCodeTtl + deps.accessTokens.longestLifetimeSeconds;
+  await deps.grantIndexing.recordFor(parties, request.client.grantTypes.has('refresh_token') ? reach + deps.refreshTokenTtl : reach);
   const code = mintOpaqueToken(grantId);
   // Fail closed: a code the store did not acknowledge is never handed out (a store
   // failure rejects, and the endpoint answers temporarily_unavailable).

@@ -6,6 +6,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation }
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
 import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
+import type { FormParams } from '../oauth/form-params.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface AuthorizationCodeGrantDependencies {
@@ -30,43 +31,46 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
       const ref = refOf(code);
       if (!ref) throw new InvalidGrant(INVALID_CODE);
 
-      const outcome = await deps.codes.consumeAuthorizationCode(ref);
+      // The client gets a refresh token: its family starts in the same step as the code is consumed.
+      const draft = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.draftFirstToken(ref.grantId) : undefined;
+      const outcome = await deps.codes.redeemAuthorizationCode(ref, {
+        revocationMarkSeconds: deps.revocationMarkSeconds,
+        firstRefreshToken: draft?.store,
+      });
       if (outcome.status === 'not_found') throw new InvalidGrant(INVALID_CODE);
       if (outcome.status === 'replayed') {
         // §4.1.2: "If an authorization code is used more than once, the authorization
         // server MUST deny the request and SHOULD revoke (when possible) all tokens
-        // previously issued based on that authorization code."
-        await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+        // previously issued based on that authorization code." The store revoked the grant
+        // in the same step as it found the replay.
         const clientId = outcome.record.clientId;
         deps.events.emit({ event: 'code.replayed', clientId, grantId: ref.grantId });
         deps.events.emit({ event: 'grant.revoked', grantId: ref.grantId, clientId, reason: 'code_replay' });
         throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
       }
       const record = outcome.record;
-      // §4.1.3: "ensure that the authorization code was issued to the authenticated
-      // confidential client, or if the client is public, ensure that the code was issued
-      // to "client_id" in the request".
-      if (record.clientId !== client.clientId) throw new InvalidGrant(INVALID_CODE);
-      checkRedirectUri(record, params.get('redirect_uri'));
-      checkCodeVerifier(record, params.get('code_verifier'));
-      // RFC 9449 §10: "the authorization server computes the JWK thumbprint of the proof key in
-      // the DPoP proof and verifies that it matches the dpop_jkt value in the authorization
-      // request. If they do not match, it MUST reject the request."
-      if (record.dpopJkt !== undefined && record.dpopJkt !== dpop?.jkt) {
-        throw new InvalidGrant('the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof made with that key');
+      let target: ReturnType<typeof narrowGrantTarget>;
+      try {
+        target = checkedTarget(record, client.clientId, params, dpop?.jkt, deps.resources);
+      } catch (err) {
+        // The family's first token was never handed out: nothing may use the family.
+        if (outcome.familyStarted) await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
+        throw err;
       }
-      const { resources, scope } = narrowGrantTarget(targetRequest(params), record, deps.resources);
-
+      const { resources, scope } = target;
+      // Only a replayed code (or a grant revoked by its administrator) revokes a grant before its family starts: issue nothing.
+      if (draft && !outcome.familyStarted) {
+        throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
+      }
       // The refresh family keeps the whole grant, even when this token request narrowed it.
-      const family = {
+      const refreshToken = draft?.sealer.seal(draft.head, {
         clientId: record.clientId,
         sub: record.sub,
         scope: record.scope,
         resources: record.resources ?? [],
         authTime: record.authTime,
         ...familyKeyBinding(client, dpop),
-      };
-      const refreshToken = client.grantTypes.has('refresh_token') ? await deps.refreshFamilies.start(ref.grantId, family) : undefined;
+      });
       const issued = await deps.accessTokens.issue({
         subject: record.sub,
         clientId: client.clientId,
@@ -90,6 +94,29 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
       return tokenResponse(issued, scope, refreshToken);
     },
   };
+}
+
+/** The checks of a redeemed code against the token request, and the target it grants (the code is consumed by then). */
+function checkedTarget(
+  record: AuthorizationCodeRecord,
+  clientId: string,
+  params: FormParams,
+  dpopJkt: string | undefined,
+  resources: ResourceLookup,
+): ReturnType<typeof narrowGrantTarget> {
+  // §4.1.3: "ensure that the authorization code was issued to the authenticated
+  // confidential client, or if the client is public, ensure that the code was issued
+  // to "client_id" in the request".
+  if (record.clientId !== clientId) throw new InvalidGrant(INVALID_CODE);
+  checkRedirectUri(record, params.get('redirect_uri'));
+  checkCodeVerifier(record, params.get('code_verifier'));
+  // RFC 9449 §10: "the authorization server computes the JWK thumbprint of the proof key in
+  // the DPoP proof and verifies that it matches the dpop_jkt value in the authorization
+  // request. If they do not match, it MUST reject the request."
+  if (record.dpopJkt !== undefined && record.dpopJkt !== dpopJkt) {
+    throw new InvalidGrant('the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof made with that key');
+  }
+  return narrowGrantTarget(targetRequest(params), record, resources);
 }
 
 /**

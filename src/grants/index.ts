@@ -3,6 +3,7 @@ import type { SecurityEvents } from '../events/types.js';
 import type { ResourceLookup } from '../oauth/resource.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
+import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
@@ -24,6 +25,8 @@ export interface GrantTableDependencies {
   readonly refreshLifetimes: RefreshLifetimes;
   /** REFRESH_REUSE_GRACE, in seconds. */
   readonly refreshReuseGraceSeconds: number;
+  /** Seals and opens refresh tokens under the store's refresh-token key. */
+  readonly refreshTokenSealing: RefreshTokenSealing;
   readonly events: SecurityEvents;
 }
 
@@ -33,7 +36,7 @@ export interface GrantTableDependencies {
  */
 export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
   const { store, accessTokens, resources, refreshLifetimes, events } = deps;
-  const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing);
+  const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing, deps.refreshTokenSealing);
   const grants: Grant[] = [
     authorizationCodeGrant({
       codes: store,
@@ -56,6 +59,8 @@ export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Gr
     }),
     refreshTokenGrant({
       refreshTokens: store,
+      legacyRefreshTokens: store.legacyRefreshTokens,
+      sealing: deps.refreshTokenSealing,
       accessTokens,
       resources,
       idleSeconds: refreshLifetimes.idleSeconds,

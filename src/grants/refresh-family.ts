@@ -1,8 +1,9 @@
 import type { Client } from '../clients/registry.js';
 import type { DpopBinding } from '../dpop/token-endpoint.js';
 import { InvalidGrant } from '../errors.js';
-import type { RefreshFamilyRecord, RefreshFamilyStore, RefreshLifetimes } from '../store/types.js';
-import { mintOpaqueToken } from '../tokens/opaque.js';
+import type { FirstRefreshToken, RefreshFamilyRecord, RefreshFamilyStore, RefreshLifetimes } from '../store/types.js';
+import { newRefreshTokenHead, type RefreshTokenHead } from '../tokens/refresh-token-format.js';
+import type { RefreshTokenSealer, RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
 import type { GrantIndexing } from './grant-index.js';
 
 /**
@@ -15,31 +16,47 @@ export function familyKeyBinding(client: Client, dpop: DpopBinding | undefined):
   return client.authMethod === 'none' && dpop !== undefined ? { jkt: dpop.jkt } : {};
 }
 
+/** The first token of a family, drawn before the store records it: its head, and what the store needs of it. */
+export interface FirstTokenDraft {
+  readonly head: RefreshTokenHead;
+  readonly sealer: RefreshTokenSealer;
+  readonly store: FirstRefreshToken;
+}
+
 /** Starts the refresh-token family of a grant (authorization_code, password). */
 export class RefreshFamilies {
   constructor(
     private readonly store: RefreshFamilyStore,
     private readonly lifetimes: RefreshLifetimes,
     private readonly grantIndexing: GrantIndexing,
+    private readonly sealing: RefreshTokenSealing,
   ) {}
 
   /**
-   * Records the family and returns its first token. The family keeps the grant's full
-   * scope, even when this token request narrowed it.
+   * A first token for `grantId`, not yet recorded: a code redemption records it in the
+   * same step as it consumes the code. The sealer is loaded first, so the store is never
+   * left with a family whose token could not be made.
+   */
+  async draftFirstToken(grantId: string): Promise<FirstTokenDraft> {
+    const sealer = await this.sealing.sealer();
+    const head = newRefreshTokenHead(grantId, 0);
+    return { head, sealer, store: { digest: head.digest, lifetimes: this.lifetimes } };
+  }
+
+  /**
+   * Records the family of a new grant (the password grant) and returns its first token.
+   * The family keeps the grant's full scope, even when this token request narrowed it.
    */
   async start(grantId: string, family: RefreshFamilyRecord): Promise<string> {
-    const token = mintOpaqueToken(grantId);
+    const draft = await this.draftFirstToken(grantId);
     // The index entry (for the family's whole life) and the family are written together, not
-    // one after the other: a round trip before the family would widen the window in which a
-    // concurrent replay of the code revokes the grant first. Safe all the same: the token is
-    // handed out only once both are acknowledged, so a family whose index write failed never
-    // had a token delivered (and the code's own entry still covers its access token).
-    const [, created] = await Promise.all([
+    // one after the other. Safe all the same: the token is handed out only once both are
+    // acknowledged, so a family whose index write failed never had a token delivered.
+    const [, started] = await Promise.all([
       this.grantIndexing.recordFor({ grantId, sub: family.sub, clientId: family.clientId }, this.lifetimes.absoluteSeconds),
-      this.store.createRefreshFamily(grantId, family, token.ref, this.lifetimes),
+      this.store.startRefreshFamily(grantId, draft.store),
     ]);
-    // Only a replayed authorization code revokes a grant before its family exists: issue nothing.
-    if (!created) throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
-    return token.value;
+    if (!started) throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
+    return draft.sealer.seal(draft.head, family);
   }
 }

@@ -15,6 +15,8 @@ const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before the Basic encoding (RFC 7617). */
 function formDecode(value: string): string {
+  // Generated ids and secrets have nothing to decode: no regex and no decoder per request.
+  if (!value.includes('%') && !value.includes('+')) return value;
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {

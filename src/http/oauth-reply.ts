@@ -9,6 +9,7 @@ import {
   TooManyFailedAttempts,
   UseDpopNonce,
 } from '../errors.js';
+import type { TokenResponse } from '../grants/types.js';
 
 /**
  * RFC 6749 §5.1: "The authorization server MUST include the HTTP "Cache-Control"
@@ -18,12 +19,28 @@ import {
  * Applied to every back-channel response, success or error.
  */
 export function sendOAuthJson(reply: FastifyReply, statusCode: number, body: unknown): FastifyReply {
+  return sendOAuthJsonText(reply, statusCode, JSON.stringify(body));
+}
+
+/** sendOAuthJson for a body already serialized. */
+export function sendOAuthJsonText(reply: FastifyReply, statusCode: number, json: string): FastifyReply {
   return reply
     .code(statusCode)
     .header('content-type', 'application/json;charset=UTF-8')
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')
-    .send(JSON.stringify(body));
+    .send(json);
+}
+
+/**
+ * RFC 6749 §5.1 token response as JSON text, written directly: the same text as
+ * `JSON.stringify(response)` (same members, same order), without walking an object.
+ */
+export function tokenResponseJson(response: TokenResponse): string {
+  let json = `{"access_token":${JSON.stringify(response.access_token)},"token_type":"${response.token_type}","expires_in":${response.expires_in}`;
+  if (response.scope !== undefined) json += `,"scope":${JSON.stringify(response.scope)}`;
+  if (response.refresh_token !== undefined) json += `,"refresh_token":${JSON.stringify(response.refresh_token)}`;
+  return `${json}}`;
 }
 
 /** Client errors Fastify raises before our handlers run, with a fixed, safe description. */

@@ -8,7 +8,7 @@ import type { Grant } from '../grants/types.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
-import { sendOAuthJson } from '../http/oauth-reply.js';
+import { sendOAuthJsonText, tokenResponseJson } from '../http/oauth-reply.js';
 
 export interface TokenRouteOptions {
   readonly path: string;
@@ -53,6 +53,6 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
     const response = await grant.handle({ client, params: body, clientAddress: request.ip, dpop });
     const nonce = options.proofs.nonceToSend();
     if (nonce !== undefined) reply.header('dpop-nonce', nonce);
-    return sendOAuthJson(reply, 200, response);
+    return sendOAuthJsonText(reply, 200, tokenResponseJson(response));
   });
 }

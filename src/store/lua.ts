@@ -18,46 +18,127 @@ return 1
 `;
 
 /**
- * Check, mark used, and return the prior state in one atomic step, so of many
- * concurrent redemptions exactly one wins (a find-then-update in two round trips is
- * the race that let concurrent code redemptions both succeed elsewhere). The used
- * record stays, with its original TTL, as a tombstone that detects replays.
- *   KEYS[1] record key   ARGV[1] time of use (ms)
- *   returns {0} unknown or expired, {1, data} consumed now, {2, data} already used
+ * Fragment: marks a grant revoked in its family key (creating the mark if the family does
+ * not exist yet) and keeps it at least `ttl` ms, never shortening a longer TTL.
  */
-export const CONSUME_RECORD = `
-local data = redis.call('HGET', KEYS[1], 'data')
-if not data then return {0} end
-if redis.call('HSETNX', KEYS[1], 'used', ARGV[1]) == 1 then return {1, data} end
-return {2, data}
-`;
+const revokeFamily = (family: string, ttl: string) => `
+redis.call('HSET', ${family}, 'revoked', '1')
+if redis.call('PTTL', ${family}) < tonumber(${ttl}) then redis.call('PEXPIRE', ${family}, ${ttl}) end`;
 
 /**
- * Starts a refresh-token family and its first token. A family key that already exists
- * is a revocation mark left by a replayed code: then nothing is created.
- *   KEYS[1] family key   KEYS[2] token key
- *   ARGV[1] JSON family  ARGV[2] token digest  ARGV[3] now (ms)
- *   ARGV[4] family TTL (ms)  ARGV[5] token idle TTL (ms)
- *   returns 1 when created, 0 when the grant was revoked first
+ * Fragment: starts a family with its first token (generation 0). The family hash is
+ * g (generation), c (current digest), p (previous digest), i (idle deadline of the
+ * current token, ms), t (when it was issued, ms), revoked; its TTL is the absolute
+ * lifetime. A family key that already exists is a revocation mark: nothing starts.
  */
-export const CREATE_REFRESH_FAMILY = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'data', ARGV[1], 'current', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('HSET', KEYS[2], 'issued_at', ARGV[3])
-redis.call('PEXPIRE', KEYS[2], math.min(tonumber(ARGV[4]), tonumber(ARGV[5])))
-return 1
-`;
+const startFamily = (family: string, digest: string, now: string, idleDeadline: string, ttl: string, refused: string) => `
+if redis.call('EXISTS', ${family}) == 1 then return ${refused} end
+redis.call('HSET', ${family}, 'g', '0', 'c', ${digest}, 'i', ${idleDeadline}, 't', ${now})
+redis.call('PEXPIRE', ${family}, ${ttl})`;
 
 /**
  * Marks a grant revoked, creating the mark if the family does not exist yet, and keeps
  * it at least ARGV[1] ms (never shortening a longer TTL).
  *   KEYS[1] family key   ARGV[1] minimum TTL (ms)
  */
-export const REVOKE_GRANT = `
-redis.call('HSET', KEYS[1], 'revoked', '1')
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+export const REVOKE_GRANT = `${revokeFamily('KEYS[1]', 'ARGV[1]')}
 return 1
+`;
+
+/**
+ * Redeems an authorization code in one round trip: check, mark used and return the
+ * prior state in one atomic step, so of many concurrent redemptions exactly one wins (a
+ * find-then-update in two round trips is the race that let concurrent code redemptions
+ * both succeed elsewhere); the used record stays, with its original TTL, as a tombstone; on the first use starts the
+ * refresh family when a first token digest is given and the grant was not revoked first;
+ * on a replay revokes the grant (RFC 6749 §4.1.2: the server "SHOULD revoke (when
+ * possible) all tokens previously issued based on that authorization code").
+ *   KEYS[1] code key   KEYS[2] family key
+ *   ARGV[1] now (ms)   ARGV[2] revocation mark TTL (ms)   ARGV[3] first token digest ('' = no refresh token)
+ *   ARGV[4] idle deadline of the first token (ms)   ARGV[5] family TTL (ms)
+ *   returns {0} unknown or expired, {1, data, 1|0} consumed now (1: the family started), {2, data} replayed (grant revoked now)
+ */
+export const REDEEM_AUTHORIZATION_CODE = `
+local data = redis.call('HGET', KEYS[1], 'data')
+if not data then return {0} end
+if redis.call('HSETNX', KEYS[1], 'used', ARGV[1]) == 0 then${revokeFamily('KEYS[2]', 'ARGV[2]')}
+  return {2, data}
+end
+if ARGV[3] == '' then return {1, data, 0} end${startFamily('KEYS[2]', 'ARGV[3]', 'ARGV[1]', 'ARGV[4]', 'ARGV[5]', '{1, data, 0}')}
+return {1, data, 1}
+`;
+
+/**
+ * Starts a refresh family outside a code redemption (the password grant).
+ *   KEYS[1] family key
+ *   ARGV[1] first token digest   ARGV[2] now (ms)   ARGV[3] idle deadline (ms)   ARGV[4] family TTL (ms)
+ *   returns 1 when started, 0 when the grant was revoked first
+ */
+export const START_REFRESH_FAMILY = `${startFamily('KEYS[1]', 'ARGV[1]', 'ARGV[2]', 'ARGV[3]', 'ARGV[4]', '0')}
+return 1
+`;
+
+/**
+ * A consistent read of a family's state.
+ *   KEYS[1] family key
+ *   returns {} when there is no family of the constant-size format (none, a revocation
+ *   mark only, or a legacy family), else {generation, current digest, revoked ('1' or ''),
+ *   idle deadline (ms), issued at (ms), family TTL (ms)}
+ */
+export const READ_REFRESH_FAMILY = `
+local f = redis.call('HMGET', KEYS[1], 'g', 'c', 'revoked', 'i', 't')
+if not f[1] then return {} end
+return {f[1], f[2], f[3] or '', f[4], f[5], redis.call('PTTL', KEYS[1])}
+`;
+
+/**
+ * Refresh token rotation with exact reuse detection (RFC 9700 §4.14.2), in one atomic
+ * step, on a family of constant size. The presented token was already opened under the
+ * refresh-token key, so it is genuine: its generation tells current from rotated.
+ *   KEYS[1] family key   KEYS[2] grace record (hash: sealed, used)
+ *   ARGV[1] now (ms)   ARGV[2] presented generation   ARGV[3] presented digest
+ *   ARGV[4] successor digest   ARGV[5] successor idle deadline (ms)
+ *   ARGV[6] grace window (ms, 0 = off)   ARGV[7] sealed successor response
+ *   returns {1} rotated, {2, sealed} grace retry, {3} reuse (family revoked now), {0} invalid
+ */
+export const ROTATE_REFRESH_FAMILY = `
+local f = redis.call('HMGET', KEYS[1], 'g', 'c', 'p', 'i', 'revoked')
+if not f[1] or f[5] == '1' then return {0} end
+local generation = tonumber(f[1])
+local presented = tonumber(ARGV[2])
+if presented > generation then return {0} end
+if presented == generation then
+  -- the current generation: its token, unless it died unused (the idle deadline)
+  if f[2] ~= ARGV[3] or tonumber(f[4]) <= tonumber(ARGV[1]) then return {0} end
+  redis.call('HSET', KEYS[1], 'g', tostring(generation + 1), 'c', ARGV[4], 'p', ARGV[3], 'i', ARGV[5], 't', ARGV[1])
+  -- one grace record per family, for the token just rotated only
+  redis.call('DEL', KEYS[2])
+  if tonumber(ARGV[6]) > 0 then
+    redis.call('HSET', KEYS[2], 'sealed', ARGV[7])
+    redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  end
+  return {1}
+end
+-- an earlier generation: reuse, except one retry of the token just rotated inside its window
+if presented == generation - 1 and f[3] == ARGV[3] then
+  local sealed = redis.call('HGET', KEYS[2], 'sealed')
+  if sealed and redis.call('HSETNX', KEYS[2], 'used', ARGV[1]) == 1 then return {2, sealed} end
+end
+redis.call('HSET', KEYS[1], 'revoked', '1')
+redis.call('DEL', KEYS[2])
+return {3}
+`;
+
+/**
+ * The refresh-token key, made by the first instance that asks: an existing key wins
+ * (SET NX), so every instance reads the same one. The only key without a TTL: refresh
+ * tokens are sealed under it for as long as they live.
+ *   KEYS[1] key   ARGV[1] a fresh candidate (base64url)
+ *   returns the key in force
+ */
+export const REFRESH_TOKEN_KEY = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then return ARGV[1] end
+return redis.call('GET', KEYS[1])
 `;
 
 /**
@@ -91,59 +172,6 @@ export const RELEASE_ATTEMPT = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 1 then redis.call('DECR', KEYS[1]) elseif count == 1 then redis.call('DEL', KEYS[1]) end
 return 1
-`;
-
-/**
- * A consistent view of a refresh token and its family.
- *   KEYS[1] family key   KEYS[2] token key   ARGV[1] token digest
- *   returns {} when the family or the token is gone, else
- *   {data, state, issued_at (ms), token TTL (ms)} with state current|rotated|revoked
- */
-export const READ_REFRESH_TOKEN = `
-local data = redis.call('HGET', KEYS[1], 'data')
-local issued = redis.call('HGET', KEYS[2], 'issued_at')
-if not data or not issued then return {} end
-local state = 'rotated'
-if redis.call('HGET', KEYS[1], 'revoked') == '1' then state = 'revoked'
-elseif redis.call('HGET', KEYS[1], 'current') == ARGV[1] then state = 'current' end
-return {data, state, issued, redis.call('PTTL', KEYS[2])}
-`;
-
-/**
- * Refresh token rotation with reuse detection (RFC 9700 §4.14.2), in one atomic step.
- *   KEYS[1] family  KEYS[2] presented token  KEYS[3] successor token  KEYS[4] grace record
- *   ARGV[1] now (ms)  ARGV[2] presented digest  ARGV[3] successor digest
- *   ARGV[4] idle TTL (ms)  ARGV[5] grace window (ms, 0 = off)  ARGV[6] sealed successor response
- *   returns {1} rotated, {2, sealed} grace retry, {3} reuse (family revoked now), {0} invalid
- */
-export const ROTATE_REFRESH_TOKEN = `
-if not redis.call('HGET', KEYS[1], 'data') then return {0} end
-if redis.call('HGET', KEYS[1], 'revoked') == '1' then return {0} end
-if redis.call('EXISTS', KEYS[2]) == 0 then return {0} end
-local current = redis.call('HGET', KEYS[1], 'current')
-if current == ARGV[2] then
-  local familyTtl = redis.call('PTTL', KEYS[1])
-  redis.call('HSET', KEYS[3], 'issued_at', ARGV[1])
-  redis.call('PEXPIRE', KEYS[3], math.min(familyTtl, tonumber(ARGV[4])))
-  redis.call('HSET', KEYS[1], 'current', ARGV[3])
-  -- the rotated token is remembered as long as its family lives, so a late reuse is still caught
-  redis.call('HSET', KEYS[2], 'rotated_at', ARGV[1], 'successor', ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], familyTtl)
-  if tonumber(ARGV[5]) > 0 then redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[5]) end
-  return {1}
-end
-local successor = redis.call('HGET', KEYS[2], 'successor')
-if successor then
-  local sealed = redis.call('GET', KEYS[4])
-  -- grace: inside the window, only for the token just rotated (its successor still current), once
-  if sealed and successor == current and redis.call('HSETNX', KEYS[2], 'grace_used', ARGV[1]) == 1 then
-    return {2, sealed}
-  end
-  redis.call('HSET', KEYS[1], 'revoked', '1')
-  redis.call('DEL', KEYS[4])
-  return {3}
-end
-return {0}
 `;
 
 /**

@@ -1,12 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import type {
   AttemptReservation,
   AuthorizationCodeRecord,
-  ConsumeOutcome,
+  CodeRedemption,
+  FirstRefreshToken,
   OpaqueTokenRef,
-  RefreshFamilyRecord,
-  RefreshLifetimes,
-  RefreshTokenView,
+  RedemptionOutcome,
+  RefreshFamilyState,
+  RefreshTokenRef,
+  RotationOptions,
   RotationOutcome,
   Store,
 } from './types.js';
@@ -21,20 +24,20 @@ interface CodeEntry extends Expiring {
   used: boolean;
 }
 
+/** A family as Redis keeps it (src/store/lua.ts): constant size; `generation` undefined for a revocation mark only. */
 interface FamilyEntry extends Expiring {
-  readonly record: RefreshFamilyRecord | undefined;
+  generation: number | undefined;
+  current: string;
+  previous: string | undefined;
+  idleDeadline: number;
+  issuedAt: number;
   revoked: boolean;
-  current: string | undefined;
 }
 
-interface TokenEntry extends Expiring {
-  readonly issuedAt: number;
-  successor?: string;
-  graceUsed?: boolean;
-}
-
-interface SealedEntry extends Expiring {
+/** The one grace record of a family. */
+interface GraceEntry extends Expiring {
   readonly sealed: string;
+  used: boolean;
 }
 
 interface CounterEntry extends Expiring {
@@ -50,9 +53,10 @@ export class MemoryStore implements Store {
   readonly kind = 'memory';
   private readonly codes: ExpiringMap<CodeEntry>;
   private readonly families: ExpiringMap<FamilyEntry>;
-  private readonly refreshTokens: ExpiringMap<TokenEntry>;
   private readonly counters: ExpiringMap<CounterEntry>;
-  private readonly graceResponses: ExpiringMap<SealedEntry>;
+  private readonly graceResponses: ExpiringMap<GraceEntry>;
+  /** The refresh-token key: one per process, as nothing of a memory store outlives it. */
+  private readonly refreshKey = randomBytes(32);
   private readonly denylist: ExpiringMap<Expiring>;
   private readonly dpopProofs: ExpiringMap<Expiring>;
   private readonly registrations: ExpiringMap<RegistrationEntry>;
@@ -67,7 +71,6 @@ export class MemoryStore implements Store {
   ) {
     this.codes = new ExpiringMap(clock);
     this.families = new ExpiringMap(clock);
-    this.refreshTokens = new ExpiringMap(clock);
     this.counters = new ExpiringMap(clock);
     this.graceResponses = new ExpiringMap(clock);
     this.denylist = new ExpiringMap(clock);
@@ -88,28 +91,25 @@ export class MemoryStore implements Store {
     this.codes.set(tokenKey(code), { record, expiresAt: this.expiry(ttlSeconds), used: false });
   }
 
-  async consumeAuthorizationCode(code: OpaqueTokenRef): Promise<ConsumeOutcome<AuthorizationCodeRecord>> {
+  async redeemAuthorizationCode(code: OpaqueTokenRef, redemption: CodeRedemption): Promise<RedemptionOutcome> {
     const entry = this.codes.get(tokenKey(code));
     if (!entry) return { status: 'not_found' };
-    if (entry.used) return { status: 'replayed', record: entry.record };
+    if (entry.used) {
+      await this.revokeGrant(code.grantId, redemption.revocationMarkSeconds);
+      return { status: 'replayed', record: entry.record };
+    }
     entry.used = true;
-    return { status: 'consumed', record: entry.record };
+    const first = redemption.firstRefreshToken;
+    const familyStarted = first !== undefined && this.startFamily(code.grantId, first);
+    return { status: 'consumed', record: entry.record, familyStarted };
   }
 
-  async createRefreshFamily(
-    grantId: string,
-    record: RefreshFamilyRecord,
-    firstToken: OpaqueTokenRef,
-    lifetimes: RefreshLifetimes,
-  ): Promise<boolean> {
-    if (this.families.get(grantId)) return false;
-    const familyExpiry = this.expiry(lifetimes.absoluteSeconds);
-    this.families.set(grantId, { record, revoked: false, current: firstToken.digest, expiresAt: familyExpiry });
-    this.refreshTokens.set(tokenKey(firstToken), {
-      issuedAt: this.clock(),
-      expiresAt: Math.min(familyExpiry, this.expiry(lifetimes.idleSeconds)),
-    });
-    return true;
+  async refreshTokenKey(): Promise<Buffer> {
+    return this.refreshKey;
+  }
+
+  async startRefreshFamily(grantId: string, first: FirstRefreshToken): Promise<boolean> {
+    return this.startFamily(grantId, first);
   }
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
@@ -119,7 +119,8 @@ export class MemoryStore implements Store {
       family.revoked = true;
       family.expiresAt = expiresAt;
     } else {
-      this.families.set(grantId, { record: undefined, revoked: true, current: undefined, expiresAt });
+      const mark = { generation: undefined, current: '', previous: undefined, idleDeadline: 0, issuedAt: 0 };
+      this.families.set(grantId, { ...mark, revoked: true, expiresAt });
     }
   }
 
@@ -127,44 +128,51 @@ export class MemoryStore implements Store {
     return this.families.get(grantId)?.revoked === true;
   }
 
-  async readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined> {
-    const family = this.families.get(token.grantId);
-    const entry = this.refreshTokens.get(tokenKey(token));
-    if (!family?.record || !entry) return undefined;
-    const state = family.revoked ? 'revoked' : family.current === token.digest ? 'current' : 'rotated';
-    return { family: family.record, state, issuedAt: entry.issuedAt, expiresAt: entry.expiresAt };
+  async readRefreshFamily(grantId: string): Promise<RefreshFamilyState | undefined> {
+    const family = this.families.get(grantId);
+    if (family?.generation === undefined) return undefined;
+    return {
+      generation: family.generation,
+      currentDigest: family.current,
+      revoked: family.revoked,
+      issuedAt: family.issuedAt,
+      expiresAt: Math.min(family.idleDeadline, family.expiresAt),
+    };
   }
 
-  async rotateRefreshToken(
-    presented: OpaqueTokenRef,
-    successor: OpaqueTokenRef,
+  /** ROTATE_REFRESH_FAMILY (src/store/lua.ts), step for step. */
+  async rotateRefreshFamily(
+    presented: RefreshTokenRef,
+    successorDigest: string,
     sealedResponse: string,
-    options: { idleSeconds: number; graceSeconds: number },
+    options: RotationOptions,
   ): Promise<RotationOutcome> {
     const family = this.families.get(presented.grantId);
-    const entry = this.refreshTokens.get(tokenKey(presented));
-    if (!family?.record || family.revoked || !entry) return { status: 'invalid' };
-    const graceKey = tokenKey(presented);
-    if (family.current === presented.digest) {
-      this.refreshTokens.set(tokenKey(successor), {
-        issuedAt: this.clock(),
-        expiresAt: Math.min(family.expiresAt, this.expiry(options.idleSeconds)),
+    if (family?.generation === undefined || family.revoked) return { status: 'invalid' };
+    const { generation } = family;
+    if (presented.generation > generation) return { status: 'invalid' };
+    const now = this.clock();
+    if (presented.generation === generation) {
+      if (family.current !== presented.digest || family.idleDeadline <= now) return { status: 'invalid' };
+      Object.assign(family, {
+        generation: generation + 1,
+        current: successorDigest,
+        previous: presented.digest,
+        idleDeadline: now + options.idleSeconds * 1000,
+        issuedAt: now,
       });
-      family.current = successor.digest;
-      entry.successor = successor.digest;
-      entry.expiresAt = family.expiresAt; // remembered while the family lives, to catch a late reuse
+      this.graceResponses.delete(presented.grantId);
       if (options.graceSeconds > 0)
-        this.graceResponses.set(graceKey, { sealed: sealedResponse, expiresAt: this.expiry(options.graceSeconds) });
+        this.graceResponses.set(presented.grantId, { sealed: sealedResponse, used: false, expiresAt: this.expiry(options.graceSeconds) });
       return { status: 'rotated' };
     }
-    if (entry.successor === undefined) return { status: 'invalid' };
-    const grace = this.graceResponses.get(graceKey);
-    if (grace && entry.successor === family.current && !entry.graceUsed) {
-      entry.graceUsed = true;
+    const grace = this.graceResponses.get(presented.grantId);
+    if (presented.generation === generation - 1 && family.previous === presented.digest && grace && !grace.used) {
+      grace.used = true;
       return { status: 'grace', sealedResponse: grace.sealed };
     }
     family.revoked = true;
-    this.graceResponses.delete(graceKey);
+    this.graceResponses.delete(presented.grantId);
     return { status: 'reused' };
   }
 
@@ -214,16 +222,23 @@ export class MemoryStore implements Store {
   }
 
   private maps(): ExpiringMap<Expiring>[] {
-    return [
-      this.codes,
-      this.families,
-      this.refreshTokens,
-      this.counters,
-      this.graceResponses,
-      this.denylist,
-      this.dpopProofs,
-      this.registrations,
-    ];
+    return [this.codes, this.families, this.counters, this.graceResponses, this.denylist, this.dpopProofs, this.registrations];
+  }
+
+  /** Starts a family unless its key exists (a revocation mark): START_REFRESH_FAMILY. */
+  private startFamily(grantId: string, first: FirstRefreshToken): boolean {
+    if (this.families.get(grantId)) return false;
+    const now = this.clock();
+    this.families.set(grantId, {
+      generation: 0,
+      current: first.digest,
+      previous: undefined,
+      idleDeadline: now + first.lifetimes.idleSeconds * 1000,
+      issuedAt: now,
+      revoked: false,
+      expiresAt: this.expiry(first.lifetimes.absoluteSeconds),
+    });
+    return true;
   }
 
   private expiry(seconds: number): number {

@@ -5,9 +5,12 @@ import type { OpaqueTokenRef } from './types.js';
 /**
  * The Redis key layout. Every key has a TTL and a hash tag:
  *   <prefix>{<grantId>}:code:<digest>   authorization code (hash: data, used)
- *   <prefix>{<grantId>}:family          refresh family (hash: data, current, revoked)
- *   <prefix>{<grantId>}:rt:<digest>     refresh token (hash: issued_at, rotated_at, successor, grace_used)
- *   <prefix>{<grantId>}:grace:<digest>  sealed successor response of a just-rotated token
+ *   <prefix>{<grantId>}:family          refresh family of constant size (hash: g, c, p, i, t, revoked;
+ *                                       see src/store/lua.ts), or only a revocation mark
+ *   <prefix>{<grantId>}:grace           sealed successor response of the token just rotated (hash: sealed, used)
+ *   <prefix>{refresh-token-key}         the refresh-token key (the one key without a TTL)
+ *   <prefix>{<grantId>}:rt:<digest>     legacy refresh token (hash: issued_at, rotated_at, successor, grace_used)
+ *   <prefix>{<grantId>}:grace:<digest>  legacy: sealed successor response of a just-rotated token
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>attempts:{<digest>}         sign-in attempt counter
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
@@ -18,7 +21,8 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{client:<digest>}:grants    a client's grants (sorted set scored by expiry)
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
- *   (rotation touches a family, two tokens and a grace record) run on one node;
+ *   (a code redemption touches the code and the family, a rotation the family and its
+ *   grace record) run on one node;
  * - keys outside a grant are single-key commands and each gets its own slot: an
  *   attempt counter is its own tag, and so is a registered client's id; a denylisted `jti` key has no braces at all, so the
  *   whole key is hashed (our `jti` values are base64url, never braces). Nothing shares
@@ -40,12 +44,23 @@ export class RedisKeys {
     return `${this.prefix}{${grantId}}:family`;
   }
 
-  refreshToken(ref: OpaqueTokenRef): string {
+  /** The sealed successor response kept for the grace window of the family's token just rotated. */
+  grace(grantId: string): string {
+    return `${this.prefix}{${grantId}}:grace`;
+  }
+
+  /** Its own tag: read once per process, it pins no grant's slot. */
+  refreshTokenKey(): string {
+    return `${this.prefix}{refresh-token-key}`;
+  }
+
+  /** A token of a legacy family (see src/store/lua-legacy.ts). */
+  legacyRefreshToken(ref: OpaqueTokenRef): string {
     return `${this.prefix}{${ref.grantId}}:rt:${ref.digest}`;
   }
 
-  /** The sealed successor response kept for the grace window of the rotated token `ref`. */
-  grace(ref: OpaqueTokenRef): string {
+  /** The legacy grace record of the rotated token `ref`. */
+  legacyGrace(ref: OpaqueTokenRef): string {
     return `${this.prefix}{${ref.grantId}}:grace:${ref.digest}`;
   }
 

@@ -2,34 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
-import {
-  CONSUME_RECORD,
-  CREATE_RECORD,
-  CREATE_REFRESH_FAMILY,
-  INDEX_GRANT,
-  LIST_GRANTS,
-  READ_CLIENT_REGISTRATION,
-  READ_REFRESH_TOKEN,
-  RELEASE_ATTEMPT,
-  REMEMBER_CONSENT,
-  RESERVE_ATTEMPT,
-  REVOKE_GRANT,
-  ROTATE_REFRESH_TOKEN,
-} from './lua.js';
 import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
 import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisConsents, RedisGrantIndex, type GrantCommands } from './redis-grants.js';
 import { RedisClientRegistrations } from './redis-registrations.js';
+import { RedisLegacyRefreshTokens } from './redis-legacy-refresh.js';
+import { RedisRefreshFamilies } from './redis-refresh.js';
+import { type ScriptArgument, type ScriptCommands, type ScriptName, SCRIPTS } from './redis-scripts.js';
 import type {
   AttemptReservation,
   AuthorizationCodeRecord,
-  ConsumeOutcome,
+  CodeRedemption,
+  FirstRefreshToken,
   OpaqueTokenRef,
-  RefreshFamilyRecord,
-  RefreshLifetimes,
-  RefreshTokenView,
+  RedemptionOutcome,
+  RefreshFamilyState,
+  RefreshTokenRef,
+  RotationOptions,
   RotationOutcome,
   Store,
   StoreCommandObserver,
@@ -47,24 +38,8 @@ export interface RedisStoreOptions {
   readonly observer?: StoreCommandObserver | undefined;
 }
 
-/** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
-export const SCRIPTS = {
-  createRecord: { lua: CREATE_RECORD, numberOfKeys: 1 },
-  consumeRecord: { lua: CONSUME_RECORD, numberOfKeys: 1 },
-  createRefreshFamily: { lua: CREATE_REFRESH_FAMILY, numberOfKeys: 2 },
-  revokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
-  reserveAttempt: { lua: RESERVE_ATTEMPT, numberOfKeys: 1 },
-  releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 1 },
-  readRefreshToken: { lua: READ_REFRESH_TOKEN, numberOfKeys: 2 },
-  rotateRefreshToken: { lua: ROTATE_REFRESH_TOKEN, numberOfKeys: 4 },
-  readClientRegistration: { lua: READ_CLIENT_REGISTRATION, numberOfKeys: 1 },
-  indexGrant: { lua: INDEX_GRANT, numberOfKeys: 1 },
-  listGrants: { lua: LIST_GRANTS, numberOfKeys: 1 },
-  rememberConsent: { lua: REMEMBER_CONSENT, numberOfKeys: 1 },
-} as const;
+export { SCRIPTS } from './redis-scripts.js';
 
-type ScriptName = keyof typeof SCRIPTS;
-type ScriptArgument = string | number;
 type ScriptedClient = Record<ScriptName, (...args: ScriptArgument[]) => Promise<unknown>>;
 
 const READINESS_PROBE_TTL_MS = 5000;
@@ -92,6 +67,8 @@ export class RedisStore implements Store {
   readonly clientRegistrations: RedisClientRegistrations;
   readonly grantIndex: RedisGrantIndex;
   readonly consents: RedisConsents;
+  readonly legacyRefreshTokens: RedisLegacyRefreshTokens;
+  private readonly families: RedisRefreshFamilies;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -120,6 +97,15 @@ export class RedisStore implements Store {
     };
     this.grantIndex = new RedisGrantIndex(grantCommands);
     this.consents = new RedisConsents(grantCommands);
+    const scriptCommands: ScriptCommands = {
+      keys: this.keys,
+      clock: this.clock,
+      call: (operation, command) => this.call(operation, command),
+      script: (name, keys, args) => this.script(name, keys, args),
+      acknowledgedScript: (name, keys, args) => this.acknowledgedScript(name, keys, args),
+    };
+    this.families = new RedisRefreshFamilies(scriptCommands);
+    this.legacyRefreshTokens = new RedisLegacyRefreshTokens(scriptCommands);
   }
 
   /**
@@ -140,29 +126,46 @@ export class RedisStore implements Store {
     if (created !== 1) throw new StoreUnavailableError('authorization code already exists');
   }
 
-  async consumeAuthorizationCode(code: OpaqueTokenRef): Promise<ConsumeOutcome<AuthorizationCodeRecord>> {
+  async redeemAuthorizationCode(code: OpaqueTokenRef, redemption: CodeRedemption): Promise<RedemptionOutcome> {
+    const now = this.clock();
+    const first = redemption.firstRefreshToken;
     const reply = await this.call('consume code', () =>
-      this.acknowledgedScript<[0] | [1 | 2, string]>('consumeRecord', [this.keys.code(code)], [this.clock()]),
+      this.acknowledgedScript<[0] | [1, string, 0 | 1] | [2, string]>(
+        'redeemAuthorizationCode',
+        [this.keys.code(code), this.keys.family(code.grantId)],
+        [
+          now,
+          redemption.revocationMarkSeconds * 1000,
+          first?.digest ?? '',
+          first ? now + first.lifetimes.idleSeconds * 1000 : 0,
+          first ? first.lifetimes.absoluteSeconds * 1000 : 0,
+        ],
+      ),
     );
     if (reply[0] === 0) return { status: 'not_found' };
     const record = JSON.parse(reply[1]) as AuthorizationCodeRecord;
-    return reply[0] === 1 ? { status: 'consumed', record } : { status: 'replayed', record };
+    return reply[0] === 1 ? { status: 'consumed', record, familyStarted: reply[2] === 1 } : { status: 'replayed', record };
   }
 
-  async createRefreshFamily(
-    grantId: string,
-    family: RefreshFamilyRecord,
-    firstToken: OpaqueTokenRef,
-    lifetimes: RefreshLifetimes,
-  ): Promise<boolean> {
-    const created = await this.call('create refresh family', () =>
-      this.script(
-        'createRefreshFamily',
-        [this.keys.family(grantId), this.keys.refreshToken(firstToken)],
-        [JSON.stringify(family), firstToken.digest, this.clock(), lifetimes.absoluteSeconds * 1000, lifetimes.idleSeconds * 1000],
-      ),
-    );
-    return created === 1;
+  refreshTokenKey(candidate?: Buffer): Promise<Buffer> {
+    return this.families.refreshTokenKey(candidate);
+  }
+
+  startRefreshFamily(grantId: string, first: FirstRefreshToken): Promise<boolean> {
+    return this.families.startRefreshFamily(grantId, first);
+  }
+
+  readRefreshFamily(grantId: string): Promise<RefreshFamilyState | undefined> {
+    return this.families.readRefreshFamily(grantId);
+  }
+
+  rotateRefreshFamily(
+    presented: RefreshTokenRef,
+    successorDigest: string,
+    sealed: string,
+    options: RotationOptions,
+  ): Promise<RotationOutcome> {
+    return this.families.rotateRefreshFamily(presented, successorDigest, sealed, options);
   }
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
@@ -171,49 +174,6 @@ export class RedisStore implements Store {
 
   async isGrantRevoked(grantId: string): Promise<boolean> {
     return (await this.call('read grant', () => this.client.hget(this.keys.family(grantId), 'revoked'))) === '1';
-  }
-
-  async readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined> {
-    const reply = await this.call('read refresh token', () =>
-      this.script<[] | [string, RefreshTokenView['state'], string, number]>(
-        'readRefreshToken',
-        [this.keys.family(token.grantId), this.keys.refreshToken(token)],
-        [token.digest],
-      ),
-    );
-    if (reply.length === 0) return undefined;
-    const [data, state, issuedAt, ttlMs] = reply;
-    return { family: JSON.parse(data) as RefreshFamilyRecord, state, issuedAt: Number(issuedAt), expiresAt: this.clock() + ttlMs };
-  }
-
-  async rotateRefreshToken(
-    presented: OpaqueTokenRef,
-    successor: OpaqueTokenRef,
-    sealedResponse: string,
-    options: { idleSeconds: number; graceSeconds: number },
-  ): Promise<RotationOutcome> {
-    const reply = await this.call('rotate refresh token', () =>
-      this.acknowledgedScript<[0 | 1 | 3] | [2, string]>(
-        'rotateRefreshToken',
-        [
-          this.keys.family(presented.grantId),
-          this.keys.refreshToken(presented),
-          this.keys.refreshToken(successor),
-          this.keys.grace(presented),
-        ],
-        [this.clock(), presented.digest, successor.digest, options.idleSeconds * 1000, options.graceSeconds * 1000, sealedResponse],
-      ),
-    );
-    switch (reply[0]) {
-      case 1:
-        return { status: 'rotated' };
-      case 2:
-        return { status: 'grace', sealedResponse: reply[1] };
-      case 3:
-        return { status: 'reused' };
-      default:
-        return { status: 'invalid' };
-    }
   }
 
   async denylistAccessToken(jti: string, ttlSeconds: number): Promise<void> {

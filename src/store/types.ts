@@ -5,8 +5,12 @@
  * nothing they could not record (fail closed).
  */
 
+import type { FirstRefreshToken, LegacyRefreshTokenStore, RefreshFamilyStore } from './refresh-types.js';
+
+export type * from './refresh-types.js';
+
 /**
- * How the store names an authorization code or refresh token: the grant it belongs to
+ * How the store names an authorization code (or a legacy refresh token): the grant it belongs to
  * (the public half of the value, and the Redis Cluster hash tag) and the SHA-256 digest
  * of the whole value (the store never holds the value itself).
  */
@@ -36,101 +40,38 @@ export interface AuthorizationCodeRecord {
   readonly dpopJkt?: string;
 }
 
-export type ConsumeOutcome<R> =
-  /** First presentation: the record, now marked used. */
-  | { readonly status: 'consumed'; readonly record: R }
-  /** Already used: the tombstone's record, so the caller can revoke what it issued. */
-  | { readonly status: 'replayed'; readonly record: R }
+export type RedemptionOutcome =
+  /** First presentation: the record, now marked used; `familyStarted` when the refresh family started with it. */
+  | { readonly status: 'consumed'; readonly record: AuthorizationCodeRecord; readonly familyStarted: boolean }
+  /** Already used: the tombstone's record; the grant is now revoked (in the same step). */
+  | { readonly status: 'replayed'; readonly record: AuthorizationCodeRecord }
   /** Never issued, or expired. */
   | { readonly status: 'not_found' };
+
+export interface CodeRedemption {
+  /** How long a replay's revocation mark is kept: the longest a refresh family lives. */
+  readonly revocationMarkSeconds: number;
+  /** When the client gets a refresh token: the family to start, unless the grant was revoked first. */
+  readonly firstRefreshToken?: FirstRefreshToken | undefined;
+}
 
 export interface AuthorizationCodeStore {
   /** Records a new code; it expires after `ttlSeconds`. */
   saveAuthorizationCode(code: OpaqueTokenRef, record: AuthorizationCodeRecord, ttlSeconds: number): Promise<void>;
   /**
-   * Atomically marks the code used and returns its record. Of any number of
-   * concurrent calls for one code, exactly one sees `consumed`. The used record stays
-   * as a tombstone until the code would have expired.
+   * In one atomic step (one round trip): marks the code used and returns its record; on
+   * the first use also starts the refresh family (`redemption.firstRefreshToken`) unless
+   * the grant was revoked first; on a replay revokes the grant instead. Of any number of
+   * concurrent calls for one code, exactly one sees `consumed`. The used record stays as
+   * a tombstone until the code would have expired.
    */
-  consumeAuthorizationCode(code: OpaqueTokenRef): Promise<ConsumeOutcome<AuthorizationCodeRecord>>;
-}
-
-/** The authorization behind a family of refresh tokens. */
-export interface RefreshFamilyRecord {
-  readonly clientId: string;
-  readonly sub: string;
-  readonly scope: readonly string[];
-  /** The resources of the whole grant, as in AuthorizationCodeRecord. */
-  readonly resources?: readonly string[];
-  readonly authTime: number;
-  /** A public client's family is bound to the DPoP key of its first proof (RFC 9449 §5): its thumbprint. */
-  readonly jkt?: string;
-}
-
-export interface RefreshLifetimes {
-  /** The family's absolute lifetime (REFRESH_TOKEN_TTL). */
-  readonly absoluteSeconds: number;
-  /** A token's lifetime without use (REFRESH_TOKEN_IDLE_TTL). */
-  readonly idleSeconds: number;
-}
-
-export interface RefreshFamilyStore {
-  /**
-   * Starts the refresh-token family of a grant with its first token. Resolves false,
-   * recording nothing, when the grant was revoked first (its code was replayed while
-   * this redemption was in flight).
-   */
-  createRefreshFamily(
-    grantId: string,
-    family: RefreshFamilyRecord,
-    firstToken: OpaqueTokenRef,
-    lifetimes: RefreshLifetimes,
-  ): Promise<boolean>;
+  redeemAuthorizationCode(code: OpaqueTokenRef, redemption: CodeRedemption): Promise<RedemptionOutcome>;
 }
 
 export interface GrantRevocation {
   /** Revokes a grant for at least `ttlSeconds`: its refresh tokens stop working and no family can start. */
   revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
   isGrantRevoked(grantId: string): Promise<boolean>;
-}
-
-/** What the store knows of a presented refresh token. */
-export interface RefreshTokenView {
-  readonly family: RefreshFamilyRecord;
-  /** current: the one usable token of the family; rotated: replaced by a successor; revoked: the family is dead. */
-  readonly state: 'current' | 'rotated' | 'revoked';
-  /** Milliseconds since the epoch. */
-  readonly issuedAt: number;
-  /** When the token dies (idle or absolute lifetime, whichever comes first), in milliseconds. */
-  readonly expiresAt: number;
-}
-
-export type RotationOutcome =
-  /** The presented token was current: the successor is now current, the presented one rotated. */
-  | { readonly status: 'rotated' }
-  /** A first retry of the just-rotated token inside the grace window: the sealed successor response. */
-  | { readonly status: 'grace'; readonly sealedResponse: string }
-  /** A rotated token presented again: the whole family is now revoked (RFC 9700 §4.14.2). */
-  | { readonly status: 'reused' }
-  /** Unknown, expired, or of a revoked family. */
-  | { readonly status: 'invalid' };
-
-export interface RefreshTokenReader {
-  readRefreshToken(token: OpaqueTokenRef): Promise<RefreshTokenView | undefined>;
-}
-
-export interface RefreshTokenStore extends RefreshTokenReader {
-  /**
-   * Rotates in one atomic step: the presented token stops working as its successor
-   * starts. `sealedResponse` (the successor response, encrypted under a key only the
-   * presented token yields) is kept for `graceSeconds` to answer one retry.
-   */
-  rotateRefreshToken(
-    presented: OpaqueTokenRef,
-    successor: OpaqueTokenRef,
-    sealedResponse: string,
-    options: { readonly idleSeconds: number; readonly graceSeconds: number },
-  ): Promise<RotationOutcome>;
 }
 
 /** Revoked access tokens (JWTs), by `jti`, until they would have expired anyway. */
@@ -272,12 +213,13 @@ export interface Store
     AuthorizationCodeStore,
     RefreshFamilyStore,
     GrantRevocation,
-    RefreshTokenStore,
     AccessTokenDenylist,
     DpopProofReplayCache,
     AttemptCounter,
     StoreLifecycle {
   readonly kind: 'memory' | 'redis';
+  /** The refresh families written before constant-size families (Redis only: a memory store starts empty). */
+  readonly legacyRefreshTokens?: LegacyRefreshTokenStore | undefined;
   /** Dynamically registered clients (RFC 7591), kept apart from the grant data. */
   readonly clientRegistrations: ClientRegistrationStore;
   /** The grants of each user and each client (grant administration). */

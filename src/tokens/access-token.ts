@@ -2,10 +2,10 @@ import { type JWTPayload, jwtVerify } from 'jose';
 import { type Clock, nowSeconds } from '../clock.js';
 import { ServerError } from '../errors.js';
 import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
-import type { Keystore } from '../keys/keystore.js';
+import type { Keystore, LoadedKey } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';
 import type { ProtectedResource } from '../resources/registry.js';
-import { signCompactJws } from './jws.js';
+import { CompactJwsSigner, type SigningThread } from './jws.js';
 import { randomId } from './random-id.js';
 
 /** RFC 9068 JWT access tokens: minted for the token and authorization endpoints, verified for introspection and revocation. */
@@ -40,6 +40,8 @@ export interface AccessTokenSettings {
   readonly issuer: string;
   readonly audience: string;
   readonly ttlSeconds: number;
+  /** Where signatures are computed (ACCESS_TOKEN_SIGNING); default: this thread. */
+  readonly signingThread?: SigningThread;
 }
 
 /** Claims of one of our access tokens, as introspection and revocation read them. */
@@ -57,25 +59,49 @@ export interface OwnAccessTokenClaims extends JWTPayload {
  * RFC 8707 §2: "The authorization server SHOULD audience-restrict issued access tokens to
  * the resource(s) indicated by the "resource" parameter." The exact resource values: one
  * as a string, several as an array (RFC 7519 §4.1.3 allows both; RFC 9068 §2.2 takes
- * `aud` from there).
+ * `aud` from there). As JSON text, `fallbackJson` when there are none.
  */
-function audience(resources: readonly { resource: string }[], fallback: string): string | string[] {
-  const uris = resources.map((r) => r.resource);
-  const [first, ...others] = uris;
-  if (first === undefined) return fallback;
-  return others.length === 0 ? first : uris;
+function audienceJson(resources: readonly { resource: string }[], fallbackJson: string): string {
+  if (resources.length === 0) return fallbackJson;
+  return resources.length === 1
+    ? JSON.stringify((resources[0] as { resource: string }).resource)
+    : JSON.stringify(resources.map((r) => r.resource));
 }
 
 export class AccessTokens {
+  /** `{"iss":"<issuer>"`: the start of every payload, encoded once. */
+  private readonly payloadStart: string;
+  private readonly defaultAudienceJson: string;
+  /** One signer per key (its protected header encoded once); keys replaced by a reload are dropped with them. */
+  private readonly signers = new WeakMap<LoadedKey, CompactJwsSigner>();
+
   constructor(
     private readonly keystore: Keystore,
     private readonly settings: AccessTokenSettings,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.payloadStart = `{"iss":${JSON.stringify(settings.issuer)}`;
+    this.defaultAudienceJson = JSON.stringify(settings.audience);
+  }
 
   /** The longest an access token lives: ACCESS_TOKEN_TTL (a resource's own TTL only shortens it). */
   get longestLifetimeSeconds(): number {
     return this.settings.ttlSeconds;
+  }
+
+  private signerFor(key: LoadedKey): CompactJwsSigner {
+    let signer = this.signers.get(key);
+    if (!signer) {
+      // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
+      signer = new CompactJwsSigner(
+        { alg: key.alg, kid: key.kid, typ: 'at+jwt' },
+        key.alg,
+        key.privateKey,
+        this.settings.signingThread ?? 'main-thread',
+      );
+      this.signers.set(key, signer);
+    }
+    return signer;
   }
 
   async issue(request: AccessTokenRequest): Promise<IssuedAccessToken> {
@@ -87,24 +113,20 @@ export class AccessTokens {
     const resources = request.resources ?? [];
     // A resource's access_token_ttl only ever shortens ACCESS_TOKEN_TTL, which the key
     // lifecycle relies on (a retired key stays published that long).
-    const exp = iat + Math.min(this.settings.ttlSeconds, ...resources.map((r) => r.accessTokenTtl ?? Infinity));
-    const claims: Record<string, unknown> = {
-      iss: this.settings.issuer,
-      sub: request.subject,
-      aud: audience(resources, this.settings.audience),
-      client_id: request.clientId,
-      ...(request.scope.length > 0 ? { scope: formatScope(request.scope) } : {}),
-      ...(request.authTime !== undefined ? { auth_time: request.authTime } : {}),
-      ...(request.grantId !== undefined ? { grant_id: request.grantId } : {}),
-      iat,
-      exp,
-      jti,
-      // RFC 9449 §6.1: "the JWK SHA-256 Thumbprint [...] of the DPoP public key [...] MUST be
-      // conveyed using the jkt confirmation method member of the cnf claim".
-      ...(request.jkt !== undefined ? { cnf: { jkt: request.jkt } } : {}),
-    };
-    // RFC 9068 §2.1: "JWT access tokens MUST include this media type in the "typ" header parameter".
-    const token = signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.alg, key.privateKey);
+    let ttl = this.settings.ttlSeconds;
+    for (const r of resources) if (r.accessTokenTtl !== undefined && r.accessTokenTtl < ttl) ttl = r.accessTokenTtl;
+    const exp = iat + ttl;
+    // The RFC 9068 §2.2 claims as JSON text, built directly (the same text JSON.stringify
+    // gives for the claims object, in this order): every string value through JSON.stringify.
+    let payload = `${this.payloadStart},"sub":${JSON.stringify(request.subject)},"aud":${audienceJson(resources, this.defaultAudienceJson)},"client_id":${JSON.stringify(request.clientId)}`;
+    if (request.scope.length > 0) payload += `,"scope":${JSON.stringify(formatScope(request.scope))}`;
+    if (request.authTime !== undefined) payload += `,"auth_time":${request.authTime}`;
+    if (request.grantId !== undefined) payload += `,"grant_id":${JSON.stringify(request.grantId)}`;
+    payload += `,"iat":${iat},"exp":${exp},"jti":"${jti}"`;
+    // RFC 9449 §6.1: "the JWK SHA-256 Thumbprint [...] of the DPoP public key [...] MUST be
+    // conveyed using the jkt confirmation method member of the cnf claim".
+    if (request.jkt !== undefined) payload += `,"cnf":{"jkt":${JSON.stringify(request.jkt)}}`;
+    const token = await this.signerFor(key).sign(`${payload}}`);
     return { token, expiresIn: exp - iat, jti, ...(request.jkt !== undefined ? { jkt: request.jkt } : {}) };
   }
 

@@ -1,15 +1,14 @@
 import type { Client } from '../clients/registry.js';
 import { toSeconds } from '../clock.js';
 import type { SecurityEvents } from '../events/types.js';
-import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
+import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from './access-token.js';
-import { refOf } from './opaque.js';
+import { refreshTokenStatus, type RefreshTokenStatusDependencies } from './refresh-token-status.js';
 
 /** Token introspection (RFC 7662) of the tokens we issue. */
 
-export interface IntrospectionDependencies {
+export interface IntrospectionDependencies extends RefreshTokenStatusDependencies {
   readonly accessTokens: AccessTokens;
-  readonly refreshTokens: RefreshTokenReader;
   readonly denylist: AccessTokenDenylist;
   readonly grants: GrantRevocation;
   readonly issuer: string;
@@ -41,9 +40,8 @@ export async function introspectToken(token: string, caller: Client, deps: Intro
 }
 
 async function introspectionAnswer(token: string, caller: Client, deps: IntrospectionDependencies): Promise<Record<string, unknown>> {
-  const ref = refOf(token);
-  if (ref) {
-    const view = await deps.refreshTokens.readRefreshToken(ref);
+  const view = await refreshTokenStatus(token, deps);
+  if (view !== 'not_refresh_token') {
     // RFC 6749 §10.4: refresh tokens are "shared only among the authorization server and the
     // client to whom the refresh tokens were issued": no resource server may read one.
     if (view?.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { OpaqueTokenRef } from '../store/types.js';
 
 /**
- * Authorization codes and refresh tokens: `<grantId>.<secret>`. The secret carries
+ * Authorization codes (and the refresh tokens of legacy families, see
+ * src/tokens/refresh-token-format.ts for today's): `<grantId>.<secret>`. The secret carries
  * 256 bits of entropy; the grant id (128 bits, not secret) names the authorization
  * they belong to, so the store can keep every key of one grant under one Redis
  * Cluster hash tag without a lookup. Only the SHA-256 digest of the whole value is
@@ -26,6 +27,7 @@ export function refOf(value: string): OpaqueTokenRef | undefined {
   return match ? { grantId: match[1] as string, digest: digestOf(value) } : undefined;
 }
 
-function digestOf(value: string): string {
+/** SHA-256, base64url: how the store names a code or a refresh token. */
+export function digestOf(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('base64url');
 }

@@ -1,15 +1,14 @@
 import type { Client } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { SecurityEvents } from '../events/types.js';
-import type { AccessTokenDenylist, GrantRevocation, RefreshTokenReader } from '../store/types.js';
+import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from './access-token.js';
-import { refOf } from './opaque.js';
+import { refreshTokenStatus, type RefreshTokenStatusDependencies } from './refresh-token-status.js';
 
 /** Token revocation (RFC 7009) of the tokens we issue. */
 
-export interface RevocationDependencies {
+export interface RevocationDependencies extends RefreshTokenStatusDependencies {
   readonly accessTokens: AccessTokens;
-  readonly refreshTokens: RefreshTokenReader;
   readonly denylist: AccessTokenDenylist;
   readonly grants: GrantRevocation;
   /** How long a grant revocation mark is kept: the longest a refresh family lives. */
@@ -25,12 +24,11 @@ export interface RevocationDependencies {
  * nothing (§2.2: "invalid tokens do not cause an error response").
  */
 export async function revokeToken(token: string, caller: Client, deps: RevocationDependencies): Promise<void> {
-  const ref = refOf(token);
-  if (ref) {
-    const view = await deps.refreshTokens.readRefreshToken(ref);
+  const view = await refreshTokenStatus(token, deps);
+  if (view !== 'not_refresh_token') {
     if (view && view.family.clientId === caller.clientId) {
-      await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
-      deps.events.emit({ event: 'grant.revoked', grantId: ref.grantId, clientId: caller.clientId, reason: 'revocation_request' });
+      await deps.grants.revokeGrant(view.grantId, deps.revocationMarkSeconds);
+      deps.events.emit({ event: 'grant.revoked', grantId: view.grantId, clientId: caller.clientId, reason: 'revocation_request' });
     }
     return;
   }

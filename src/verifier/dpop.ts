@@ -1,6 +1,6 @@
 import type { ProofKeyCache } from '../dpop/key-cache.js';
 import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from '../dpop/proof.js';
-import type { VerificationErrorCode } from './errors.js';
+import { ReplayCacheUnavailableError, type VerificationErrorCode } from './errors.js';
 import type { DpopReplayCache } from './replay-cache.js';
 
 /** A token presented with `Authorization: DPoP` (RFC 9449 §7.1): its proof and the request it came with. */
@@ -59,11 +59,20 @@ export async function proofBinding(
     // §4.3 check 12: "confirm that the public key to which the access token is bound matches the public key from the DPoP proof".
     if (verified.jkt !== boundTo)
       return { code: 'invalid_token', description: "the DPoP proof key does not match the access token's cnf.jkt" };
-    const first = await settings.replayCache.rememberProof(verified.jkt, verified.jti, replayWindowSeconds(settings.windowSeconds));
+    const first = await rememberProof(settings.replayCache, verified.jkt, verified.jti, replayWindowSeconds(settings.windowSeconds));
     if (!first) return { code: 'invalid_dpop_proof', description: 'the DPoP proof was already used' };
     return undefined;
   } catch (err) {
     if (err instanceof DpopProofError) return { code: 'invalid_dpop_proof', description: err.description };
     throw err;
+  }
+}
+
+/** §11.1's check, or ReplayCacheUnavailableError when the cache cannot make it (full, or unreachable). */
+async function rememberProof(cache: DpopReplayCache, jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
+  try {
+    return await cache.rememberProof(jkt, jti, ttlSeconds);
+  } catch (err) {
+    throw err instanceof ReplayCacheUnavailableError ? err : new ReplayCacheUnavailableError({ cause: err });
   }
 }

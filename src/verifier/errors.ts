@@ -38,3 +38,16 @@ export class TokenVerificationError extends Error {
       : bearerChallenge(challenge);
   }
 }
+
+/**
+ * The DPoP replay cache could not record a proof (the memory cache is full of live proofs,
+ * or the shared cache did not answer). RFC 9449 §11.1 makes the check a MUST, so the
+ * request cannot be admitted; nor is the token at fault: `requireScope` answers 503 with
+ * `Retry-After`, and callers of `verify` should do the same.
+ */
+export class ReplayCacheUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the DPoP replay cache cannot record the proof', options);
+    this.name = 'ReplayCacheUnavailableError';
+  }
+}

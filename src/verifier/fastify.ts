@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { type AccessTokenClaims, protectedResourceMetadata, TokenVerificationError, type Verifier } from './index.js';
+import {
+  type AccessTokenClaims,
+  protectedResourceMetadata,
+  ReplayCacheUnavailableError,
+  TokenVerificationError,
+  type Verifier,
+} from './index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -60,6 +66,15 @@ export function requireScope(verifier: Verifier, ...scopes: string[]): preHandle
       request.accessToken = await verifier.verify(presented.token, { requiredScopes: scopes, ...dpop });
     } catch (err) {
       if (err instanceof TokenVerificationError) return refuse(reply, err);
+      // The proof may be fine, but it cannot be checked for replay now: a temporary refusal, not a 500.
+      if (err instanceof ReplayCacheUnavailableError) {
+        request.log.warn({ err }, 'DPoP replay cache unavailable');
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .header('cache-control', 'no-store')
+          .send({ error: 'temporarily_unavailable', error_description: 'the DPoP proof cannot be checked for replay now; retry later' });
+      }
       throw err;
     }
     return undefined;

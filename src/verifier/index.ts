@@ -10,7 +10,7 @@ import { type DpopReplayCache, memoryReplayCache } from './replay-cache.js';
 
 export { bearerChallenge, type BearerChallenge, dpopChallenge, type DpopChallenge } from './challenge.js';
 export type { DpopPresentation } from './dpop.js';
-export { TokenVerificationError, type TokenScheme, type VerificationErrorCode } from './errors.js';
+export { ReplayCacheUnavailableError, TokenVerificationError, type TokenScheme, type VerificationErrorCode } from './errors.js';
 export * from './protected-resource.js';
 export { type DpopReplayCache, memoryReplayCache, type RedisSetNx, redisReplayCache } from './replay-cache.js';
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ReplayCacheUnavailableError } from './errors.js';
 
 /**
  * Where a resource server remembers the DPoP proofs it accepted (RFC 9449 §11.1: "the
@@ -8,7 +9,8 @@ import { createHash } from 'node:crypto';
 export interface DpopReplayCache {
   /**
    * In one atomic step: true the first time (`jkt`, `jti`) is seen, remembering it for
-   * `ttlSeconds`; false for a replay. A cache that cannot answer rejects: the request is refused.
+   * `ttlSeconds`; false for a replay. A cache that cannot answer rejects: the request is
+   * refused (the verifier reports it as ReplayCacheUnavailableError).
    */
   rememberProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean>;
 }
@@ -35,7 +37,7 @@ export function memoryReplayCache(options: { readonly maxEntries?: number; reado
       const expiresAt = seen.get(key);
       if (expiresAt !== undefined && expiresAt > now) return false;
       if (seen.size >= maxEntries) sweep(now);
-      if (seen.size >= maxEntries) throw new Error('the DPoP replay cache is full');
+      if (seen.size >= maxEntries) throw new ReplayCacheUnavailableError();
       seen.set(key, now + ttlSeconds * 1000);
       return true;
     },

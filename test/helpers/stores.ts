@@ -3,7 +3,7 @@ import tap, { type Test } from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { ReplicaAck } from '../../src/store/replica-ack.js';
-import type { RedisTopology } from '../../src/store/redis-connection.js';
+import { closeRedisClient, createRedisClient, type RedisClient, type RedisTopology } from '../../src/store/redis-connection.js';
 import type { Store, StoreCommandObserver } from '../../src/store/types.js';
 import { type PrivateRedis, startPrivateRedis } from './redis.js';
 import { type PrivateRedisCluster, startRedisCluster } from './redis-cluster.js';
@@ -30,6 +30,8 @@ export interface RedisTestStore extends TestStore {
   readonly store: RedisStore;
   /** The prefix of every key of this store (fresh for each store unless chosen). */
   readonly keyPrefix: string;
+  /** Another client of the same Redis (cluster-aware), made on first use: to write or read keys as the test needs. */
+  raw(): Promise<RedisClient>;
 }
 
 /** A store on this file's private standalone redis-server (or the one given). */
@@ -99,7 +101,8 @@ export function sentinelOfThisFile(): Promise<PrivateRedisSentinel> {
 
 /**
  * Shortens the TTL of every key under ARGV[1] (a glob) by ARGV[2] ms, deleting the keys
- * with nothing left; a key without a TTL is an error (every key of ours has one).
+ * with nothing left; a key without a TTL is an error (every key of ours has one), except
+ * the refresh-token key ARGV[3], which lives as long as the tokens sealed under it.
  */
 const AGE_KEYS = `
 local cursor = '0'
@@ -108,7 +111,7 @@ repeat
   cursor = page[1]
   for _, key in ipairs(page[2]) do
     local ttl = redis.call('PTTL', key)
-    if ttl == -1 then return redis.error_reply('key without a TTL: ' .. key) end
+    if ttl == -1 and key ~= ARGV[3] then return redis.error_reply('key without a TTL: ' .. key) end
     if ttl > 0 then
       local left = ttl - tonumber(ARGV[2])
       if left <= 0 then redis.call('DEL', key) else redis.call('PEXPIRE', key, left) end
@@ -166,11 +169,22 @@ export async function openRedisStore(
   });
   await store.connect();
   t.teardown(() => store.close());
+  let rawClient: Promise<RedisClient> | undefined;
+  const raw = () => {
+    rawClient ??= (async () => {
+      const client = createRedisClient({ topology: target.topology, commandTimeoutMs: 2000 });
+      t.teardown(() => closeRedisClient(client));
+      await client.connect();
+      return client;
+    })();
+    return rawClient;
+  };
   const advance = async (seconds: number) => {
     clock.now += seconds * 1000;
     for (const port of await target.primaryPorts()) {
-      await nodeCommand(port, 'EVAL', AGE_KEYS, '0', `${keyPrefix}*`, String(Math.round(seconds * 1000)));
+      const refreshTokenKey = `${keyPrefix}{refresh-token-key}`;
+      await nodeCommand(port, 'EVAL', AGE_KEYS, '0', `${keyPrefix}*`, String(Math.round(seconds * 1000)), refreshTokenKey);
     }
   };
-  return { store, clock, advance, keyPrefix };
+  return { store, clock, advance, keyPrefix, raw };
 }

@@ -5,7 +5,7 @@ import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { metricsListener, scrape } from '../helpers/metrics.js';
 import { startPrivateRedis } from '../helpers/redis.js';
 import { redisStore } from '../helpers/stores.js';
-import { RECORD } from '../suites/store.contract.js';
+import { RECORD, REDEEM } from '../suites/store.contract.js';
 
 function metricsWithoutKeys(): ServerMetrics {
   return new ServerMetrics({
@@ -21,12 +21,12 @@ t.test('store operations: latency by operation, failures and timeouts counted', 
   const { store } = await redisStore(t, { redis, commandTimeoutMs: 200, observer: metrics });
   const code = mintOpaqueToken(newGrantId());
   await store.saveAuthorizationCode(code.ref, RECORD, 60);
-  t.match(await store.consumeAuthorizationCode(code.ref), { status: 'consumed' });
-  t.match(await store.consumeAuthorizationCode(code.ref), { status: 'replayed' });
+  t.match(await store.redeemAuthorizationCode(code.ref, REDEEM), { status: 'consumed' });
+  t.match(await store.redeemAuthorizationCode(code.ref, REDEEM), { status: 'replayed' });
 
   redis.freeze();
   t.teardown(() => redis.thaw());
-  await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+  await t.rejects(store.redeemAuthorizationCode(mintOpaqueToken(newGrantId()).ref, REDEEM), StoreUnavailableError);
   redis.thaw();
 
   const s = await scrape(await metricsListener(t, metrics));

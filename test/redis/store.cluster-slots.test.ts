@@ -4,12 +4,12 @@ import t, { type Test } from 'tap';
 import { SCRIPTS } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
+import { newRefreshTokenHead } from '../../src/tokens/refresh-token-format.js';
 import { nodeCommand } from '../helpers/redis-nodes.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
-import { RECORD } from '../suites/store.contract.js';
+import { RECORD, REDEEM } from '../suites/store.contract.js';
 import { REGISTRATION } from '../suites/store.registrations.contract.js';
 
-const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
 const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
 
 /** Every store operation, each path once: the ones with a replica wait too. */
@@ -17,14 +17,24 @@ async function everyOperation(store: Store): Promise<void> {
   const grantId = newGrantId();
   const code = mintOpaqueToken(grantId);
   await store.saveAuthorizationCode(code.ref, RECORD, 60);
-  await store.consumeAuthorizationCode(code.ref);
-  await store.consumeAuthorizationCode(code.ref);
-  const first = mintOpaqueToken(grantId);
-  const second = mintOpaqueToken(grantId);
-  await store.createRefreshFamily(grantId, FAMILY, first.ref, LIFETIMES);
-  await store.readRefreshToken(first.ref);
-  await store.rotateRefreshToken(first.ref, second.ref, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
-  await store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
+  await store.redeemAuthorizationCode(code.ref, REDEEM);
+  await store.redeemAuthorizationCode(code.ref, REDEEM);
+  const redeemed = mintOpaqueToken(newGrantId());
+  const head = newRefreshTokenHead(redeemed.ref.grantId, 0);
+  await store.saveAuthorizationCode(redeemed.ref, RECORD, 60);
+  await store.redeemAuthorizationCode(redeemed.ref, { ...REDEEM, firstRefreshToken: { digest: head.digest, lifetimes: LIFETIMES } });
+  const first = newRefreshTokenHead(grantId, 0);
+  await store.refreshTokenKey();
+  await store.startRefreshFamily(grantId, { digest: first.digest, lifetimes: LIFETIMES });
+  await store.readRefreshFamily(grantId);
+  await store.rotateRefreshFamily(first, newRefreshTokenHead(grantId, 1).digest, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
+  await store.rotateRefreshFamily(first, newRefreshTokenHead(grantId, 1).digest, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
+  const legacy = store.legacyRefreshTokens;
+  if (legacy) {
+    const old = mintOpaqueToken(grantId);
+    await legacy.readRefreshToken(old.ref);
+    await legacy.rotateRefreshToken(old.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 30, graceSeconds: 10 });
+  }
   await store.revokeGrant(grantId, 60);
   await store.isGrantRevoked(grantId);
   await store.denylistAccessToken('jti-slot-check', 60);
@@ -105,7 +115,7 @@ t.test('on a cluster, every script the store runs declares keys of one slot, und
     registered.sort(),
     'every registered script ran, none unknown',
   );
-  for (const name of ['consumeRecord', 'rotateRefreshToken', 'revokeGrant']) {
+  for (const name of ['redeemAuthorizationCode', 'rotateRefreshFamily', 'refreshTokenKey', 'revokeGrant']) {
     t.ok(names.has(`${name} (eval)`), `${name} also ran as EVAL in a pipeline with WAIT`);
   }
   t.ok(

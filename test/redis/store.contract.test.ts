@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
-import { RECORD, storeContract } from '../suites/store.contract.js';
+import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
@@ -60,7 +60,7 @@ t.test('RedisStore key layout', async (t) => {
     t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
     const stored = JSON.stringify(await inspector.hgetall(keys[0] as string));
     t.notMatch(stored, code.value, 'the code value is not stored');
-    await store.consumeAuthorizationCode(code.ref);
+    await store.redeemAuthorizationCode(code.ref, REDEEM);
     t.ok((await inspector.pttl(keys[0] as string)) > 55_000, 'the tombstone keeps the original TTL');
   });
 });

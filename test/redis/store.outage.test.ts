@@ -4,7 +4,7 @@ import { RedisStore } from '../../src/store/redis.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { startPrivateRedis } from '../helpers/redis.js';
 import { redisStore } from '../helpers/stores.js';
-import { RECORD } from '../suites/store.contract.js';
+import { RECORD, REDEEM } from '../suites/store.contract.js';
 
 t.test('RedisStore fails fast when Redis is down, and nothing is recorded', async (t) => {
   t.test('killed server: commands reject at once with StoreUnavailableError', async (t) => {
@@ -13,7 +13,7 @@ t.test('RedisStore fails fast when Redis is down, and nothing is recorded', asyn
     await redis.kill();
     const started = Date.now();
     await t.rejects(store.saveAuthorizationCode(mintOpaqueToken(newGrantId()).ref, RECORD, 60), StoreUnavailableError);
-    await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+    await t.rejects(store.redeemAuthorizationCode(mintOpaqueToken(newGrantId()).ref, REDEEM), StoreUnavailableError);
     await t.rejects(store.ping(), StoreUnavailableError);
     t.ok(Date.now() - started < 1500, `failed in ${Date.now() - started} ms`);
   });
@@ -24,7 +24,7 @@ t.test('RedisStore fails fast when Redis is down, and nothing is recorded', asyn
     redis.freeze();
     t.teardown(() => redis.thaw());
     const started = Date.now();
-    await t.rejects(store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), StoreUnavailableError);
+    await t.rejects(store.redeemAuthorizationCode(mintOpaqueToken(newGrantId()).ref, REDEEM), StoreUnavailableError);
     const elapsed = Date.now() - started;
     t.ok(elapsed >= 150 && elapsed < 1000, `gave up after ${elapsed} ms`);
   });

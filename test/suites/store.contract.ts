@@ -1,7 +1,8 @@
 import type { Test } from 'tap';
-import type { AuthorizationCodeRecord } from '../../src/store/types.js';
+import type { AuthorizationCodeRecord, CodeRedemption } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId, refOf } from '../../src/tokens/opaque.js';
 import type { OpenStore } from '../helpers/stores.js';
+import { refreshFamilyContract } from './store.refresh.contract.js';
 
 export const RECORD: AuthorizationCodeRecord = {
   clientId: 'webapp',
@@ -13,6 +14,9 @@ export const RECORD: AuthorizationCodeRecord = {
   codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
 };
 
+/** A redemption for a client without refresh tokens. */
+export const REDEEM: CodeRedemption = { revocationMarkSeconds: 60 };
+
 /** The contract every store meets; `advance` moves the store's notion of time past a TTL. */
 export function storeContract(t: Test, name: string, open: OpenStore): void {
   t.test(`${name}: authorization codes`, async (t) => {
@@ -20,30 +24,31 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       const { store } = await open(t);
       const code = mintOpaqueToken(newGrantId());
       await store.saveAuthorizationCode(code.ref, RECORD, 60);
-      t.same(await store.consumeAuthorizationCode(code.ref), { status: 'consumed', record: RECORD });
-      t.same(await store.consumeAuthorizationCode(code.ref), { status: 'replayed', record: RECORD });
+      t.same(await store.redeemAuthorizationCode(code.ref, REDEEM), { status: 'consumed', record: RECORD, familyStarted: false });
+      t.same(await store.redeemAuthorizationCode(code.ref, REDEEM), { status: 'replayed', record: RECORD });
+      t.equal(await store.isGrantRevoked(code.ref.grantId), true, 'a replay revokes the grant in the same step');
       t.same(
-        await store.consumeAuthorizationCode(refOf(code.value)!),
+        await store.redeemAuthorizationCode(refOf(code.value)!, REDEEM),
         { status: 'replayed', record: RECORD },
         'found again from the presented value',
       );
     });
 
-    t.test('a code and the refresh family it starts keep the granted resources (RFC 8707)', async (t) => {
+    t.test('a code keeps the granted resources (RFC 8707)', async (t) => {
       const { store } = await open(t);
       const resources = ['https://mcp.example.com/mcp', 'https://api.example.com/?tenant=a'];
       const code = mintOpaqueToken(newGrantId());
       await store.saveAuthorizationCode(code.ref, { ...RECORD, resources }, 60);
-      t.same(await store.consumeAuthorizationCode(code.ref), { status: 'consumed', record: { ...RECORD, resources } });
-      const family = { clientId: 'webapp', sub: 'alice', scope: ['read'], resources, authTime: 1_700_000_000 };
-      const first = mintOpaqueToken(code.ref.grantId);
-      await store.createRefreshFamily(code.ref.grantId, family, first.ref, { absoluteSeconds: 60, idleSeconds: 30 });
-      t.same((await store.readRefreshToken(first.ref))?.family, family);
+      t.same(await store.redeemAuthorizationCode(code.ref, REDEEM), {
+        status: 'consumed',
+        record: { ...RECORD, resources },
+        familyStarted: false,
+      });
     });
 
     t.test('an unknown code is not_found', async (t) => {
       const { store } = await open(t);
-      t.same(await store.consumeAuthorizationCode(mintOpaqueToken(newGrantId()).ref), { status: 'not_found' });
+      t.same(await store.redeemAuthorizationCode(mintOpaqueToken(newGrantId()).ref, REDEEM), { status: 'not_found' });
     });
 
     t.test('a code expires after its TTL, used or not', async (t) => {
@@ -52,17 +57,21 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
       const used = mintOpaqueToken(newGrantId());
       await store.saveAuthorizationCode(unused.ref, RECORD, 1);
       await store.saveAuthorizationCode(used.ref, RECORD, 1);
-      t.equal((await store.consumeAuthorizationCode(used.ref)).status, 'consumed');
+      t.equal((await store.redeemAuthorizationCode(used.ref, REDEEM)).status, 'consumed');
       await advance(1.2);
-      t.same(await store.consumeAuthorizationCode(unused.ref), { status: 'not_found' });
-      t.same(await store.consumeAuthorizationCode(used.ref), { status: 'not_found' }, 'the tombstone lives only as long as the code');
+      t.same(await store.redeemAuthorizationCode(unused.ref, REDEEM), { status: 'not_found' });
+      t.same(
+        await store.redeemAuthorizationCode(used.ref, REDEEM),
+        { status: 'not_found' },
+        'the tombstone lives only as long as the code',
+      );
     });
 
     t.test('of 50 parallel consumers of one code exactly one wins', async (t) => {
       const { store } = await open(t);
       const code = mintOpaqueToken(newGrantId());
       await store.saveAuthorizationCode(code.ref, RECORD, 60);
-      const outcomes = await Promise.all(Array.from({ length: 50 }, () => store.consumeAuthorizationCode(code.ref)));
+      const outcomes = await Promise.all(Array.from({ length: 50 }, () => store.redeemAuthorizationCode(code.ref, REDEEM)));
       t.equal(outcomes.filter((o) => o.status === 'consumed').length, 1);
       t.equal(outcomes.filter((o) => o.status === 'replayed').length, 49);
     });
@@ -73,83 +82,7 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
     });
   });
 
-  t.test(`${name}: grants and refresh families`, async (t) => {
-    const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
-    const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
-
-    t.test('a family starts once; a revoked grant stays revoked', async (t) => {
-      const { store } = await open(t);
-      const grantId = newGrantId();
-      t.equal(await store.createRefreshFamily(grantId, FAMILY, mintOpaqueToken(grantId).ref, LIFETIMES), true);
-      t.equal(await store.createRefreshFamily(grantId, FAMILY, mintOpaqueToken(grantId).ref, LIFETIMES), false, 'never twice');
-      t.equal(await store.isGrantRevoked(grantId), false);
-      await store.revokeGrant(grantId, 10);
-      t.equal(await store.isGrantRevoked(grantId), true);
-    });
-
-    t.test('revoking first (a replayed code) refuses the family that comes after', async (t) => {
-      const { store } = await open(t);
-      const grantId = newGrantId();
-      await store.revokeGrant(grantId, 60);
-      t.equal(await store.createRefreshFamily(grantId, FAMILY, mintOpaqueToken(grantId).ref, LIFETIMES), false);
-      t.equal(await store.isGrantRevoked(grantId), true);
-    });
-
-    t.test('the revocation mark lasts at least its TTL', async (t) => {
-      const { store, advance } = await open(t);
-      const grantId = newGrantId();
-      await store.revokeGrant(grantId, 1);
-      await advance(1.2);
-      t.equal(await store.isGrantRevoked(grantId), false, 'gone after its TTL');
-    });
-  });
-
-  t.test(`${name}: refresh token lifetimes`, async (t) => {
-    const FAMILY = { clientId: 'webapp', sub: 'alice', scope: ['read'], authTime: 1_700_000_000 };
-
-    t.test('a token dies unused after the idle lifetime', async (t) => {
-      const { store, advance } = await open(t);
-      const grantId = newGrantId();
-      const first = mintOpaqueToken(grantId);
-      await store.createRefreshFamily(grantId, FAMILY, first.ref, { absoluteSeconds: 60, idleSeconds: 1 });
-      t.equal((await store.readRefreshToken(first.ref))?.state, 'current');
-      await advance(1.2);
-      t.equal(await store.readRefreshToken(first.ref), undefined);
-      t.same(await store.rotateRefreshToken(first.ref, mintOpaqueToken(grantId).ref, 'sealed', { idleSeconds: 1, graceSeconds: 0 }), {
-        status: 'invalid',
-      });
-    });
-
-    t.test('the family dies at its absolute lifetime, however often it rotates', async (t) => {
-      const { store, advance } = await open(t);
-      const grantId = newGrantId();
-      let current = mintOpaqueToken(grantId);
-      await store.createRefreshFamily(grantId, FAMILY, current.ref, { absoluteSeconds: 2, idleSeconds: 60 });
-      for (let i = 0; i < 2; i += 1) {
-        await advance(0.8);
-        const next = mintOpaqueToken(grantId);
-        t.same(await store.rotateRefreshToken(current.ref, next.ref, 'sealed', { idleSeconds: 60, graceSeconds: 0 }), {
-          status: 'rotated',
-        });
-        current = next;
-      }
-      await advance(0.6);
-      t.equal(await store.readRefreshToken(current.ref), undefined, 'gone with its family');
-    });
-
-    t.test('reading reports current, rotated and revoked', async (t) => {
-      const { store } = await open(t);
-      const grantId = newGrantId();
-      const first = mintOpaqueToken(grantId);
-      const second = mintOpaqueToken(grantId);
-      await store.createRefreshFamily(grantId, FAMILY, first.ref, { absoluteSeconds: 60, idleSeconds: 30 });
-      await store.rotateRefreshToken(first.ref, second.ref, 'sealed', { idleSeconds: 30, graceSeconds: 0 });
-      t.match(await store.readRefreshToken(first.ref), { family: FAMILY, state: 'rotated' });
-      t.match(await store.readRefreshToken(second.ref), { family: FAMILY, state: 'current' });
-      await store.revokeGrant(grantId, 60);
-      t.match(await store.readRefreshToken(second.ref), { state: 'revoked' });
-    });
-  });
+  refreshFamilyContract(t, name, open);
 
   t.test(`${name}: access token denylist`, async (t) => {
     const { store, advance } = await open(t);

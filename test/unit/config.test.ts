@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { signingConfig } from '../../src/signing-config.js';
 
 /** The problems loadConfig reports for `env`, one line each; none when it loads. */
 function problemsOf(env: Record<string, string>): string[] {
@@ -58,6 +59,8 @@ t.test('loadConfig', async (t) => {
       registrationRateWindow: 3600,
       dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
+      // auto: the thread pool while a CPU is left over beside WORKERS=1.
+      accessTokenSigning: availableParallelism() > 1 ? 'thread-pool' : 'main-thread',
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -276,6 +279,27 @@ t.test('loadConfig', async (t) => {
       'REGISTRATION_INITIAL_ACCESS_TOKENS must be comma-separated digests (sha256:…) printed by "oauth2-token-service registration token"',
     ]);
     t.notMatch(problems.join('\n'), pasted, 'a token pasted instead of its digest is never echoed');
+  });
+
+  t.test('ACCESS_TOKEN_SIGNING: where access tokens are signed', async (t) => {
+    t.equal(loadConfig({ ACCESS_TOKEN_SIGNING: 'thread-pool' }).accessTokenSigning, 'thread-pool');
+    t.equal(loadConfig({ ACCESS_TOKEN_SIGNING: 'main-thread' }).accessTokenSigning, 'main-thread');
+    t.same(problemsOf({ ACCESS_TOKEN_SIGNING: 'worker' }), ['ACCESS_TOKEN_SIGNING must be one of auto, main-thread, thread-pool']);
+    const auto = { ACCESS_TOKEN_SIGNING: 'auto' } as const;
+    t.equal(signingConfig(auto, 1, 2).accessTokenSigning, 'thread-pool', 'auto, one worker on two CPUs: the thread pool');
+    t.equal(signingConfig(auto, 2, 2).accessTokenSigning, 'main-thread', 'auto, a worker on every CPU: the event loop thread');
+    t.equal(signingConfig(auto, 1, 1).accessTokenSigning, 'main-thread', 'auto, one CPU: the event loop thread');
+    const cpus = availableParallelism();
+    t.equal(
+      loadConfig({ WORKERS: String(cpus), REDIS_URL: 'redis://cache:6379' }).accessTokenSigning,
+      'main-thread',
+      'auto: the event loop thread when every CPU runs a worker',
+    );
+    t.equal(
+      loadConfig({ WORKERS: 'auto', REDIS_URL: 'redis://cache:6379', ACCESS_TOKEN_SIGNING: 'thread-pool' }).accessTokenSigning,
+      'thread-pool',
+      'an explicit choice is kept',
+    );
   });
 
   t.test('DPoP (RFC 9449)', async (t) => {

@@ -17,7 +17,11 @@ t.test('POST /oauth2/token grant_type=authorization_code', async (t) => {
     const body = res.json();
     t.same(Object.keys(body).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type']);
     t.match(body, { token_type: 'bearer', expires_in: 3600, scope: 'read write' });
-    t.match(body.refresh_token, /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    t.match(
+      body.refresh_token,
+      /^[A-Za-z0-9_-]{22}\.0\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]+$/,
+      'grant id, generation 0, nonce, sealed family',
+    );
     const jwks = createLocalJWKSet((await app.inject({ url: '/.well-known/jwks.json' })).json());
     const { payload } = await jwtVerify(body.access_token, jwks, {
       issuer: ISSUER,

@@ -4,6 +4,7 @@ import {
   createVerifier,
   memoryReplayCache,
   redisReplayCache,
+  ReplayCacheUnavailableError,
   TokenVerificationError,
   type Verifier,
   type VerifierDpopOptions,
@@ -170,6 +171,48 @@ t.test('the verifier with DPoP-bound tokens (RFC 9449 §7)', async (t) => {
     );
   });
 
+  t.test('a replay cache that cannot record the proof: verify rejects, requireScope answers 503, not 500', async (t) => {
+    const full = make({ dpop: { replayCache: memoryReplayCache({ maxEntries: 1, clock: () => clock.now }) } });
+    const down = make({
+      dpop: {
+        replayCache: {
+          rememberProof: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379')),
+        },
+      },
+    });
+    const api = Fastify();
+    api.get('/full/1', { preHandler: requireScope(full, 'read') }, async () => ({ ok: true }));
+    api.get('/down/1', { preHandler: requireScope(down, 'read') }, async () => ({ ok: true }));
+    t.teardown(() => api.close());
+    const get = async (path: string) =>
+      api.inject({
+        url: path,
+        headers: {
+          authorization: `DPoP ${token}`,
+          dpop: await dpopProof(key, { htm: 'GET', htu: `http://localhost${path}`, iat: now(), accessToken: token }),
+        },
+      });
+    const unavailable = {
+      error: 'temporarily_unavailable',
+      error_description: 'the DPoP proof cannot be checked for replay now; retry later',
+    };
+
+    t.equal((await get('/full/1')).statusCode, 200, 'the first proof fills the cache');
+    for (const path of ['/full/1', '/down/1']) {
+      const res = await get(path);
+      t.equal(res.statusCode, 503, path);
+      t.equal(res.headers['retry-after'], '1');
+      t.equal(res.headers['cache-control'], 'no-store');
+      t.same(res.json(), unavailable);
+    }
+    const err = await down.verify(token, { dpop: await presentation(key, token) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.type(err, ReplayCacheUnavailableError);
+    t.match((err as Error).cause, { message: 'connect ECONNREFUSED 127.0.0.1:6379' });
+  });
+
   t.test('requireScope accepts both schemes and answers in the scheme used', async (t) => {
     const api = Fastify();
     api.get('/things/1', { preHandler: requireScope(verifier, 'read') }, async (request) => ({ jkt: request.accessToken?.cnf?.jkt }));
@@ -205,7 +248,7 @@ t.test('replay caches: memory (bounded) and Redis through any SET NX PX client',
   t.equal(await memory.rememberProof('k', 'a', 1), true);
   t.equal(await memory.rememberProof('k', 'a', 1), false);
   t.equal(await memory.rememberProof('k', 'b', 1), true);
-  await t.rejects(memory.rememberProof('k', 'c', 1), /full/, 'full of live proofs: refused, never unbounded');
+  await t.rejects(memory.rememberProof('k', 'c', 1), ReplayCacheUnavailableError, 'full of live proofs: refused, never unbounded');
   now += 1001;
   t.equal(await memory.rememberProof('k', 'c', 1), true, 'expired proofs make room');
   t.equal(await memory.rememberProof('k', 'a', 1), true, 'and are forgotten');

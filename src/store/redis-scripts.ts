@@ -1,0 +1,51 @@
+import type { Clock } from '../clock.js';
+import {
+  CREATE_RECORD,
+  INDEX_GRANT,
+  LIST_GRANTS,
+  READ_CLIENT_REGISTRATION,
+  READ_REFRESH_FAMILY,
+  REDEEM_AUTHORIZATION_CODE,
+  REFRESH_TOKEN_KEY,
+  RELEASE_ATTEMPT,
+  REMEMBER_CONSENT,
+  RESERVE_ATTEMPT,
+  REVOKE_GRANT,
+  ROTATE_REFRESH_FAMILY,
+  START_REFRESH_FAMILY,
+} from './lua.js';
+import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
+export const SCRIPTS = {
+  createRecord: { lua: CREATE_RECORD, numberOfKeys: 1 },
+  redeemAuthorizationCode: { lua: REDEEM_AUTHORIZATION_CODE, numberOfKeys: 2 },
+  startRefreshFamily: { lua: START_REFRESH_FAMILY, numberOfKeys: 1 },
+  readRefreshFamily: { lua: READ_REFRESH_FAMILY, numberOfKeys: 1 },
+  rotateRefreshFamily: { lua: ROTATE_REFRESH_FAMILY, numberOfKeys: 2 },
+  refreshTokenKey: { lua: REFRESH_TOKEN_KEY, numberOfKeys: 1 },
+  revokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
+  reserveAttempt: { lua: RESERVE_ATTEMPT, numberOfKeys: 1 },
+  releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 1 },
+  legacyReadRefreshToken: { lua: LEGACY_READ_REFRESH_TOKEN, numberOfKeys: 2 },
+  legacyRotateRefreshToken: { lua: LEGACY_ROTATE_REFRESH_TOKEN, numberOfKeys: 4 },
+  readClientRegistration: { lua: READ_CLIENT_REGISTRATION, numberOfKeys: 1 },
+  indexGrant: { lua: INDEX_GRANT, numberOfKeys: 1 },
+  listGrants: { lua: LIST_GRANTS, numberOfKeys: 1 },
+  rememberConsent: { lua: REMEMBER_CONSENT, numberOfKeys: 1 },
+} as const;
+
+export type ScriptName = keyof typeof SCRIPTS;
+export type ScriptArgument = string | number;
+
+/** What RedisStore lends the modules that run its scripts: key layout, clock, bounded calls. */
+export interface ScriptCommands {
+  readonly keys: RedisKeys;
+  readonly clock: Clock;
+  /** Runs one operation within the command timeout; any failure becomes StoreUnavailableError. */
+  call<T>(operation: string, command: () => Promise<T>): Promise<T>;
+  script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T>;
+  /** A write that makes a token single-use (or revokes): with REDIS_MIN_REPLICAS_ACK, followed by WAIT. */
+  acknowledgedScript<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T>;
+}

@@ -1,0 +1,44 @@
+import { createServer } from 'node:net';
+import t, { type Test } from 'tap';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { keysDirWithSigningKey } from '../helpers/keys.js';
+import { freePort } from '../helpers/ports.js';
+import { writeRegistryFiles } from '../helpers/registry-files.js';
+
+/** A port another socket holds, so a listen there fails with EADDRINUSE. */
+async function takenPort(t: Test): Promise<number> {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  return (blocker.address() as { port: number }).port;
+}
+
+t.test('a server that cannot listen leaves nothing behind: no SIGHUP handler, no open listener', async (t) => {
+  const { clientsFile, usersFile } = await writeRegistryFiles(t, []);
+  const base = {
+    KEYS_DIR: await keysDirWithSigningKey(t),
+    CLIENTS_FILE: clientsFile,
+    USERS_FILE: usersFile,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+  };
+  const hangupHandlers = process.listenerCount('SIGHUP');
+
+  for (const [name, env] of [
+    ['PORT in use', { PORT: String(await takenPort(t)) }],
+    ['METRICS_PORT in use', { PORT: String(await freePort()), METRICS_PORT: String(await takenPort(t)) }],
+  ] as const) {
+    const port = Number(env.PORT);
+    const config = loadConfig({ ...base, ISSUER: `http://127.0.0.1:${port}`, ...env });
+    await t.rejects(startServer(config), { code: 'EADDRINUSE' }, name);
+    t.equal(process.listenerCount('SIGHUP'), hangupHandlers, `${name}: the SIGHUP handler is removed`);
+    if (name === 'METRICS_PORT in use') {
+      // The public listener it had opened is closed again: the port is free for the next start.
+      const probe = createServer();
+      await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(port, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      t.pass('the public port is free again');
+    }
+  }
+});
