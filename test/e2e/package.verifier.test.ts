@@ -36,6 +36,10 @@ for (const token of tokens) {
 }
 `;
 
+// npm pack runs the build, and npm install resolves the dependencies: about 30 s on a quiet
+// host and 50 s with two busy loops beside it; the file gets twice the default limit.
+t.setTimeout(480_000);
+
 t.test('npm pack, npm install <tarball>, and oauth2-token-service/verifier verifies a real token', async (t) => {
   const dir = await tempDir(t, 'oauth-package-');
   const started = Date.now();

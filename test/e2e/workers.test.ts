@@ -86,8 +86,8 @@ async function waitFor(what: string, server: ServerProcess, done: () => boolean,
 const pidsLogging = (server: ServerProcess, message: string) =>
   [...server.output().matchAll(new RegExp(`"pid":(\\d+)[^\\n]*"msg":"${message}"`, 'g'))].map((m) => Number(m[1]));
 
-// Processes start slowly on a busy host: this file gets more than the default 120 s.
-t.setTimeout(240_000);
+// Processes start slowly on a busy host: this file gets more than the default 240 s.
+t.setTimeout(360_000);
 
 t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the primary', async (t) => {
   const redis = await startPrivateRedis(t);

@@ -20,6 +20,10 @@ const RECOVERY_BOUND_S = { withoutAcks: 5, withAcks: 10 } as const;
  * answered 200 for may work again on the promoted replica; with 0 the loss is measured.
  */
 export function failoverSuite(t: Test, name: string, start: StartTopology): void {
+  // Each scenario starts a topology and two servers and keeps the load running well past
+  // the promotion: about 30 s each on a quiet host, more than twice that on a busy one. The
+  // file gets its own limit instead of the default 240 s, so a slow host is not a failure.
+  t.setTimeout(420_000);
   t.test(`${name} failover under load, REDIS_MIN_REPLICAS_ACK=1: nothing redeemed or rotated is accepted again`, async (t) => {
     // Two replicas per primary: after the failover the promoted one still has a replica to acknowledge.
     const figures = await runFailoverUnderLoad(t, { ...(await start(t, 2)), minReplicasAck: 1 });
