@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { OpaqueTokenRef } from '../store/types.js';
+import { randomBase64url, randomId } from './random-id.js';
 
 /**
  * Authorization codes (and the refresh tokens of legacy families, see
@@ -13,11 +14,11 @@ import type { OpaqueTokenRef } from '../store/types.js';
 const OPAQUE_TOKEN = /^([A-Za-z0-9_-]{22})\.[A-Za-z0-9_-]{43}$/;
 
 export function newGrantId(): string {
-  return randomBytes(16).toString('base64url');
+  return randomId();
 }
 
 export function mintOpaqueToken(grantId: string): { value: string; ref: OpaqueTokenRef } {
-  const value = `${grantId}.${randomBytes(32).toString('base64url')}`;
+  const value = `${grantId}.${randomBase64url(32)}`;
   return { value, ref: { grantId, digest: digestOf(value) } };
 }
 

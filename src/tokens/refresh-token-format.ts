@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { RefreshTokenRef } from '../store/types.js';
 import { digestOf } from './opaque.js';
+import { randomBase64url } from './random-id.js';
 
 /**
  * Refresh tokens of constant-size families:
@@ -39,7 +39,7 @@ function headOf(grantId: string, generation: number, nonce: string): RefreshToke
 
 /** A fresh head (a new nonce) for the token of `generation` in the family of `grantId`. */
 export function newRefreshTokenHead(grantId: string, generation: number): RefreshTokenHead {
-  return headOf(grantId, generation, randomBytes(32).toString('base64url'));
+  return headOf(grantId, generation, randomBase64url(32));
 }
 
 /** The parts of a presented value, or undefined when it is not a refresh token of this format. */

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { randomBuffer } from './random-id.js';
 
 /**
  * The successor response kept for the refresh grace window, sealed (sealUnder) under a key
@@ -17,7 +18,7 @@ function keyFor(presentedToken: string): Buffer {
 
 /** A successor response sealed with AES-256-GCM under `key`: base64url(IV ‖ tag ‖ ciphertext), a random IV each time. */
 export function sealUnder(key: Buffer, plaintext: string): string {
-  const iv = randomBytes(12);
+  const iv = randomBuffer(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
