@@ -57,12 +57,14 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
         jkt: dpop?.jkt,
       });
       const response = tokenResponse(issued, scope, sealer.seal(head, family));
-      const outcome = await deps.refreshTokens.rotateRefreshFamily(
-        presented,
-        head.digest,
-        sealer.sealResponse(presented, JSON.stringify(response)),
-        { idleSeconds: deps.idleSeconds, graceSeconds: refreshReuseGraceSeconds(client, deps.reuseGraceSeconds, family) },
-      );
+      const graceSeconds = refreshReuseGraceSeconds(client, deps.reuseGraceSeconds, family);
+      // No grace window (a public client, or REFRESH_REUSE_GRACE=0): the store keeps no
+      // response, so none is sealed.
+      const sealedResponse = graceSeconds > 0 ? sealer.sealResponse(presented, JSON.stringify(response)) : '';
+      const outcome = await deps.refreshTokens.rotateRefreshFamily(presented, head.digest, sealedResponse, {
+        idleSeconds: deps.idleSeconds,
+        graceSeconds,
+      });
       return rotationAnswer(
         outcome,
         { client, family, grantId: presented.grantId, issued, target: { scope, resources }, response },

@@ -91,11 +91,22 @@ export function refreshTokenSuite(t: Test, name: string, open: OpenStore): void 
     });
 
     t.test('a public client gets no grace window: an immediate retry is reuse and revokes the family (RFC 9700 §4.14.2)', async (t) => {
-      const { firstTokens, clientNamed } = await setup(t, open, { REFRESH_REUSE_GRACE: '10' });
+      const sealedResponses: string[] = [];
+      const recording: OpenStore = async (t) => {
+        const opened = await open(t);
+        const rotate = opened.store.rotateRefreshFamily.bind(opened.store);
+        opened.store.rotateRefreshFamily = (presented, successor, sealed, options) => {
+          sealedResponses.push(sealed);
+          return rotate(presented, successor, sealed, options);
+        };
+        return opened;
+      };
+      const { firstTokens, clientNamed } = await setup(t, recording, { REFRESH_REUSE_GRACE: '10' });
       const mobile = clientNamed('mobile', null);
       const first = await firstTokens(mobile, 'read');
       const successor = await mobile.refresh(first.refresh_token);
       t.equal(successor.statusCode, 200);
+      t.same(sealedResponses, [''], 'no successor response sealed for a window the client does not get');
       expectInvalidGrant(t, await mobile.refresh(first.refresh_token), REUSED);
       expectInvalidGrant(t, await mobile.refresh(successor.json().refresh_token), INVALID);
     });
