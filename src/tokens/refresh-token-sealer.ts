@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { RefreshFamilyRecord, RefreshFamilyStore } from '../store/types.js';
 import { type PresentedRefreshToken, type RefreshTokenHead, refreshTokenValue } from './refresh-token-format.js';
@@ -41,13 +41,14 @@ function isFamilyData(value: unknown): value is FamilyData {
 }
 
 export class RefreshTokenSealer {
-  private readonly familyKey: Buffer;
-  private readonly graceKey: Buffer;
+  // KeyObjects: an HMAC keyed with one skips copying and importing the key at each token.
+  private readonly familyKey: KeyObject;
+  private readonly graceKey: KeyObject;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the refresh-token key must be 32 bytes');
-    this.familyKey = Buffer.from(hkdfSync('sha256', key, '', 'oauth2 refresh token: family data', 32));
-    this.graceKey = Buffer.from(hkdfSync('sha256', key, '', 'oauth2 refresh token: grace response', 32));
+    this.familyKey = createSecretKey(Buffer.from(hkdfSync('sha256', key, '', 'oauth2 refresh token: family data', 32)));
+    this.graceKey = createSecretKey(Buffer.from(hkdfSync('sha256', key, '', 'oauth2 refresh token: grace response', 32)));
   }
 
   /** The complete refresh token of `head`, carrying the family data. */
