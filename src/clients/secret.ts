@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Bytes } from '../sha256.js';
 
 /**
  * Client secrets are generated with 256 bits of entropy, so a fast SHA-256 digest is
@@ -26,6 +27,6 @@ const DUMMY_DIGEST = createHash('sha256').update('no such client').digest();
 
 /** Constant-time check of `secret` against a stored digest (or a dummy one, so unknown clients cost the same). */
 export function verifyClientSecret(secret: string, storedDigest: Buffer | undefined): boolean {
-  const presented = createHash('sha256').update(secret, 'utf8').digest();
+  const presented = sha256Bytes(secret);
   return timingSafeEqual(presented, storedDigest ?? DUMMY_DIGEST) && storedDigest !== undefined;
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../sha256.js';
 import type { OpaqueTokenRef } from '../store/types.js';
 import { randomBase64url, randomId } from './random-id.js';
 
@@ -30,5 +30,5 @@ export function refOf(value: string): OpaqueTokenRef | undefined {
 
 /** SHA-256, base64url: how the store names a code or a refresh token. */
 export function digestOf(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
+  return sha256Base64url(value);
 }
