@@ -106,6 +106,17 @@ export function printReport(report: BenchReport): string[] {
     );
     summary.push(`${ourKey.split(' ')[1]}=${ratio.toFixed(2)}`);
   }
+  // The ratio of each round (ours and the peer measured back to back): how far one run's rounds spread.
+  const perRound = rows.flatMap(([, ourKey, peerKey]) => {
+    const ours = samples[ourKey] ?? [];
+    const peer = samples[peerKey] ?? [];
+    const ratios = ours.flatMap((result, i) => {
+      const theirs = peer[i];
+      return theirs && theirs.requestsPerSecond > 0 ? [(result.requestsPerSecond / theirs.requestsPerSecond).toFixed(2)] : [];
+    });
+    return ratios.length > 1 ? [`${ourKey.split(' ')[1]} ${ratios.join(' ')}`] : [];
+  });
+  if (perRound.length > 0) lines.push(`ours/peer in each round: ${perRound.join('; ')}`);
   const oursCc = figureOf(samples['ours cc']);
   const two = figureOf(samples['ours2 cc']);
   if (oursCc) lines.push('', `ours/bound (client_credentials, one process) = ${(oursCc.rate / bound).toFixed(2)}`);
