@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { type GrantAdministrationDependencies, liveGrants, revokeGrantById, revokeGrantsOf } from '../grants/administration.js';
 import { openStore } from '../store/open-store.js';
 import type { GrantOwner, IndexedGrant, Store } from '../store/types.js';
+import { commandAuditLog, operatorAccount } from './audit.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, UsageError } from './command.js';
 
 /**
@@ -79,20 +80,36 @@ refresh token before the dot), or every live grant of a user (--sub) or a client
 reports its access tokens inactive; resource servers verifying JWTs offline accept them
 until they expire (ACCESS_TOKEN_TTL). --sub also forgets the user's remembered consent to
 every client; --client forgets the consent of each user it revoked for that client.
-Prints one line per revoked grant. Needs the servers' Redis (REDIS_* variables).`,
+Prints one line per revoked grant, and writes one audit line per revoked grant to stderr
+(event grant.revoked, reason administrator, as the servers' audit log writes it). Needs
+the servers' Redis (REDIS_* variables).`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine(args, OWNER_OPTIONS, ['grant-id'], 1);
     const owner = ownerOf(values);
     const grantId = positionals[0];
     if (grantId !== undefined && owner) throw new UsageError('give a grant id, --sub or --client, only one of them');
     if (grantId === undefined && !owner) throw new UsageError('give a grant id, --sub SUB or --client CLIENT_ID');
+    const audit = commandAuditLog(io);
+    const operator = operatorAccount();
+    const by = operator === undefined ? {} : { operator };
     if (grantId !== undefined) {
       await withGrantStore(io, (deps) => revokeGrantById(grantId, deps));
+      audit.emit({ event: 'grant.revoked', grantId, reason: 'administrator', ...by });
       io.stdout.write(`revoked ${listField('grant', grantId)}\n`);
       return;
     }
     const revoked = await withGrantStore(io, (deps) => revokeGrantsOf(owner as GrantOwner, deps));
-    for (const grant of revoked) io.stdout.write(`revoked ${grantLine(grant)}\n`);
+    for (const grant of revoked) {
+      audit.emit({
+        event: 'grant.revoked',
+        grantId: grant.grantId,
+        reason: 'administrator',
+        clientId: grant.clientId,
+        sub: grant.sub,
+        ...by,
+      });
+      io.stdout.write(`revoked ${grantLine(grant)}\n`);
+    }
     io.stdout.write(`${revoked.length} grant${revoked.length === 1 ? '' : 's'} revoked\n`);
   },
 };

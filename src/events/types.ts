@@ -11,8 +11,8 @@ export type SignInChannel = 'login_page' | 'password_grant';
 /** The grant that issued an access token; `implicit` is the authorization endpoint's `response_type=token`. */
 export type IssuingGrant = 'authorization_code' | 'client_credentials' | 'password' | 'refresh_token' | 'implicit';
 
-/** Why a grant (its refresh family and the access tokens minted from it) was revoked. */
-export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse';
+/** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
+export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
 
 export type SecurityEvent =
   | {
@@ -43,7 +43,22 @@ export type SecurityEvent =
   | { readonly event: 'signin.throttled'; readonly channel: SignInChannel; readonly address: string; readonly retryAfterSeconds: number }
   | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
   | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
-  | { readonly event: 'grant.revoked'; readonly grantId: string; readonly clientId: string; readonly reason: GrantRevocationReason }
+  | {
+      readonly event: 'grant.revoked';
+      readonly grantId: string;
+      readonly clientId: string;
+      readonly reason: Exclude<GrantRevocationReason, 'administrator'>;
+    }
+  | {
+      /** By an administrator's command; a grant revoked by its id alone has no known client or user. */
+      readonly event: 'grant.revoked';
+      readonly grantId: string;
+      readonly reason: 'administrator';
+      readonly clientId?: string;
+      readonly sub?: string;
+      /** The operating-system account that ran the command, when the system can tell. */
+      readonly operator?: string;
+    }
   | { readonly event: 'token.revoked'; readonly clientId: string; readonly jti: string }
   | {
       readonly event: 'client.registered';

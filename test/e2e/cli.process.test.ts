@@ -62,8 +62,21 @@ t.test('grants: the process reaches the servers Redis, revokes, and exits once d
   t.same([listed.code, listed.stderr], [0, '']);
   t.match(listed.stdout, new RegExp(`^grant=${grant.grantId} sub=alice client=web expires=\\S+Z\\n$`));
   const revoked = await runNode(CLI, ['grants', 'revoke', '--client', 'web'], env);
-  t.same([revoked.code, revoked.stderr], [0, '']);
+  t.equal(revoked.code, 0);
   t.match(revoked.stdout, /\n1 grant revoked\n$/);
+  // The process writes its audit line to stderr, whole and alone.
+  const [auditLine, ...rest] = revoked.stderr.split('\n');
+  t.same(rest, [''], 'one audit line, newline-terminated');
+  t.match(JSON.parse(auditLine ?? ''), {
+    level: 30,
+    audit: true,
+    event: 'grant.revoked',
+    grantId: grant.grantId,
+    reason: 'administrator',
+    clientId: 'web',
+    sub: 'alice',
+    msg: 'grant.revoked',
+  });
   t.equal(await opened.store.isGrantRevoked(grant.grantId), true);
   const memory = await runNode(CLI, ['grants', 'list', '--sub', 'alice']);
   t.equal(memory.code, 1, 'no Redis configured: exit 1');

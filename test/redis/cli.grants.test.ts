@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import t, { type Test } from 'tap';
 import { ALICE, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { runCommand } from '../helpers/cli.js';
@@ -31,6 +32,27 @@ async function setup(t: Test) {
 
 const expiry = (clockNow: number, seconds: number) => new Date(clockNow + seconds * 1000).toISOString();
 
+const OPERATOR = userInfo().username;
+
+/**
+ * The audit lines a command wrote to stderr, each checked for the servers' line shape
+ * (pino's level, time, pid and hostname, `"audit":true`, msg = event), returned without
+ * those fields, in order.
+ */
+function auditEvents(t: Test, stderr: string, now: number): Record<string, unknown>[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const { level, time, pid, hostname: host, audit, msg, ...event } = JSON.parse(line) as Record<string, unknown>;
+      t.same(
+        { level, time, pid, host, audit, msg },
+        { level: 30, time: now, pid: process.pid, host: hostname(), audit: true, msg: event.event },
+      );
+      return event;
+    });
+}
+
 t.test('grants list --sub and --client: the live grants, one line each, soonest expiry first', async (t) => {
   const { app, mobile, signIn, grants, grantIdOf, opened } = await setup(t);
   // One second apart, so the expiries (and the order) differ.
@@ -55,11 +77,17 @@ t.test('grants list --sub and --client: the live grants, one line each, soonest 
 });
 
 t.test('grants revoke <grant id>: its refresh token dies, its access token is inactive; the others live', async (t) => {
-  const { app, signIn, grants, grantIdOf, active } = await setup(t);
+  const { app, signIn, grants, grantIdOf, active, opened } = await setup(t);
   const revoked = await signIn(app, ALICE.username, ALICE.password);
   const kept = await signIn(app, ALICE.username, ALICE.password);
   const id = grantIdOf(revoked);
-  t.same(await grants('revoke', id), { code: 0, stdout: `revoked grant=${id}\n`, stderr: '' });
+  const result = await grants('revoke', id);
+  t.same({ code: result.code, stdout: result.stdout }, { code: 0, stdout: `revoked grant=${id}\n` });
+  t.same(
+    auditEvents(t, result.stderr, opened.clock.now),
+    [{ event: 'grant.revoked', grantId: id, reason: 'administrator', operator: OPERATOR }],
+    'one audit line: by id alone, the client and user are not known',
+  );
   expectOAuthError(t, await app.refresh(revoked.refresh_token), { status: 400, error: 'invalid_grant' });
   t.equal(await active(revoked.access_token), false, 'introspection: inactive');
   t.equal(await active(kept.access_token), true);
@@ -79,7 +107,28 @@ t.test("grants revoke --sub: every grant of the user, on every client, and the u
 
   const result = await grants('revoke', '--sub', 'user-alice');
   t.equal(result.code, 0);
-  t.equal(result.stderr, '');
+  t.same(
+    auditEvents(t, result.stderr, opened.clock.now).sort((a, b) => String(a.clientId).localeCompare(String(b.clientId))),
+    [
+      {
+        event: 'grant.revoked',
+        grantId: grantIdOf(onApp),
+        reason: 'administrator',
+        clientId: 'app',
+        sub: 'user-alice',
+        operator: OPERATOR,
+      },
+      {
+        event: 'grant.revoked',
+        grantId: grantIdOf(onMobile),
+        reason: 'administrator',
+        clientId: 'mobile',
+        sub: 'user-alice',
+        operator: OPERATOR,
+      },
+    ],
+    'one audit line per revoked grant, with its client and user',
+  );
   t.match(result.stdout, `revoked grant=${grantIdOf(onApp)} sub=user-alice client=app`);
   t.match(result.stdout, `revoked grant=${grantIdOf(onMobile)} sub=user-alice client=mobile`);
   t.match(result.stdout, /\n2 grants revoked\n$/);
