@@ -5,6 +5,7 @@ import { checkKeyFolder } from '../keys/folder-safety.js';
 import { readKeyFolder, SIGNING_ALGORITHMS } from '../keys/key-file.js';
 import { keyStateAt, signingKeyAt } from '../keys/lifecycle.js';
 import { type KeyChange, pruneKeys, revokeKey, rotateKeys } from '../keys/rotation.js';
+import { commandAuditLog, operatorAccount } from './audit.js';
 import { type CliIo, type Command, type CommandGroup, oneOf, parseCommandLine, TOOL, wholeSeconds } from './command.js';
 import { describeKey, describeKeyChange } from './key-lines.js';
 
@@ -28,10 +29,12 @@ function folderSettings(
 }
 
 /** Warnings about the folder go to stderr; the folder is created (0700) if missing. */
-async function changeFolder(dir: string, io: CliIo, change: () => Promise<KeyChange[]>): Promise<void> {
+async function changeFolder(dir: string, io: CliIo, change: () => Promise<KeyChange[]>): Promise<KeyChange[]> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   for (const warning of await checkKeyFolder(dir)) io.stderr.write(`warning: ${warning}\n`);
-  for (const line of (await change()).map(describeKeyChange)) io.stdout.write(`${line}\n`);
+  const changes = await change();
+  for (const line of changes.map(describeKeyChange)) io.stdout.write(`${line}\n`);
+  return changes;
 }
 
 const FOLDER_HELP = `--dir defaults to KEYS_DIR (./keys), --access-token-ttl to ACCESS_TOKEN_TTL (3600): how long a
@@ -94,11 +97,21 @@ const revoke: Command = {
   description: `Deletes the key <kid> at once (any kid, also one that begins with "-"). If it was the key
 signing now, a replacement signs at once (--alg, default: the revoked key's algorithm)
 until the next scheduled key takes over. Send SIGHUP to every server afterwards.
+Writes an audit line (event key.revoked) to stderr, shaped as the servers' audit lines.
 ${FOLDER_HELP}`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine(kidsBehindDoubleDash(args), FOLDER_OPTIONS, ['kid']);
     const { dir, alg, accessTokenTtl, now } = folderSettings(values, io);
-    await changeFolder(dir, io, () => revokeKey(dir, positionals[0] as string, { alg, accessTokenTtl, now }));
+    const kid = positionals[0] as string;
+    const changes = await changeFolder(dir, io, () => revokeKey(dir, kid, { alg, accessTokenTtl, now }));
+    const replacement = changes.find((change) => change.action === 'created' && change.stopGap?.replaces === kid);
+    const operator = operatorAccount();
+    commandAuditLog(io).emit({
+      event: 'key.revoked',
+      kid,
+      ...(replacement ? { replacementKid: replacement.key.kid } : {}),
+      ...(operator === undefined ? {} : { operator }),
+    });
   },
 };
 

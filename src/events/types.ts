@@ -70,6 +70,8 @@ export type SecurityEvent =
   | { readonly event: 'client.deleted'; readonly clientId: string }
   | { readonly event: 'key.loaded'; readonly reason: string; readonly keys: number; readonly signingKid: string | undefined }
   | { readonly event: 'key.reload_failed'; readonly reason: string; readonly message: string }
+  /** `keys revoke`: a key deleted at once (written by the command, not by a server). */
+  | { readonly event: 'key.revoked'; readonly kid: string; readonly replacementKid?: string; readonly operator?: string }
   // Counted, not audited: one of these per request would drown the audit log.
   | { readonly event: 'token.failed'; readonly error: string }
   | { readonly event: 'authorization.failed'; readonly error: string }
@@ -94,6 +96,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'client.deleted': true,
   'key.loaded': true,
   'key.reload_failed': true,
+  'key.revoked': true,
   'token.failed': false,
   'authorization.failed': false,
   'introspection.answered': false,

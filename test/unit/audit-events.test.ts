@@ -305,6 +305,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'client.deleted',
       'key.loaded',
       'key.reload_failed',
+      'key.revoked',
     ],
   );
 });

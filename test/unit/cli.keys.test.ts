@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { chmod, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
@@ -131,6 +132,12 @@ t.test('keys revoke <kid>', async (t) => {
           `revoked  ${kid} ES256 removed at once: its tokens fail once verifiers refresh their JWKS\n`,
       );
       t.not(replacement?.kid, kid, `${kid} is gone`);
+      // The audit line on stderr, shaped as the servers' (README, "Audit events").
+      const [line, ...rest] = run.stderr.split('\n');
+      t.same(rest, [''], 'stderr: the audit line alone');
+      const { level, time, pid, audit, msg, ...event } = JSON.parse(line ?? '') as Record<string, unknown>;
+      t.same({ level, time, pid, audit, msg }, { level: 30, time: NOW * 1000, pid: process.pid, audit: true, msg: 'key.revoked' });
+      t.same(event, { hostname: hostname(), event: 'key.revoked', kid, replacementKid: replacement?.kid, operator: userInfo().username });
     }
   });
 
