@@ -21,11 +21,15 @@ export function commandAuditLog(io: CliIo): SecurityEvents {
   });
 }
 
-/** The operating-system account running the command, for the audit line; undefined when the system cannot tell (no passwd entry in a container). */
-export function operatorAccount(): string | undefined {
+/**
+ * The `operator` field of an audit line: the operating-system account running the command,
+ * or nothing when the system cannot tell (no passwd entry in a container).
+ */
+export function operatorField(): { readonly operator?: string } {
   try {
-    return userInfo().username || undefined;
+    const { username } = userInfo();
+    return username ? { operator: username } : {};
   } catch {
-    return undefined;
+    return {};
   }
 }

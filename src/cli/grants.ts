@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { type GrantAdministrationDependencies, liveGrants, revokeGrantById, revokeGrantsOf } from '../grants/administration.js';
 import { openStore } from '../store/open-store.js';
 import type { GrantOwner, IndexedGrant, Store } from '../store/types.js';
-import { commandAuditLog, operatorAccount } from './audit.js';
+import { commandAuditLog, operatorField } from './audit.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, UsageError } from './command.js';
 
 /**
@@ -90,8 +90,7 @@ the servers' Redis (REDIS_* variables).`,
     if (grantId !== undefined && owner) throw new UsageError('give a grant id, --sub or --client, only one of them');
     if (grantId === undefined && !owner) throw new UsageError('give a grant id, --sub SUB or --client CLIENT_ID');
     const audit = commandAuditLog(io);
-    const operator = operatorAccount();
-    const by = operator === undefined ? {} : { operator };
+    const by = operatorField();
     if (grantId !== undefined) {
       await withGrantStore(io, (deps) => revokeGrantById(grantId, deps));
       audit.emit({ event: 'grant.revoked', grantId, reason: 'administrator', ...by });

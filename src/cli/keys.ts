@@ -5,7 +5,7 @@ import { checkKeyFolder } from '../keys/folder-safety.js';
 import { readKeyFolder, SIGNING_ALGORITHMS } from '../keys/key-file.js';
 import { keyStateAt, signingKeyAt } from '../keys/lifecycle.js';
 import { type KeyChange, pruneKeys, revokeKey, rotateKeys } from '../keys/rotation.js';
-import { commandAuditLog, operatorAccount } from './audit.js';
+import { commandAuditLog, operatorField } from './audit.js';
 import { type CliIo, type Command, type CommandGroup, oneOf, parseCommandLine, TOOL, wholeSeconds } from './command.js';
 import { describeKey, describeKeyChange } from './key-lines.js';
 
@@ -105,12 +105,11 @@ ${FOLDER_HELP}`,
     const kid = positionals[0] as string;
     const changes = await changeFolder(dir, io, () => revokeKey(dir, kid, { alg, accessTokenTtl, now }));
     const replacement = changes.find((change) => change.action === 'created' && change.stopGap?.replaces === kid);
-    const operator = operatorAccount();
     commandAuditLog(io).emit({
       event: 'key.revoked',
       kid,
       ...(replacement ? { replacementKid: replacement.key.kid } : {}),
-      ...(operator === undefined ? {} : { operator }),
+      ...operatorField(),
     });
   },
 };
