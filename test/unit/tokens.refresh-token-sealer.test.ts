@@ -26,7 +26,10 @@ t.test('a refresh token carries its family data, sealed under the key for its ow
   t.equal(altered(`${grantId}.1.${nonce}.${sealed}`), undefined, 'another generation does not open');
   t.equal(altered(`${'A'.repeat(22)}.0.${nonce}.${sealed}`), undefined, 'another grant id does not open');
   t.equal(altered(`${grantId}.0.${'B'.repeat(43)}.${sealed}`), undefined, 'another nonce does not open');
-  t.equal(altered(`${grantId}.0.${nonce}.${sealed.slice(0, -2)}AA`), undefined, 'an altered seal does not open');
+  // One bit of the tag flipped (replacing the last characters with fixed ones was no change when the seal ended in them).
+  const tampered = Buffer.from(sealed, 'base64url');
+  tampered.writeUInt8(tampered.readUInt8(tampered.length - 1) ^ 1, tampered.length - 1);
+  t.equal(altered(`${grantId}.0.${nonce}.${tampered.toString('base64url')}`), undefined, 'an altered seal does not open');
   t.equal(new RefreshTokenSealer(randomBytes(32)).open(parsed!), undefined, 'another key does not open it');
 });
 
