@@ -55,7 +55,8 @@ const RequestSchema = z.object({
   redirect_uris: strings('redirect_uris').max(20, 'redirect_uris must have at most 20 entries').optional(),
   token_endpoint_auth_method: z.string({ error: 'token_endpoint_auth_method must be a string' }).optional(),
   grant_types: strings('grant_types').min(1, 'grant_types must not be empty').optional(),
-  response_types: strings('response_types').min(1, 'response_types must not be empty').optional(),
+  // Empty is a machine client's honest answer (client_credentials only), and what we return for one.
+  response_types: strings('response_types').optional(),
   application_type: z.enum(['web', 'native'], { error: 'application_type must be web or native' }).optional(),
   client_name: text('client_name', 200).optional(),
   client_uri: httpsUri('client_uri').optional(),
@@ -79,13 +80,20 @@ function checkGrantTypes(requested: readonly string[], policy: RegistrationPolic
   return [...new Set(requested)] as DynamicGrantType[];
 }
 
-/** RFC 7591 §2.1: grant_types and response_types must agree (authorization_code with code; we offer no other). */
+/**
+ * RFC 7591 §2.1: "a "grant_types" value that includes "authorization_code" implies a
+ * "response_types" value that includes "code"", and the server "SHOULD take steps to ensure
+ * that a client cannot register itself into an inconsistent state". We offer no other type.
+ */
 function checkResponseTypes(requested: readonly string[] | undefined, grantTypes: readonly DynamicGrantType[]): 'code'[] {
   const usesCode = grantTypes.includes('authorization_code');
-  if (requested === undefined) return usesCode ? ['code'] : [];
-  if (requested.some((type) => type !== 'code')) throw new InvalidClientMetadata('response_types: only code is available');
-  if (!usesCode) throw new InvalidClientMetadata('response_types: code needs the authorization_code grant type (RFC 7591 section 2.1)');
-  return ['code'];
+  const types = requested ?? (usesCode ? ['code'] : []);
+  if (types.some((type) => type !== 'code')) throw new InvalidClientMetadata('response_types: only code is available');
+  if (usesCode && types.length === 0)
+    throw new InvalidClientMetadata('response_types: the authorization_code grant type needs code (RFC 7591 section 2.1)');
+  if (!usesCode && types.length > 0)
+    throw new InvalidClientMetadata('response_types: code needs the authorization_code grant type (RFC 7591 section 2.1)');
+  return usesCode ? ['code'] : [];
 }
 
 function checkScope(requested: string | undefined, policy: RegistrationPolicy): string | undefined {

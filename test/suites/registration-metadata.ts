@@ -102,6 +102,11 @@ const REFUSED: readonly [string, unknown, ReturnType<typeof redirectError>][] = 
     metadataError('grant_types: client_credentials is not available to dynamically registered clients'),
   ],
   ['no grant', { ...NATIVE_CLIENT, grant_types: [] }, metadataError('grant_types must not be empty')],
+  [
+    'an empty response_types with authorization_code',
+    { ...NATIVE_CLIENT, response_types: [] },
+    metadataError('response_types: the authorization_code grant type needs code (RFC 7591 section 2.1)'),
+  ],
   ['response type token', { ...NATIVE_CLIENT, response_types: ['code', 'token'] }, metadataError('response_types: only code is available')],
   [
     'code without authorization_code',

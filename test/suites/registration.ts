@@ -133,6 +133,8 @@ export function registrationSuite(t: Test, name: string, open: OpenStore): void 
     });
     t.same(info.response_types, [], 'no response type without authorization_code');
     t.same(info.redirect_uris, []);
+    const explicit = await server.registered(t, { grant_types: ['client_credentials'], response_types: [] });
+    t.same(explicit.response_types, [], 'an empty response_types is accepted for a machine client');
     const res = await new TokenClient(server.app, info.client_id, info.client_secret as string).token({ grant_type: 'client_credentials' });
     t.equal(res.statusCode, 200);
     t.match(claimsOf(res.json().access_token), { sub: info.client_id, client_id: info.client_id, scope: 'read' });
