@@ -5,13 +5,14 @@ import { cacheLifetime, type FreshnessBounds } from '../fetch/freshness.js';
 import { type FetchPolicy, fetchJson } from '../fetch/safe-fetch.js';
 import type { ClientSource } from './directory.js';
 import { clientFromMetadataDocument, clientIdentifierUrlProblem, looksLikeClientIdentifierUrl } from './metadata-document.js';
+import type { ClientMetadataPolicy } from './registration-metadata.js';
 import type { Client } from './registry.js';
 
 /**
  * The clients that describe themselves in a Client ID Metadata Document: a source of the
  * client directory, asked after CLIENTS_FILE (and after registrations), so a pre-registered
  * id is never fetched. A `client_id` written as an https URL is fetched through the
- * SSRF-safe fetcher, validated (metadata-document.ts) and cached per process within the
+ * SSRF-safe fetcher, validated (metadata-document.ts, under the policy of registrations) and cached per process within the
  * operator's bounds. A document that cannot be fetched or is invalid makes the client
  * unknown (CIMD §5.1: "the authorization server SHOULD abort the authorization request"),
  * and the reason is reported once per fetch, never the document itself.
@@ -19,6 +20,8 @@ import type { Client } from './registry.js';
 
 export interface MetadataDocumentSettings {
   readonly fetch: FetchPolicy;
+  /** What a client describing itself may have: the policy of registrations, whether or not registration is on. */
+  readonly policy: ClientMetadataPolicy;
   readonly ttl: FreshnessBounds;
   readonly clock: Clock;
   /** Told why a client id could not be used (logged by the caller). */
@@ -67,7 +70,7 @@ export class MetadataDocumentClients implements ClientSource {
   private async fetch(clientId: string): Promise<{ value: Client; seconds: number }> {
     try {
       const fetched = await fetchJson(clientId, this.settings.fetch);
-      const client = clientFromMetadataDocument(clientId, fetched.body);
+      const client = clientFromMetadataDocument(clientId, fetched.body, this.settings.policy);
       return { value: client, seconds: cacheLifetime(fetched.cacheControl, fetched.age, this.settings.ttl) };
     } catch (err) {
       this.settings.onRefused?.(clientId, (err as Error).message);

@@ -2,12 +2,12 @@ import type { Test } from 'tap';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
+import { metadataError } from '../helpers/refused-metadata.js';
 import { NATIVE_CLIENT, type RegistrationServer, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
 import { claimsOf, MCP } from '../helpers/resource-fixtures.js';
 import { basic, FORM_HEADERS, form, ISSUER, NO_STORE_JSON } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';
-import { metadataError } from './registration-metadata.js';
 
 /** POST /oauth2/register (RFC 7591), then using what was registered. The same on every store. */
 

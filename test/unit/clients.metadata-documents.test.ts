@@ -30,6 +30,7 @@ async function setup(
   const refusals: Array<[string, string]> = [];
   const address: ResolvedAddress = { address: options.address ?? '127.0.0.1', family: 4 };
   const source = new MetadataDocumentClients({
+    policy: { grantTypes: ['authorization_code', 'refresh_token'], offeredScopes: () => ['read', 'write'] },
     fetch: {
       allowHttp: false,
       allowSpecialUseAddresses: options.allowSpecialUseAddresses ?? true,
@@ -102,6 +103,13 @@ t.test('a client_id that is an https URL is looked up in its metadata document',
         'client_secret: MUST NOT be used in a metadata document; token_endpoint_auth_method: must be "none": only public clients are accepted from metadata documents',
       ],
     ]);
+  });
+
+  t.test('refused: a document asking for a scope no resource offers (the policy of registrations)', async (t) => {
+    const { source, refusals, publish } = await setup(t, certificate);
+    const id = publish('/client.json', { scope: 'read write admin' });
+    t.equal(await source.find(id), undefined);
+    t.same(refusals, [[id, 'scope: not offered by any registered resource: admin']]);
   });
 
   t.test('refused: a URL resolving to a private address; nothing is fetched', async (t) => {
