@@ -110,6 +110,38 @@ t.test('a document claims nothing the operator grants; what is meant for other s
   t.equal(client.dpopBoundAccessTokens, true, 'dpop_bound_access_tokens is honoured, as for a registered client (RFC 9449 §5.2)');
 });
 
+t.test('the documents widely used MCP clients publish are accepted under the default policy', async (t) => {
+  const published: Record<string, unknown>[] = [
+    {
+      client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
+      client_name: 'Claude Code',
+      client_uri: 'https://claude.ai',
+      redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+    {
+      client_name: 'Visual Studio Code',
+      logo_uri: 'https://code.visualstudio.com/assets/branding/code-stable.png',
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      client_id: 'https://vscode.dev/oauth/client-metadata.json',
+      client_uri: 'https://vscode.dev/product',
+      redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'],
+    },
+  ];
+  for (const doc of published) {
+    const client = clientFromMetadataDocument(doc.client_id as string, doc, POLICY);
+    t.same(
+      [client.clientName, [...client.grantTypes], client.redirectUris],
+      [doc.client_name, ['authorization_code', 'refresh_token'], doc.redirect_uris],
+    );
+  }
+});
+
 t.test('the policy of self-registered clients applies to documents (DYNAMIC_CLIENT_GRANTS, scopes resources offer)', async (t) => {
   // A scope no resource offers is one the operator gives only to clients of CLIENTS_FILE.
   refusedWith(t, document({ scope: 'read write admin' }), 'scope: not offered by any registered resource: admin');
