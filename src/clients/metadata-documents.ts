@@ -13,10 +13,11 @@ import type { Client } from './registry.js';
  * The clients that describe themselves in a Client ID Metadata Document: a source of the
  * client directory, asked after CLIENTS_FILE (and after registrations), so a pre-registered
  * id is never fetched. A `client_id` written as an https URL is fetched through the
- * SSRF-safe fetcher, validated (metadata-document.ts, under the policy of registrations) and cached per process within the
- * operator's bounds. A document that cannot be fetched or is invalid makes the client
- * unknown (CIMD §5.1: "the authorization server SHOULD abort the authorization request"),
- * and the reason is reported once per fetch, never the document itself.
+ * SSRF-safe fetcher, validated (metadata-document.ts, under the policy of registrations)
+ * and cached per process within the operator's bounds. A document that cannot be fetched,
+ * is invalid or asks for what the policy refuses makes the client unknown (CIMD §5.1: "the
+ * authorization server SHOULD abort the authorization request"), and the reason is
+ * reported once per fetch (or refusal to fetch), never the document itself.
  */
 
 export interface MetadataDocumentSettings {
