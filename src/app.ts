@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { clientDirectory, type ClientSource, registrySource } from './clients/directory.js';
 import { InitialAccessTokens } from './clients/initial-access-tokens.js';
+import { metadataDocumentGrants } from './clients/metadata-document.js';
 import { MetadataDocumentClients } from './clients/metadata-documents.js';
 import { ClientRegistrations } from './clients/registrations.js';
+import type { ClientMetadataPolicy } from './clients/registration-metadata.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
@@ -87,11 +89,26 @@ function commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');
 }
 
+/**
+ * What a client describing itself may have, by registration or by metadata document (one
+ * is as self-asserted as the other): DYNAMIC_CLIENT_GRANTS, and scopes some resource offers.
+ */
+function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): ClientMetadataPolicy {
+  return { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(resources.all()) };
+}
+
 /** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
-function metadataDocumentSource(config: Config, deps: ServerDependencies, app: FastifyInstance, clock: Clock): ClientSource[] {
+function metadataDocumentSource(
+  config: Config,
+  deps: ServerDependencies,
+  app: FastifyInstance,
+  clock: Clock,
+  policy: ClientMetadataPolicy,
+): ClientSource[] {
   const settings = config.clientIdMetadata;
   if (!settings.enabled) return [];
   const source = new MetadataDocumentClients({
+    policy,
     fetch: {
       allowHttp: settings.allowInsecure,
       allowSpecialUseAddresses: settings.allowInsecure,
@@ -110,7 +127,7 @@ function metadataDocumentSource(config: Config, deps: ServerDependencies, app: F
 /** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */
 function dynamicRegistrations(
   config: Config,
-  deps: { store: Store; clients: ClientRegistry; resources: ResourceRegistry; clock: Clock; events: SecurityEvents },
+  deps: { store: Store; clients: ClientRegistry; policy: ClientMetadataPolicy; clock: Clock; events: SecurityEvents },
 ): ClientRegistrations | undefined {
   if (config.dynamicClientRegistration === 'off') return undefined;
   return new ClientRegistrations(
@@ -118,7 +135,7 @@ function dynamicRegistrations(
     deps.store,
     deps.clients,
     {
-      policy: { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(deps.resources.all()) },
+      policy: deps.policy,
       ttlSeconds: config.dynamicClientTtl,
       rateLimit: { limit: config.registrationRateLimit, windowSeconds: config.registrationRateWindow },
       registrationClientUri: (clientId) => `${config.issuer}/oauth2/register/${clientId}`,
@@ -211,12 +228,13 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   });
   const tokenStatus = { accessTokens, refreshTokens: store, refreshTokenSealing, denylist: store, grants: store, clock };
   const registrationPath = `${oauth2}/register`;
-  const registrations = dynamicRegistrations(config, { store, clients, resources, clock, events });
+  const selfAsserted = selfAssertedClientPolicy(config, resources);
+  const registrations = dynamicRegistrations(config, { store, clients, policy: selfAsserted, clock, events });
   // The clients file first, so no other source can shadow one of its ids.
   const directory = clientDirectory(
     registrySource(clients),
     ...(registrations ? [registrations] : []),
-    ...metadataDocumentSource(config, deps, app, clock),
+    ...metadataDocumentSource(config, deps, app, clock, selfAsserted),
   );
 
   await app.register(healthRoutes, { keystore, store, clock });
@@ -230,7 +248,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     clients,
     resources,
     implementedGrants: [...grants.keys()],
-    clientIdMetadataDocuments: config.clientIdMetadata.enabled,
+    clientIdMetadataDocuments: config.clientIdMetadata.enabled ? { grantTypes: metadataDocumentGrants(selfAsserted) } : undefined,
     dpopAlgorithms: config.dpop.algorithms,
     clock,
     registration: registrations && { endpoint: `${config.issuer}/oauth2/register`, grantTypes: config.dynamicClientGrants },

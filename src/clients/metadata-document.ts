@@ -1,7 +1,8 @@
-import { z } from 'zod';
-import { parseScope } from '../oauth/scope.js';
+import { OAuthError } from '../errors.js';
+import { RESPONSE_TYPES } from '../oauth/response-mode.js';
 import { originsAllowedBy } from './origins.js';
-import { type Client, type GrantTypeName, redirectUri } from './registry.js';
+import { type ClientMetadataPolicy, isHttpsUri, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';
+import { type Client, GRANT_TYPES, type GrantTypeName } from './registry.js';
 
 /**
  * OAuth Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document-03,
@@ -21,12 +22,6 @@ export class InvalidMetadataDocument extends Error {
 
 /** Long enough for any real document URL; a longer id is refused before anything is fetched or cached. */
 const MAX_CLIENT_ID_URL_LENGTH = 2048;
-
-/** The grant types a self-registered public client may use here (OAuth 2.1: no implicit, no password). */
-const GRANTED_TYPES: ReadonlySet<string> = new Set<GrantTypeName>(['authorization_code', 'refresh_token']);
-/** Schemes that must never receive an authorization response (CIMD §8.6: "only fetch or parse URLs with known and supported URI schemes"). */
-const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:', 'ws:', 'wss:']);
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Whether `clientId` is written as an http(s) URL: then it can only name a metadata document. */
 export function looksLikeClientIdentifierUrl(clientId: string): boolean {
@@ -62,19 +57,14 @@ export function clientIdentifierUrlProblem(clientId: string, allowHttp: boolean)
   return undefined;
 }
 
-const metadataDocumentRedirectUri = redirectUri.superRefine((value, ctx) => {
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url) return; // reported by redirectUri
-  if (FORBIDDEN_REDIRECT_SCHEMES.has(url.protocol)) ctx.addIssue({ code: 'custom', message: `the ${url.protocol} scheme is not allowed` });
-  // RFC 8252 §8.3 and RFC 9700 §2.6: plain http only to the loopback interface.
-  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.host.replace(/:\d+$/, '')))
-    ctx.addIssue({ code: 'custom', message: 'http redirect URIs are accepted only for loopback (127.0.0.1, [::1], localhost)' });
-});
-
-const httpsUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:' && !value.includes('#'));
+/**
+ * The grants a document's client can get under `policy`: the code flow, and refresh tokens
+ * where allowed; never client_credentials, as it is public (RFC 6749 §4.4). None when the
+ * policy does not allow authorization_code, without which no document is accepted.
+ */
+export function metadataDocumentGrants(policy: Pick<ClientMetadataPolicy, 'grantTypes'>): GrantTypeName[] {
+  return policy.grantTypes.includes('authorization_code') ? policy.grantTypes.filter((grant) => grant !== 'client_credentials') : [];
+}
 
 /** JWK members that carry private or symmetric key material. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -84,84 +74,94 @@ function hasPrivateKeyMaterial(jwks: unknown): boolean {
   return Array.isArray(keys) && keys.some((key) => typeof key === 'object' && key !== null && PRIVATE_JWK_MEMBERS.some((m) => m in key));
 }
 
+/** What CIMD §4.1 forbids in a document, beyond the rules of every self-asserted client. */
+function documentProblems(doc: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  // CIMD §4.1: "the client_secret and client_secret_expires_at properties MUST NOT be used".
+  if (doc.client_secret !== undefined) problems.push('client_secret: MUST NOT be used in a metadata document');
+  if (doc.client_secret_expires_at !== undefined) problems.push('client_secret_expires_at: MUST NOT be used in a metadata document');
+  // CIMD §4.1: "the token_endpoint_auth_method property MUST NOT include client_secret_post,
+  // client_secret_basic, client_secret_jwt, or any other method based around a shared
+  // symmetric secret"; and this server implements no key-based method. Absent means none:
+  // RFC 7591's default (client_secret_basic) cannot apply.
+  if ((doc.token_endpoint_auth_method ?? 'none') !== 'none')
+    problems.push('token_endpoint_auth_method: must be "none": only public clients are accepted from metadata documents');
+  // CIMD §4.1: "private key material MUST NOT be included in the Client ID Metadata Document".
+  if (hasPrivateKeyMaterial(doc.jwks)) problems.push('jwks: private key material MUST NOT be included');
+  return problems;
+}
+
+/** Of a list of values, those in `known`; anything that is not a list is left to the validation to refuse. */
+function onlyKnown(values: unknown, known: readonly string[]): unknown {
+  return Array.isArray(values) ? values.filter((value) => known.includes(value)) : values;
+}
+
 /**
- * The document's metadata (RFC 7591 §2 names). Other properties are allowed and ignored
- * (CIMD §4: the document "MAY define additional properties"), so nothing the operator
- * grants in CLIENTS_FILE (introspection rights, extra origins) can be claimed here.
+ * The document as the metadata of a self-asserted client. One document serves every
+ * authorization server the client meets, so what is meant for others is left out rather than
+ * refused: grant and response types this server does not implement at all (VS Code's
+ * document lists the device_code grant), and a client_uri or logo_uri we would not show. What
+ * this server does implement goes through the policy like a registration's.
  */
-const MetadataDocumentSchema = z
-  .object({
-    client_id: z.string(),
-    client_name: z.string().min(1).max(200).optional(),
-    // A client_uri or logo_uri we would not show (not https) is left out, not a reason to refuse the client.
-    client_uri: httpsUrl.optional().catch(undefined),
-    logo_uri: httpsUrl.optional().catch(undefined),
-    redirect_uris: z.array(metadataDocumentRedirectUri).min(1, 'at least one redirect URI is required'),
-    // RFC 7591 §2: grant_types defaults to authorization_code, response_types to code.
-    grant_types: z.array(z.string()).default(['authorization_code']),
-    response_types: z.array(z.string()).default(['code']),
-    scope: z
-      .string()
-      .refine((s) => s === '' || parseScope(s) !== undefined, 'must be space-separated scope tokens (RFC 6749 §3.3)')
-      .optional(),
-    // RFC 7591's default (client_secret_basic) cannot apply: CIMD §4.1 forbids shared secrets.
-    token_endpoint_auth_method: z.string().default('none'),
-    client_secret: z.unknown().optional(),
-    client_secret_expires_at: z.unknown().optional(),
-    jwks: z.unknown().optional(),
-  })
-  .superRefine((doc, ctx) => {
-    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    // CIMD §4.1: "the client_secret and client_secret_expires_at properties MUST NOT be used".
-    if (doc.client_secret !== undefined) problem('client_secret', 'MUST NOT be used in a metadata document');
-    if (doc.client_secret_expires_at !== undefined) problem('client_secret_expires_at', 'MUST NOT be used in a metadata document');
-    // CIMD §4.1: "the token_endpoint_auth_method property MUST NOT include client_secret_post,
-    // client_secret_basic, client_secret_jwt, or any other method based around a shared
-    // symmetric secret"; and this server implements no key-based method.
-    if (doc.token_endpoint_auth_method !== 'none')
-      problem('token_endpoint_auth_method', `must be "none": only public clients are accepted from metadata documents`);
-    // CIMD §4.1: "private key material MUST NOT be included in the Client ID Metadata Document".
-    if (hasPrivateKeyMaterial(doc.jwks)) problem('jwks', 'private key material MUST NOT be included');
-    if (!doc.grant_types.includes('authorization_code')) problem('grant_types', 'must include authorization_code');
-    if (!doc.response_types.includes('code')) problem('response_types', 'must include code');
-  });
+function asClientMetadata(doc: Record<string, unknown>): Record<string, unknown> {
+  const shown = (value: unknown) => (typeof value === 'string' && isHttpsUri(value) ? value : undefined);
+  return {
+    ...doc,
+    token_endpoint_auth_method: 'none',
+    grant_types: onlyKnown(doc.grant_types, GRANT_TYPES),
+    response_types: onlyKnown(doc.response_types, RESPONSE_TYPES),
+    client_uri: shown(doc.client_uri),
+    logo_uri: shown(doc.logo_uri),
+  };
+}
 
 /**
  * The client a fetched document describes, or InvalidMetadataDocument saying what is
- * wrong. `clientId` is the URL the document was fetched from.
+ * wrong. `clientId` is the URL the document was fetched from. The metadata goes through the
+ * same validation as a registration request, under the same policy (DYNAMIC_CLIENT_GRANTS,
+ * the scopes resources offer), whether or not registration is on. Other properties are
+ * allowed and ignored (CIMD §4: the document "MAY define additional properties"), so nothing
+ * the operator grants in CLIENTS_FILE (introspection rights, extra origins) can be claimed.
  */
-export function clientFromMetadataDocument(clientId: string, body: unknown): Client {
+export function clientFromMetadataDocument(clientId: string, body: unknown, policy: ClientMetadataPolicy): Client {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new InvalidMetadataDocument('the document is not a JSON object');
   // CIMD §4: the document "MUST contain a client_id property whose value MUST match the
   // Client Identifier URL, which MUST also match the URL that the authorization server used
   // to fetch the document; comparisons MUST be made using simple string comparison".
-  const claimed = (body as { client_id?: unknown }).client_id;
-  if (claimed !== clientId) {
+  const doc = body as Record<string, unknown>;
+  if (doc.client_id !== clientId) {
     throw new InvalidMetadataDocument(
-      typeof claimed === 'string' ? 'its client_id is not the URL it was fetched from' : 'client_id is missing or not a string',
+      typeof doc.client_id === 'string' ? 'its client_id is not the URL it was fetched from' : 'client_id is missing or not a string',
     );
   }
-  const parsed = MetadataDocumentSchema.safeParse(body);
-  if (!parsed.success) {
-    throw new InvalidMetadataDocument(parsed.error.issues.map((i) => `${i.path.join('.') || 'document'}: ${i.message}`).join('; '));
+  const problems = documentProblems(doc);
+  if (problems.length > 0) throw new InvalidMetadataDocument(problems.join('; '));
+  let metadata: RegisteredMetadata;
+  try {
+    metadata = validatedClientMetadata(asClientMetadata(doc), policy);
+  } catch (err) {
+    if (err instanceof OAuthError) throw new InvalidMetadataDocument(err.description);
+    throw err;
   }
-  const doc = parsed.data;
-  const redirectUris = Object.freeze([...new Set(doc.redirect_uris)]);
+  // The client comes by way of the authorization endpoint: the code flow is what it is for.
+  if (!metadata.grant_types.includes('authorization_code'))
+    throw new InvalidMetadataDocument('grant_types: must include authorization_code');
+  const redirectUris = Object.freeze([...metadata.redirect_uris]);
   return Object.freeze({
     clientId,
-    clientName: doc.client_name,
-    clientUri: doc.client_uri,
-    logoUri: doc.logo_uri,
+    clientName: metadata.client_name,
+    clientUri: metadata.client_uri,
+    logoUri: metadata.logo_uri,
     secretDigest: undefined,
     redirectUris,
-    // Other grant types a document lists (for other servers) are not granted here.
-    grantTypes: new Set(doc.grant_types.filter((g): g is GrantTypeName => GRANTED_TYPES.has(g))),
-    responseTypes: new Set(['code'] as const),
+    grantTypes: new Set<GrantTypeName>(metadata.grant_types),
+    responseTypes: new Set(metadata.response_types),
     // Without `scope`, the client may ask for what the requested resources offer (resource.ts).
-    scope: Object.freeze(doc.scope === undefined || doc.scope === '' ? [] : (parseScope(doc.scope) ?? [])),
+    scope: Object.freeze(metadata.scope === undefined ? [] : metadata.scope.split(' ')),
     authMethod: 'none',
     introspectAllTokens: false,
+    ...(metadata.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     corsOrigins: originsAllowedBy({ isPublic: true, redirectUris, allowedOrigins: [] }),
     fromMetadataDocument: true,
   });

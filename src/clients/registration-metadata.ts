@@ -6,8 +6,10 @@ import { type ApplicationType, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from
 import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';
 
 /**
- * The client metadata of a registration request (RFC 7591 §2), checked against what this
- * server lets a client register by itself. Pure: the policy is passed in.
+ * The client metadata (RFC 7591 §2) of a client that describes itself, checked against what
+ * this server lets such a client have: a registration request (registrations.ts) and a
+ * Client ID Metadata Document (metadata-document.ts) go through the same rules, as one is
+ * as self-asserted as the other. Pure: the policy is passed in.
  */
 
 /** What a registered client holds: the fields we understand, defaults applied (RFC 7591 §3.2.1 returns them all). */
@@ -27,11 +29,17 @@ export interface RegisteredMetadata {
   readonly dpop_bound_access_tokens?: true;
 }
 
-export interface RegistrationPolicy {
+/** What a client describing itself may have, whether it registers or publishes a metadata document. */
+export interface ClientMetadataPolicy {
   /** DYNAMIC_CLIENT_GRANTS. */
   readonly grantTypes: readonly DynamicGrantType[];
-  /** The scopes registered resources accept: the most a dynamically registered client may register. */
+  /** The scopes registered resources accept: the most such a client may have (the rest is the operator's, for CLIENTS_FILE). */
   offeredScopes(): readonly string[];
+}
+
+/** An https URI without fragment, as `client_uri` and `logo_uri` must be. */
+export function isHttpsUri(value: string): boolean {
+  return value.length <= MAX_REDIRECT_URI_LENGTH && URL.canParse(value) && new URL(value).protocol === 'https:' && !value.includes('#');
 }
 
 const text = (field: string, max: number) =>
@@ -42,10 +50,7 @@ const text = (field: string, max: number) =>
     .refine((value) => !/\p{Cc}/u.test(value), `${field} must not contain control characters`);
 
 const httpsUri = (field: string) =>
-  text(field, MAX_REDIRECT_URI_LENGTH).refine(
-    (value) => URL.canParse(value) && new URL(value).protocol === 'https:' && !value.includes('#'),
-    `${field} must be an https URI without fragment`,
-  );
+  text(field, MAX_REDIRECT_URI_LENGTH).refine(isHttpsUri, `${field} must be an https URI without fragment`);
 
 const strings = (field: string) =>
   z.array(z.string({ error: `${field} must be an array of strings` }), { error: `${field} must be an array of strings` });
@@ -55,7 +60,8 @@ const RequestSchema = z.object({
   redirect_uris: strings('redirect_uris').max(20, 'redirect_uris must have at most 20 entries').optional(),
   token_endpoint_auth_method: z.string({ error: 'token_endpoint_auth_method must be a string' }).optional(),
   grant_types: strings('grant_types').min(1, 'grant_types must not be empty').optional(),
-  response_types: strings('response_types').min(1, 'response_types must not be empty').optional(),
+  // Empty is a machine client's honest answer (client_credentials only), and what we return for one.
+  response_types: strings('response_types').optional(),
   application_type: z.enum(['web', 'native'], { error: 'application_type must be web or native' }).optional(),
   client_name: text('client_name', 200).optional(),
   client_uri: httpsUri('client_uri').optional(),
@@ -71,7 +77,7 @@ function withoutEmptyValues(body: Record<string, unknown>): Record<string, unkno
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null && value !== ''));
 }
 
-function checkGrantTypes(requested: readonly string[], policy: RegistrationPolicy): DynamicGrantType[] {
+function checkGrantTypes(requested: readonly string[], policy: ClientMetadataPolicy): DynamicGrantType[] {
   for (const grant of requested) {
     if (!(policy.grantTypes as readonly string[]).includes(grant))
       throw new InvalidClientMetadata(`grant_types: ${grant} is not available to dynamically registered clients`);
@@ -79,16 +85,23 @@ function checkGrantTypes(requested: readonly string[], policy: RegistrationPolic
   return [...new Set(requested)] as DynamicGrantType[];
 }
 
-/** RFC 7591 §2.1: grant_types and response_types must agree (authorization_code with code; we offer no other). */
+/**
+ * RFC 7591 §2.1: "a "grant_types" value that includes "authorization_code" implies a
+ * "response_types" value that includes "code"", and the server "SHOULD take steps to ensure
+ * that a client cannot register itself into an inconsistent state". We offer no other type.
+ */
 function checkResponseTypes(requested: readonly string[] | undefined, grantTypes: readonly DynamicGrantType[]): 'code'[] {
   const usesCode = grantTypes.includes('authorization_code');
-  if (requested === undefined) return usesCode ? ['code'] : [];
-  if (requested.some((type) => type !== 'code')) throw new InvalidClientMetadata('response_types: only code is available');
-  if (!usesCode) throw new InvalidClientMetadata('response_types: code needs the authorization_code grant type (RFC 7591 section 2.1)');
-  return ['code'];
+  const types = requested ?? (usesCode ? ['code'] : []);
+  if (types.some((type) => type !== 'code')) throw new InvalidClientMetadata('response_types: only code is available');
+  if (usesCode && types.length === 0)
+    throw new InvalidClientMetadata('response_types: the authorization_code grant type needs code (RFC 7591 section 2.1)');
+  if (!usesCode && types.length > 0)
+    throw new InvalidClientMetadata('response_types: code needs the authorization_code grant type (RFC 7591 section 2.1)');
+  return usesCode ? ['code'] : [];
 }
 
-function checkScope(requested: string | undefined, policy: RegistrationPolicy): string | undefined {
+function checkScope(requested: string | undefined, policy: ClientMetadataPolicy): string | undefined {
   if (requested === undefined) return undefined;
   const tokens = parseScope(requested);
   if (!tokens) throw new InvalidClientMetadata('scope must be space-separated scope tokens (RFC 6749 section 3.3)');
@@ -98,10 +111,11 @@ function checkScope(requested: string | undefined, policy: RegistrationPolicy): 
 }
 
 /**
- * Validates a registration request body. Throws InvalidRedirectUri for a bad or missing
- * redirect URI and InvalidClientMetadata for any other field (RFC 7591 §3.2.2).
+ * Validates the metadata of a client describing itself (a registration request body, a
+ * metadata document). Throws InvalidRedirectUri for a bad or missing redirect URI and
+ * InvalidClientMetadata for any other field (RFC 7591 §3.2.2).
  */
-export function registeredMetadata(body: unknown, policy: RegistrationPolicy): RegisteredMetadata {
+export function validatedClientMetadata(body: unknown, policy: ClientMetadataPolicy): RegisteredMetadata {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new InvalidClientMetadata('the request body must be a JSON object of client metadata');
   const parsed = RequestSchema.safeParse(withoutEmptyValues(body as Record<string, unknown>));

@@ -4,7 +4,7 @@ import { InvalidClientMetadata, InvalidToken, ServerError, TooManyRegistrations 
 import type { AttemptCounter, ClientRegistrationRecord, ClientRegistrationStore, StoredClientRegistration } from '../store/types.js';
 import type { ClientSource } from './directory.js';
 import { clientInformation, clientOf, isDynamicClientId, newDynamicClientId } from './registered-client.js';
-import { type RegisteredMetadata, type RegistrationPolicy, registeredMetadata } from './registration-metadata.js';
+import { type ClientMetadataPolicy, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';
 import type { Client } from './registry.js';
 import { generateClientSecret, hashClientSecret, storedSecretDigest, verifyClientSecret } from './secret.js';
 
@@ -16,7 +16,7 @@ import { generateClientSecret, hashClientSecret, storedSecretDigest, verifyClien
  */
 
 export interface RegistrationSettings {
-  readonly policy: RegistrationPolicy;
+  readonly policy: ClientMetadataPolicy;
   /** DYNAMIC_CLIENT_TTL: a registration unused this long is gone. */
   readonly ttlSeconds: number;
   /** REGISTRATION_RATE_LIMIT registrations per client address in REGISTRATION_RATE_WINDOW seconds. */
@@ -76,7 +76,7 @@ export class ClientRegistrations implements ClientSource {
   }
 
   private async create(body: unknown): Promise<Registration> {
-    const metadata = registeredMetadata(body, this.settings.policy);
+    const metadata = validatedClientMetadata(body, this.settings.policy);
     const clientId = newDynamicClientId();
     const clientSecret = metadata.token_endpoint_auth_method === 'none' ? undefined : generateClientSecret();
     // A 256-bit bearer token, like a client secret: stored as its SHA-256 digest.
@@ -115,7 +115,7 @@ export class ClientRegistrations implements ClientSource {
     // §2.2: "If the client includes the "client_secret" field in the request, the value of this field MUST match the currently issued client secret".
     if (presentedSecret !== undefined && !(typeof presentedSecret === 'string' && this.secretMatches(record, presentedSecret)))
       throw new InvalidClientMetadata('client_secret does not match the secret issued to this client');
-    const metadata = registeredMetadata(body, this.settings.policy);
+    const metadata = validatedClientMetadata(body, this.settings.policy);
     const wasPublic = record.clientSecretHash === undefined;
     if (wasPublic !== (metadata.token_endpoint_auth_method === 'none'))
       throw new InvalidClientMetadata(

@@ -173,11 +173,21 @@ export function fetchJson(url: string, policy: FetchPolicy): Promise<FetchedJson
       lookup: guardedLookup(policy),
       ...(policy.ca === undefined ? {} : { ca: policy.ca }),
     });
+    // Until the connection (and its TLS handshake) is up, a failure is the host's, not the URL's.
+    let connected = false;
+    request.on('socket', (socket) => socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true)));
     const deadline = setTimeout(
-      () => settle(new FetchFailed('timeout', `no complete answer within ${policy.timeoutMs} ms`)),
+      () =>
+        settle(
+          connected
+            ? new FetchFailed('timeout', `no complete answer within ${policy.timeoutMs} ms`)
+            : new FetchFailed('timeout', `no connection within ${policy.timeoutMs} ms`, { hostWide: true }),
+        ),
       policy.timeoutMs,
     );
-    request.on('error', (err) => settle(err instanceof FetchFailed ? err : new FetchFailed('network', err.message, { cause: err })));
+    request.on('error', (err) =>
+      settle(err instanceof FetchFailed ? err : new FetchFailed('network', err.message, { cause: err, hostWide: !connected })),
+    );
     request.on('response', (response) => {
       const refused = refusedResponse(response, policy.maxBytes);
       if (refused) return settle(refused);

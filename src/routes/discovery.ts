@@ -16,8 +16,11 @@ export interface DiscoveryOptions {
   readonly resources: Pick<ResourceRegistry, 'all'>;
   /** grant_type values this server implements (the grant table's keys). */
   readonly implementedGrants: readonly string[];
-  /** CLIENT_ID_METADATA_DOCUMENTS: any client may come with an https client_id (draft-ietf-oauth-client-id-metadata-document). */
-  readonly clientIdMetadataDocuments?: boolean;
+  /**
+   * With CLIENT_ID_METADATA_DOCUMENTS: any client may come with an https client_id
+   * (draft-ietf-oauth-client-id-metadata-document), and get these grants (metadataDocumentGrants).
+   */
+  readonly clientIdMetadataDocuments?: { readonly grantTypes: readonly GrantTypeName[] } | undefined;
   /** DPOP_SIGNING_ALGS. */
   readonly dpopAlgorithms: readonly string[];
   readonly clock: Clock;
@@ -25,13 +28,13 @@ export interface DiscoveryOptions {
   readonly registration?: { readonly endpoint: string; readonly grantTypes: readonly GrantTypeName[] } | undefined;
 }
 
-/** What every client described by a metadata document may use (src/clients/metadata-document.ts). */
-const METADATA_DOCUMENT_CLIENT: Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'> = {
-  grantTypes: new Set(['authorization_code', 'refresh_token']),
-  authMethod: 'none',
-  responseTypes: new Set(['code']),
-  scope: [],
-};
+/** What a client described by a metadata document may use (src/clients/metadata-document.ts). */
+function metadataDocumentClient(
+  grantTypes: readonly GrantTypeName[],
+): Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'> {
+  const responseTypes = new Set<ResponseType>(grantTypes.includes('authorization_code') ? ['code'] : []);
+  return { grantTypes: new Set(grantTypes), authMethod: 'none', responseTypes, scope: [] };
+}
 
 /**
  * What a client registering itself may get (src/clients/registration-metadata.ts): any of the
@@ -53,7 +56,7 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const { issuer, clients, registration } = options;
   const registered = [
     ...clients.all(),
-    ...(options.clientIdMetadataDocuments ? [METADATA_DOCUMENT_CLIENT] : []),
+    ...(options.clientIdMetadataDocuments ? [metadataDocumentClient(options.clientIdMetadataDocuments.grantTypes)] : []),
     ...(registration ? dynamicallyRegistered(registration.grantTypes) : []),
   ];
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));

@@ -105,6 +105,33 @@ export function registrationManagementSuite(t: Test, name: string, open: OpenSto
     });
   });
 
+  t.test(`every registration response goes back through PUT unchanged (RFC 7592 §2.2) (${name})`, async (t) => {
+    const server = await registrationServer(t, await open(t), {
+      DYNAMIC_CLIENT_GRANTS: 'authorization_code,refresh_token,client_credentials',
+    });
+    const registrations: Record<string, unknown>[] = [
+      NATIVE_CLIENT,
+      { ...WEB_CLIENT, scope: 'read write', client_uri: 'https://app.example.org/', logo_uri: 'https://app.example.org/logo.png' },
+      { ...WEB_CLIENT, token_endpoint_auth_method: 'client_secret_post', software_id: 'example-app', software_version: '2.1' },
+      { grant_types: ['client_credentials'], scope: 'read' },
+      { grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: 'client_secret_post' },
+      { ...NATIVE_CLIENT, redirect_uris: ['com.example.app:/cb', 'http://localhost:6274/cb'], dpop_bound_access_tokens: true },
+      {
+        redirect_uris: ['https://app.example.org/native'],
+        application_type: 'native',
+        grant_types: ['authorization_code', 'client_credentials'],
+      },
+    ];
+    for (const body of registrations) {
+      const info = await server.registered(t, body);
+      const { client_secret: _secret, ...withoutSecret } = info;
+      const put = await server.manage('PUT', info.client_id, info.registration_access_token, info);
+      t.equal(put.statusCode, 200, `PUT ${JSON.stringify(body)}`);
+      t.same(put.json(), info, 'the answer to the PUT is the registration response');
+      t.same((await server.manage('GET', info.client_id, info.registration_access_token)).json(), withoutSecret, 'and nothing changed');
+    }
+  });
+
   t.test(`an unused registration expires after DYNAMIC_CLIENT_TTL; a use restarts it, at most once an interval (${name})`, async (t) => {
     // TTL one day: a use restarts the expiry once at least an hour (a tenth, at most an hour) has passed since the last restart.
     const server = await registrationServer(t, await open(t), { DYNAMIC_CLIENT_TTL: '86400' });

@@ -1,148 +1,16 @@
 import type { Test } from 'tap';
 import { WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { NATIVE_CLIENT, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
+import { REFUSED_METADATA } from '../helpers/refused-metadata.js';
+import { NATIVE_CLIENT, registrationServer } from '../helpers/registration.js';
 import type { OpenStore } from '../helpers/stores.js';
 
 /** What a client may register at POST /oauth2/register (RFC 7591 §2), and the exact refusals (§3.2.2). The same on every store. */
 
-const redirectError = (description: string) => ({ status: 400, error: 'invalid_redirect_uri', description });
-export const metadataError = (description: string) => ({ status: 400, error: 'invalid_client_metadata', description });
-
-/** Each refused registration and its exact error (RFC 7591 §3.2.2). */
-const REFUSED: readonly [string, unknown, ReturnType<typeof redirectError>][] = [
-  ['not an object', [], metadataError('the request body must be a JSON object of client metadata')],
-  ['no redirect URI for the code flow', {}, redirectError('redirect_uris is required with the authorization_code grant type')],
-  ['redirect_uris not an array', { redirect_uris: 'https://a.example/cb' }, redirectError('redirect_uris must be an array of strings')],
-  ['a redirect URI not a string', { redirect_uris: [42] }, redirectError('redirect_uris must be an array of strings')],
-  ['a relative redirect URI', { redirect_uris: ['/callback'] }, redirectError('redirect_uris[0]: must be an absolute URI')],
-  [
-    'javascript:',
-    { redirect_uris: ['https://a.example/cb', 'javascript:alert(1)'] },
-    redirectError('redirect_uris[1]: the scheme javascript: is not allowed for redirect URIs'),
-  ],
-  ['data:', { redirect_uris: ['data:text/html,hi'] }, redirectError('redirect_uris[0]: the scheme data: is not allowed for redirect URIs')],
-  [
-    'file:',
-    { redirect_uris: ['file:///etc/passwd'] },
-    redirectError('redirect_uris[0]: the scheme file: is not allowed for redirect URIs'),
-  ],
-  [
-    'a fragment',
-    { redirect_uris: ['https://a.example/cb#x'] },
-    redirectError('redirect_uris[0]: must not have a fragment (RFC 6749 section 3.1.2)'),
-  ],
-  [
-    'http to a non-loopback host',
-    { redirect_uris: ['http://a.example/cb'] },
-    redirectError('redirect_uris[0]: http is allowed only for a loopback address (127.0.0.1, [::1] or localhost); use https'),
-  ],
-  [
-    'http to 127.0.0.2',
-    { redirect_uris: ['http://127.0.0.2/cb'] },
-    redirectError('redirect_uris[0]: http is allowed only for a loopback address (127.0.0.1, [::1] or localhost); use https'),
-  ],
-  [
-    'user information',
-    { redirect_uris: ['http://127.0.0.1:80@evil.example/cb'] },
-    redirectError('redirect_uris[0]: must not contain user information'),
-  ],
-  [
-    'a wildcard',
-    { redirect_uris: ['https://*.example.org/cb'] },
-    redirectError('redirect_uris[0]: wildcards are not supported: redirect URIs are compared exactly'),
-  ],
-  [
-    'a space',
-    { redirect_uris: ['https://a.example/c b'] },
-    redirectError('redirect_uris[0]: must not contain spaces or control characters'),
-  ],
-  [
-    'a loopback URI for a web client',
-    { application_type: 'web', redirect_uris: ['https://a.example/cb', 'http://127.0.0.1/cb'] },
-    redirectError(
-      "redirect_uris[1]: a web client's redirect URIs must use https (register application_type native for a loopback or custom-scheme URI)",
-    ),
-  ],
-  [
-    'a custom scheme for a web client',
-    { application_type: 'web', redirect_uris: ['com.example.app:/cb'] },
-    redirectError(
-      "redirect_uris[0]: a web client's redirect URIs must use https (register application_type native for a loopback or custom-scheme URI)",
-    ),
-  ],
-  [
-    'too many redirect URIs',
-    { redirect_uris: Array.from({ length: 21 }, (_, i) => `https://a.example/${i}`) },
-    redirectError('redirect_uris must have at most 20 entries'),
-  ],
-  [
-    'an unknown application_type',
-    { ...NATIVE_CLIENT, application_type: 'desktop' },
-    metadataError('application_type must be web or native'),
-  ],
-  [
-    'private_key_jwt',
-    { ...NATIVE_CLIENT, token_endpoint_auth_method: 'private_key_jwt' },
-    metadataError('token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none'),
-  ],
-  [
-    'the password grant',
-    { ...NATIVE_CLIENT, grant_types: ['authorization_code', 'password'] },
-    metadataError('grant_types: password is not available to dynamically registered clients'),
-  ],
-  [
-    'the implicit grant',
-    { ...NATIVE_CLIENT, grant_types: ['implicit'] },
-    metadataError('grant_types: implicit is not available to dynamically registered clients'),
-  ],
-  [
-    'client_credentials (not in DYNAMIC_CLIENT_GRANTS)',
-    { ...WEB_CLIENT, grant_types: ['client_credentials'] },
-    metadataError('grant_types: client_credentials is not available to dynamically registered clients'),
-  ],
-  ['no grant', { ...NATIVE_CLIENT, grant_types: [] }, metadataError('grant_types must not be empty')],
-  ['response type token', { ...NATIVE_CLIENT, response_types: ['code', 'token'] }, metadataError('response_types: only code is available')],
-  [
-    'code without authorization_code',
-    { ...NATIVE_CLIENT, grant_types: ['refresh_token'] },
-    metadataError('response_types: code needs the authorization_code grant type (RFC 7591 section 2.1)'),
-  ],
-  [
-    'a scope no resource offers',
-    { ...NATIVE_CLIENT, scope: 'tools admin' },
-    metadataError('scope: not offered by any registered resource: admin'),
-  ],
-  [
-    'a malformed scope',
-    { ...NATIVE_CLIENT, scope: 'tools  files:read' },
-    metadataError('scope must be space-separated scope tokens (RFC 6749 section 3.3)'),
-  ],
-  ['client_name not a string', { ...NATIVE_CLIENT, client_name: 42 }, metadataError('client_name must be a string')],
-  ['a long client_name', { ...NATIVE_CLIENT, client_name: 'x'.repeat(201) }, metadataError('client_name must be at most 200 characters')],
-  ['a control character', { ...NATIVE_CLIENT, client_name: 'a\u0007b' }, metadataError('client_name must not contain control characters')],
-  [
-    'an http logo_uri',
-    { ...NATIVE_CLIENT, logo_uri: 'http://a.example/logo.png' },
-    metadataError('logo_uri must be an https URI without fragment'),
-  ],
-  [
-    'a javascript client_uri',
-    { ...NATIVE_CLIENT, client_uri: 'javascript:alert(1)' },
-    metadataError('client_uri must be an https URI without fragment'),
-  ],
-  ['software_id not a string', { ...NATIVE_CLIENT, software_id: 7 }, metadataError('software_id must be a string')],
-  [
-    'dpop_bound_access_tokens not a boolean',
-    { ...NATIVE_CLIENT, dpop_bound_access_tokens: 'yes' },
-    metadataError('dpop_bound_access_tokens must be a boolean'),
-  ],
-];
-
 export function registrationMetadataSuite(t: Test, name: string, open: OpenStore): void {
   t.test(`POST /oauth2/register: refused metadata, exact errors (${name})`, async (t) => {
     const server = await registrationServer(t, await open(t));
-    for (const [what, body, expected] of REFUSED) {
+    for (const [what, body, expected] of REFUSED_METADATA) {
       t.test(what, async (t) => expectOAuthError(t, await server.register(body), expected));
     }
     t.test('a body that is not JSON', async (t) => {

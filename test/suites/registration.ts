@@ -2,12 +2,12 @@ import type { Test } from 'tap';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
+import { metadataError } from '../helpers/refused-metadata.js';
 import { NATIVE_CLIENT, type RegistrationServer, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
 import { claimsOf, MCP } from '../helpers/resource-fixtures.js';
 import { basic, FORM_HEADERS, form, ISSUER, NO_STORE_JSON } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';
-import { metadataError } from './registration-metadata.js';
 
 /** POST /oauth2/register (RFC 7591), then using what was registered. The same on every store. */
 
@@ -133,6 +133,8 @@ export function registrationSuite(t: Test, name: string, open: OpenStore): void 
     });
     t.same(info.response_types, [], 'no response type without authorization_code');
     t.same(info.redirect_uris, []);
+    const explicit = await server.registered(t, { grant_types: ['client_credentials'], response_types: [] });
+    t.same(explicit.response_types, [], 'an empty response_types is accepted for a machine client');
     const res = await new TokenClient(server.app, info.client_id, info.client_secret as string).token({ grant_type: 'client_credentials' });
     t.equal(res.statusCode, 200);
     t.match(claimsOf(res.json().access_token), { sub: info.client_id, client_id: info.client_id, scope: 'read' });

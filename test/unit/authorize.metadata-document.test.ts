@@ -150,11 +150,11 @@ t.test('a client_id URL whose document cannot be used is an unknown client: an e
   const documents = await DocumentServer.start(t, certificate);
   const id = (path: string) => `https://mcp-client.test:${documents.port}${path}`;
   const { challenge } = pkcePair();
-  const request = (clientId: string) =>
+  const request = (clientId: string, redirectUri = 'http://127.0.0.1/callback') =>
     authorizeUrl({
       response_type: 'code',
       client_id: clientId,
-      redirect_uri: 'http://127.0.0.1/callback',
+      redirect_uri: redirectUri,
       state: 'st',
       code_challenge: challenge,
       code_challenge_method: 'S256',
@@ -174,6 +174,33 @@ t.test('a client_id URL whose document cannot be used is an unknown client: an e
       [{ clientId: id('/impostor.json'), reason: 'its client_id is not the URL it was fetched from', level: 30 }],
     );
     t.notMatch(log.text(), 'famous-app', 'nothing of the document is logged');
+  });
+
+  t.test('it claims a scope no resource offers: the policy of registrations applies, with registration off', async (t) => {
+    const log = capturedLogger('info');
+    const { app } = await cimdServer(t, certificate, CIMD_INSECURE, '127.0.0.1', log.logger);
+    // `admin`: no resource offers it; only clients of CLIENTS_FILE can hold it.
+    documents.serveJson('/admin.json', clientMetadataDocument(id('/admin.json'), { scope: 'read write admin' }));
+    const res = await app.inject({ url: `${request(id('/admin.json'))}&scope=admin` });
+    expectErrorPage(t, res, 'the client is not registered');
+    t.notMatch(res.body, 'admin', 'no consent page offers it');
+    const refusals = log
+      .lines()
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.msg === 'client id metadata document not usable: the client is unknown');
+    t.same(
+      refusals.map(({ clientId, reason }) => ({ clientId, reason })),
+      [{ clientId: id('/admin.json'), reason: 'scope: not offered by any registered resource: admin' }],
+    );
+  });
+
+  t.test('a redirect URI registration refuses (ftp:, user information before another host)', async (t) => {
+    const { app } = await cimdServer(t, certificate, CIMD_INSECURE);
+    for (const uri of ['ftp://evil.example/cb', 'https://good.example@evil.example/cb']) {
+      const path = `/redirect-${uri.length}.json`;
+      documents.serveJson(path, clientMetadataDocument(id(path), { redirect_uris: [uri] }));
+      expectErrorPage(t, await app.inject({ url: request(id(path), uri) }), 'the client is not registered');
+    }
   });
 
   t.test('its URL resolves to a private address (no development switch)', async (t) => {
@@ -222,6 +249,8 @@ t.test('discovery advertises client_id_metadata_document_supported only when on'
   t.same(on.grant_types_supported, ['authorization_code', 'refresh_token']);
   t.same(on.token_endpoint_auth_methods_supported, ['none']);
   t.same(on.code_challenge_methods_supported, ['S256']);
+  const codeOnly = await metadata({ ...CIMD_ON, DYNAMIC_CLIENT_GRANTS: 'authorization_code' });
+  t.same(codeOnly.grant_types_supported, ['authorization_code'], 'DYNAMIC_CLIENT_GRANTS applies to document clients too');
   const off = await metadata({});
   t.equal(off.client_id_metadata_document_supported, undefined);
   t.same(off.token_endpoint_auth_methods_supported, []);

@@ -1,11 +1,27 @@
 import t, { type Test } from 'tap';
-import { clientFromMetadataDocument, clientIdentifierUrlProblem, InvalidMetadataDocument } from '../../src/clients/metadata-document.js';
+import {
+  clientFromMetadataDocument,
+  clientIdentifierUrlProblem,
+  InvalidMetadataDocument,
+  metadataDocumentGrants,
+} from '../../src/clients/metadata-document.js';
+import type { ClientMetadataPolicy } from '../../src/clients/registration-metadata.js';
+import { offeredScope } from '../../src/oauth/resource.js';
+import { ResourceRegistry } from '../../src/resources/registry.js';
 import { clientMetadataDocument } from '../helpers/metadata-document-fixtures.js';
+import { REFUSED_METADATA } from '../helpers/refused-metadata.js';
+import { RESOURCES } from '../helpers/resource-fixtures.js';
 
 const ID = 'https://mcp-client.test/oauth/client.json';
 
-function refusedWith(t: Test, body: unknown, message: string, clientId = ID): void {
-  t.throws(() => clientFromMetadataDocument(clientId, body), new InvalidMetadataDocument(message), message);
+/** The policy of the registration tests: the default DYNAMIC_CLIENT_GRANTS, the scopes of RESOURCES. */
+const POLICY: ClientMetadataPolicy = {
+  grantTypes: ['authorization_code', 'refresh_token'],
+  offeredScopes: () => offeredScope(ResourceRegistry.fromEntries(RESOURCES).all()),
+};
+
+function refusedWith(t: Test, body: unknown, message: string, clientId = ID, policy = POLICY): void {
+  t.throws(() => clientFromMetadataDocument(clientId, body, policy), new InvalidMetadataDocument(message), message);
 }
 
 const document = (fields: Record<string, unknown> = {}) => clientMetadataDocument(ID, fields);
@@ -36,7 +52,7 @@ t.test('Client Identifier URLs (CIMD §3)', async (t) => {
 });
 
 t.test('a valid document becomes a public client marked as coming from a metadata document', async (t) => {
-  const client = clientFromMetadataDocument(ID, document({ scope: 'read write', logo_uri: 'https://mcp-client.test/logo.png' }));
+  const client = clientFromMetadataDocument(ID, document({ scope: 'read write', logo_uri: 'https://mcp-client.test/logo.png' }), POLICY);
   t.same(
     {
       ...client,
@@ -62,29 +78,121 @@ t.test('a valid document becomes a public client marked as coming from a metadat
   );
   t.ok(Object.isFrozen(client));
 
-  const minimal = clientFromMetadataDocument(ID, { client_id: ID, redirect_uris: ['https://mcp-client.test/cb'] });
+  const minimal = clientFromMetadataDocument(ID, { client_id: ID, redirect_uris: ['https://mcp-client.test/cb'] }, POLICY);
   t.equal(minimal.authMethod, 'none', 'no token_endpoint_auth_method: public (RFC 7591 client_secret_basic cannot apply)');
   t.same([...minimal.grantTypes], ['authorization_code'], 'RFC 7591 default grant type');
   t.same(minimal.scope, [], 'no scope: what the requested resources offer');
   t.equal(minimal.clientName, undefined);
 });
 
-t.test('a document claims nothing the operator grants, and is granted only the code flow', async (t) => {
+t.test('a document claims nothing the operator grants; what is meant for other servers is left out', async (t) => {
   const client = clientFromMetadataDocument(
     ID,
     document({
-      grant_types: ['authorization_code', 'refresh_token', 'implicit', 'password', 'urn:ietf:params:oauth:grant-type:device_code'],
-      response_types: ['code', 'token'],
+      // VS Code's document lists the device_code grant, which this server does not implement.
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      response_types: ['code', 'code id_token'],
       introspect_all_tokens: true,
       allowed_origins: ['https://evil.example'],
       client_secret_hash: 'sha256:abc',
+      client_uri: 'http://mcp-client.test/',
+      logo_uri: 'javascript:alert(1)',
+      dpop_bound_access_tokens: true,
     }),
+    POLICY,
   );
   t.same([...client.grantTypes], ['authorization_code', 'refresh_token']);
   t.same([...client.responseTypes], ['code']);
   t.equal(client.introspectAllTokens, false);
   t.same([...client.corsOrigins], ['http://127.0.0.1', 'https://mcp-client.test'], 'origins come from the redirect URIs only');
   t.equal(client.secretDigest, undefined);
+  t.same([client.clientUri, client.logoUri], [undefined, undefined], 'a client_uri or logo_uri we would not show is left out');
+  t.equal(client.dpopBoundAccessTokens, true, 'dpop_bound_access_tokens is honoured, as for a registered client (RFC 9449 §5.2)');
+});
+
+t.test('the documents widely used MCP clients publish are accepted under the default policy', async (t) => {
+  const published: Record<string, unknown>[] = [
+    {
+      client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
+      client_name: 'Claude Code',
+      client_uri: 'https://claude.ai',
+      redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+    {
+      client_name: 'Visual Studio Code',
+      logo_uri: 'https://code.visualstudio.com/assets/branding/code-stable.png',
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      client_id: 'https://vscode.dev/oauth/client-metadata.json',
+      client_uri: 'https://vscode.dev/product',
+      redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'],
+    },
+  ];
+  for (const doc of published) {
+    const client = clientFromMetadataDocument(doc.client_id as string, doc, POLICY);
+    t.same(
+      [client.clientName, [...client.grantTypes], client.redirectUris],
+      [doc.client_name, ['authorization_code', 'refresh_token'], doc.redirect_uris],
+    );
+  }
+});
+
+t.test('the policy of self-registered clients applies to documents (DYNAMIC_CLIENT_GRANTS, scopes resources offer)', async (t) => {
+  // A scope no resource offers is one the operator gives only to clients of CLIENTS_FILE.
+  refusedWith(t, document({ scope: 'read write admin' }), 'scope: not offered by any registered resource: admin');
+  t.same(clientFromMetadataDocument(ID, document({ scope: 'read tools' }), POLICY).scope, ['read', 'tools']);
+  refusedWith(
+    t,
+    document({ grant_types: ['authorization_code', 'password'] }),
+    'grant_types: password is not available to dynamically registered clients',
+  );
+  refusedWith(
+    t,
+    document({ grant_types: ['authorization_code', 'implicit'] }),
+    'grant_types: implicit is not available to dynamically registered clients',
+  );
+  refusedWith(t, document({ response_types: ['code', 'token'] }), 'response_types: only code is available');
+  const codeOnly: ClientMetadataPolicy = { ...POLICY, grantTypes: ['authorization_code'] };
+  refusedWith(t, document(), 'grant_types: refresh_token is not available to dynamically registered clients', ID, codeOnly);
+  t.same(
+    [...clientFromMetadataDocument(ID, document({ grant_types: ['authorization_code'] }), codeOnly).grantTypes],
+    ['authorization_code'],
+  );
+  const machinesOnly: ClientMetadataPolicy = { ...POLICY, grantTypes: ['client_credentials'] };
+  refusedWith(
+    t,
+    document({ grant_types: undefined }),
+    'grant_types: authorization_code is not available to dynamically registered clients',
+    ID,
+    machinesOnly,
+  );
+  t.same(metadataDocumentGrants(POLICY), ['authorization_code', 'refresh_token']);
+  t.same(
+    metadataDocumentGrants({ grantTypes: ['authorization_code', 'client_credentials'] }),
+    ['authorization_code'],
+    'never client_credentials',
+  );
+  t.same(metadataDocumentGrants(machinesOnly), [], 'no document is accepted without authorization_code');
+});
+
+t.test('metadata that registration refuses is refused in a document, for the same reason', async (t) => {
+  const about = /^(redirect_uris|grant_types|response_types|scope)/;
+  const cases = REFUSED_METADATA.filter(
+    ([, body, { description }]) => typeof body === 'object' && !Array.isArray(body) && about.test(description),
+  );
+  t.ok(cases.length >= 25, `${cases.length} refusals about redirect URIs, grant and response types, and scope`);
+  for (const [what, body, { description }] of cases) {
+    t.throws(
+      () => clientFromMetadataDocument(ID, { ...(body as object), client_id: ID }, POLICY),
+      new InvalidMetadataDocument(description),
+      what,
+    );
+  }
 });
 
 t.test('invalid documents are refused, saying why', async (t) => {
@@ -107,27 +215,46 @@ t.test('invalid documents are refused, saying why', async (t) => {
     document({ jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'private' }] } }),
     'jwks: private key material MUST NOT be included',
   );
-  refusedWith(t, document({ redirect_uris: undefined }), 'redirect_uris: Invalid input: expected array, received undefined');
-  refusedWith(t, document({ redirect_uris: [] }), 'redirect_uris: at least one redirect URI is required');
-  refusedWith(t, document({ redirect_uris: ['javascript:alert(1)//'] }), 'redirect_uris.0: the javascript: scheme is not allowed');
-  refusedWith(t, document({ redirect_uris: ['data:text/html,hi'] }), 'redirect_uris.0: the data: scheme is not allowed');
+  refusedWith(t, document({ redirect_uris: undefined }), 'redirect_uris is required with the authorization_code grant type');
+  refusedWith(t, document({ redirect_uris: [] }), 'redirect_uris is required with the authorization_code grant type');
+  refusedWith(
+    t,
+    document({ redirect_uris: ['javascript:alert(1)//'] }),
+    'redirect_uris[0]: the scheme javascript: is not allowed for redirect URIs',
+  );
+  refusedWith(t, document({ redirect_uris: ['data:text/html,hi'] }), 'redirect_uris[0]: the scheme data: is not allowed for redirect URIs');
   refusedWith(
     t,
     document({ redirect_uris: ['http://mcp-client.test/cb'] }),
-    'redirect_uris.0: http redirect URIs are accepted only for loopback (127.0.0.1, [::1], localhost)',
+    'redirect_uris[0]: http is allowed only for a loopback address (127.0.0.1, [::1] or localhost); use https',
   );
-  refusedWith(t, document({ redirect_uris: ['https://mcp-client.test/cb#x'] }), 'redirect_uris.0: must not have a fragment');
-  refusedWith(t, document({ redirect_uris: ['/relative'] }), 'redirect_uris.0: must be an absolute URI');
-  refusedWith(t, document({ grant_types: ['refresh_token'] }), 'grant_types: must include authorization_code');
-  refusedWith(t, document({ response_types: ['token'] }), 'response_types: must include code');
-  refusedWith(t, document({ scope: 'read  write' }), 'scope: must be space-separated scope tokens (RFC 6749 §3.3)');
-  refusedWith(t, document({ client_name: '' }), 'client_name: Too small: expected string to have >=1 characters');
+  refusedWith(
+    t,
+    document({ redirect_uris: ['https://mcp-client.test/cb#x'] }),
+    'redirect_uris[0]: must not have a fragment (RFC 6749 section 3.1.2)',
+  );
+  refusedWith(t, document({ redirect_uris: ['/relative'] }), 'redirect_uris[0]: must be an absolute URI');
+  refusedWith(
+    t,
+    document({ redirect_uris: ['ftp://evil.example/cb'] }),
+    'redirect_uris[0]: the scheme ftp: is not allowed for redirect URIs',
+  );
+  refusedWith(
+    t,
+    document({ redirect_uris: ['https://good.example@evil.example/cb'] }),
+    'redirect_uris[0]: must not contain user information',
+  );
+  refusedWith(t, document({ grant_types: ['refresh_token'], response_types: [] }), 'grant_types: must include authorization_code');
+  refusedWith(t, document({ response_types: ['token'] }), 'response_types: only code is available');
+  refusedWith(t, document({ scope: 'read  write' }), 'scope must be space-separated scope tokens (RFC 6749 section 3.3)');
+  refusedWith(t, document({ client_name: 'x'.repeat(201) }), 'client_name must be at most 200 characters');
 
   const native = clientFromMetadataDocument(
     ID,
     document({
       redirect_uris: ['http://localhost:33418/callback', 'http://[::1]/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback'],
     }),
+    POLICY,
   );
   t.equal(native.redirectUris.length, 3, 'loopback http and private-use schemes are accepted');
 });

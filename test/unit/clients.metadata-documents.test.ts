@@ -14,6 +14,8 @@ interface Setup {
   readonly server: DocumentServer;
   readonly source: MetadataDocumentClients;
   readonly refusals: Array<[string, string]>;
+  /** Host names the fetcher resolved, in order (mcp-client.test and client.example are the document server). */
+  readonly resolutions: string[];
   readonly advance: (seconds: number) => void;
   readonly url: (path: string) => string;
   /** Publishes a document at `path` whose client_id is its URL (with `fields` changed); returns that id. */
@@ -28,15 +30,20 @@ async function setup(
   const server = await DocumentServer.start(t, certificate);
   let now = 1_700_000_000_000;
   const refusals: Array<[string, string]> = [];
+  const resolutions: string[] = [];
   const address: ResolvedAddress = { address: options.address ?? '127.0.0.1', family: 4 };
   const source = new MetadataDocumentClients({
+    policy: { grantTypes: ['authorization_code', 'refresh_token'], offeredScopes: () => ['read', 'write'] },
     fetch: {
       allowHttp: false,
       allowSpecialUseAddresses: options.allowSpecialUseAddresses ?? true,
       timeoutMs: 2000,
       maxBytes: 5120,
       ca: certificate.cert,
-      resolve: async (hostname) => (hostname === 'mcp-client.test' ? [address] : []),
+      resolve: async (hostname) => {
+        resolutions.push(hostname);
+        return hostname === 'mcp-client.test' || hostname === 'client.example' ? [address] : [];
+      },
     },
     ttl: { minSeconds: options.minTtl ?? 60, maxSeconds: 86_400 },
     clock: () => now,
@@ -47,6 +54,7 @@ async function setup(
     server,
     source,
     refusals,
+    resolutions,
     advance: (seconds) => void (now += seconds * 1000),
     url,
     publish: (path, fields = {}, headers = {}) => {
@@ -104,6 +112,13 @@ t.test('a client_id that is an https URL is looked up in its metadata document',
     ]);
   });
 
+  t.test('refused: a document asking for a scope no resource offers (the policy of registrations)', async (t) => {
+    const { source, refusals, publish } = await setup(t, certificate);
+    const id = publish('/client.json', { scope: 'read write admin' });
+    t.equal(await source.find(id), undefined);
+    t.same(refusals, [[id, 'scope: not offered by any registered resource: admin']]);
+  });
+
   t.test('refused: a URL resolving to a private address; nothing is fetched', async (t) => {
     const { server, source, refusals, publish } = await setup(t, certificate, { address: '10.0.0.5', allowSpecialUseAddresses: false });
     const id = publish('/client.json');
@@ -159,5 +174,41 @@ t.test('a client_id that is an https URL is looked up in its metadata document',
     t.ok(clients.every((client) => client?.clientId === id));
     t.equal(server.requestsFor('/client.json'), 1, '25 lookups, one fetch');
     t.equal(source.cached, 1);
+  });
+
+  t.test('one host making up URLs cannot take the fetch slots from other clients (at most 4 of its fetches at once)', async (t) => {
+    const { server, source, refusals, publish } = await setup(t, certificate);
+    // Another name of the document server (the test certificate's), whose documents never finish.
+    const slowHost = `client.example:${server.port}`;
+    for (let n = 0; n < 32; n += 1) server.serve(`/doc.json?n=${n}`, { headers: { 'content-type': 'application/json' }, stallAfter: 0 });
+    // 32 lookups of unique URLs of one host whose answers never finish (they end when the server closes).
+    for (let n = 0; n < 32; n += 1) void source.find(`https://${slowHost}/doc.json?n=${n}`);
+    const id = publish('/client.json');
+    t.equal((await source.find(id))?.clientId, id, 'a new document client is still served at once');
+    t.same(
+      refusals,
+      Array.from({ length: 28 }, (_, n) => [
+        `https://${slowHost}/doc.json?n=${n + 4}`,
+        `4 fetches from ${slowHost} are already running or waiting`,
+      ]),
+      'the 28 lookups past the host’s bound are refused, and logged',
+    );
+  });
+
+  t.test('a host that cannot be reached is not contacted again for 10 s, whatever the URL', async (t) => {
+    const { source, refusals, resolutions, advance } = await setup(t, certificate);
+    const down = (path: string) => `https://down.test${path}`;
+    t.equal(await source.find(down('/client.json')), undefined);
+    t.equal(await source.find(down('/client.json?n=1')), undefined);
+    t.equal(await source.find(down('/other.json')), undefined);
+    t.same(resolutions, ['down.test'], 'resolved once');
+    t.same(refusals, [
+      [down('/client.json'), 'down.test has no usable address'],
+      [down('/client.json?n=1'), 'down.test is not contacted for 10 s after a failed fetch: down.test has no usable address'],
+      [down('/other.json'), 'down.test is not contacted for 10 s after a failed fetch: down.test has no usable address'],
+    ]);
+    advance(10);
+    t.equal(await source.find(down('/other.json')), undefined);
+    t.same(resolutions, ['down.test', 'down.test'], 'tried again after the back-off');
   });
 });

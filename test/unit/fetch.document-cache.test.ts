@@ -1,6 +1,8 @@
 import t from 'tap';
+import { METADATA_DOCUMENT_CACHE_LIMITS } from '../../src/clients/metadata-documents.js';
 import { DocumentCache, type Loaded } from '../../src/fetch/document-cache.js';
 import { FetchFailed } from '../../src/fetch/errors.js';
+import type { Timer } from '../../src/fetch/fetch-slots.js';
 import { cacheLifetime, freshnessLifetime } from '../../src/fetch/freshness.js';
 
 t.test('freshness from Cache-Control (RFC 9111 §5.2.2) within bounds', async (t) => {
@@ -27,7 +29,23 @@ t.test('freshness from Cache-Control (RFC 9111 §5.2.2) within bounds', async (t
 t.test('the document cache', async (t) => {
   let now = 1_000_000;
   const clock = () => now;
-  const limits = { maxEntries: 3, failureSeconds: 10, maxConcurrentLoads: 2 };
+  const limits = { maxEntries: 3, failureSeconds: 10, maxConcurrentLoads: 2, maxLoadsPerHost: 2, maxQueuedLoads: 0, queueWaitMs: 1000 };
+  /** Waits for a slot never end by themselves here: a test that needs one to end uses fetch.fetch-slots.test.ts's way. */
+  const noTimeout: Timer = () => () => undefined;
+  /** A load that runs until the test releases it (or fails it). */
+  const pendingLoads = () => {
+    const pending: Array<{ resolve: (value: Loaded<string>) => void; reject: (err: unknown) => void }> = [];
+    const load = () => new Promise<Loaded<string>>((resolve, reject) => pending.push({ resolve, reject }));
+    return { load, pending };
+  };
+  const failing = (err: FetchFailed) => {
+    const calls = { count: 0 };
+    const load = async (): Promise<Loaded<string>> => {
+      calls.count += 1;
+      throw err;
+    };
+    return Object.assign(load, { calls });
+  };
   const loader = (value: string, seconds: number) => {
     const calls = { count: 0 };
     const load = async (): Promise<Loaded<string>> => {
@@ -59,17 +77,14 @@ t.test('the document cache', async (t) => {
   });
 
   t.test('concurrent lookups of one key share one load', async (t) => {
-    const cache = new DocumentCache<string>(limits, clock);
-    let release: (value: Loaded<string>) => void = () => undefined;
-    let loads = 0;
-    const slow = () => {
-      loads += 1;
-      return new Promise<Loaded<string>>((resolve) => (release = resolve));
-    };
-    const lookups = Array.from({ length: 20 }, () => cache.get('a', slow));
-    release({ value: 'doc', seconds: 60 });
-    t.same(await Promise.all(lookups), Array(20).fill('doc'));
-    t.equal(loads, 1, 'one load for 20 lookups');
+    const cache = new DocumentCache<string>(limits, clock, noTimeout);
+    const slow = pendingLoads();
+    const lookups = Array.from({ length: 20 }, () => cache.get('a', slow.load));
+    await new Promise(setImmediate); // the load starts once its slot is granted
+    const more = Array.from({ length: 5 }, () => cache.get('a', slow.load));
+    slow.pending[0]?.resolve({ value: 'doc', seconds: 60 });
+    t.same(await Promise.all([...lookups, ...more]), Array(25).fill('doc'));
+    t.equal(slow.pending.length, 1, 'one load for 25 lookups');
   });
 
   t.test('a failed load is remembered for failureSeconds, then tried again', async (t) => {
@@ -97,7 +112,7 @@ t.test('the document cache', async (t) => {
     const hanging = () => new Promise<Loaded<string>>((resolve) => pending.push(() => resolve({ value: 'doc', seconds: 60 })));
     const first = cache.get('a', hanging);
     const second = cache.get('b', hanging);
-    await t.rejects(cache.get('c', hanging), { code: 'busy', message: '2 fetches are already running' });
+    await t.rejects(cache.get('c', hanging), { code: 'busy', message: '2 fetches are already running and 0 waiting' });
     t.equal(pending.length, 2, 'the third load never started');
     for (const release of pending) release();
     t.same(await Promise.all([first, second]), ['doc', 'doc']);
@@ -115,5 +130,63 @@ t.test('the document cache', async (t) => {
     const keptA = loader('unused', 600);
     t.equal(await cache.get('a', keptA), 'a');
     t.equal(keptA.calls.count, 0, 'a was kept');
+  });
+
+  t.test('one host cannot take the slots from others (the issue: 32 made-up URLs of one slow host, with the defaults)', async (t) => {
+    const cache = new DocumentCache<string>(METADATA_DOCUMENT_CACHE_LIMITS, clock, noTimeout);
+    const slow = pendingLoads();
+    const lookups = Array.from({ length: 32 }, (_, n) => cache.get(`https://slow.example/doc?n=${n}`, slow.load));
+    const refused = await Promise.allSettled(lookups.slice(4));
+    t.same(
+      refused.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as FetchFailed).message : outcome.status)),
+      Array(28).fill('4 fetches from slow.example are already running or waiting'),
+      'past 4, refused at once: waiting for its own host would only fill the queue',
+    );
+    t.same(cache.loads, { running: 4, waiting: 0 });
+    t.equal(await cache.get('https://good.example/client.json', loader('good', 60)), 'good', 'another host still fetches at once');
+    await new Promise(setImmediate);
+    for (const { resolve } of slow.pending) resolve({ value: 'slow', seconds: 60 });
+    t.same(await Promise.all(lookups.slice(0, 4)), Array(4).fill('slow'));
+    t.same(cache.loads, { running: 0, waiting: 0 });
+  });
+
+  t.test('a host that failed as a whole is not contacted for failureSeconds, whatever the URL; a URL failing alone is', async (t) => {
+    const cache = new DocumentCache<string>(limits, clock, noTimeout);
+    const refused = new FetchFailed('network', 'connect ECONNREFUSED 192.0.2.7:443', { hostWide: true });
+    await t.rejects(cache.get('https://down.example/client.json', failing(refused)), { code: 'network' });
+    const other = loader('doc', 60);
+    const backingOff = {
+      code: 'backing_off',
+      message: 'down.example is not contacted for 10 s after a failed fetch: connect ECONNREFUSED 192.0.2.7:443',
+    };
+    await t.rejects(cache.get('https://down.example/client.json?n=2', other), backingOff, 'a made-up query string does not dodge it');
+    t.equal(other.calls.count, 0, 'nothing was fetched');
+    t.equal(await cache.get('https://down.example:8443/client.json', loader('port 8443', 60)), 'port 8443', 'another port is another host');
+    now += 9_999;
+    await t.rejects(cache.get('https://down.example/other.json', other), backingOff);
+    now += 1;
+    t.equal(await cache.get('https://down.example/client.json?n=2', other), 'doc', 'after failureSeconds, fetched again');
+
+    const missing = failing(new FetchFailed('status', 'answered HTTP 404, not 200'));
+    await t.rejects(cache.get('https://up.example/missing.json', missing), { code: 'status' });
+    t.equal(await cache.get('https://up.example/client.json', loader('up', 60)), 'up', 'a 404 is the URL’s: the host is not backed off');
+  });
+
+  t.test('lookups waiting for a slot do not contact a host that failed meanwhile', async (t) => {
+    const cache = new DocumentCache<string>({ ...limits, maxQueuedLoads: 1 }, clock, noTimeout);
+    const other = pendingLoads();
+    const down = pendingLoads();
+    const first = cache.get('https://other.example/a', other.load);
+    const failed = cache.get('https://down.example/a', down.load);
+    const waiting = loader('never', 60);
+    const queued = cache.get('https://down.example/b', waiting);
+    t.same(cache.loads, { running: 2, waiting: 1 });
+    await new Promise(setImmediate); // the loads start once their slots are granted
+    down.pending[0]?.reject(new FetchFailed('timeout', 'no connection within 5000 ms', { hostWide: true }));
+    await t.rejects(failed, { code: 'timeout' });
+    await t.rejects(queued, { code: 'backing_off' });
+    t.equal(waiting.calls.count, 0);
+    other.pending[0]?.resolve({ value: 'a', seconds: 60 });
+    t.equal(await first, 'a');
   });
 });

@@ -1,7 +1,10 @@
+import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import { FetchFailed, type FetchFailureCode } from '../../src/fetch/errors.js';
 import { type FetchPolicy, fetchJson, type ResolvedAddress, type Resolver } from '../../src/fetch/safe-fetch.js';
 import { DocumentServer } from '../helpers/document-server.js';
+import { freePort } from '../helpers/ports.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 
 const DOCUMENT = { client_id: 'https://mcp-client.test/client.json', redirect_uris: ['http://127.0.0.1/callback'] };
@@ -196,5 +199,47 @@ t.test('the SSRF-safe fetcher', async (t) => {
       code: 'unresolvable',
       message: 'nowhere.test could not be resolved',
     });
+  });
+
+  t.test('a failure before the connection is up is the host’s (hostWide); after it, the URL’s', async (t) => {
+    const failureOf = async (promise: Promise<unknown>) => {
+      const err = await promise.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      return err instanceof FetchFailed ? `${err.code}${err.hostWide ? ', host-wide' : ''}: ${err.message}` : String(err);
+    };
+    // Accepts connections and never answers: no TLS handshake ever completes.
+    const silent = createServer((socket: Socket) => t.teardown(() => socket.destroy()));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    t.teardown(() => silent.close());
+    const silentPort = (silent.address() as { port: number }).port;
+    const closedPort = await freePort();
+    server.serve('/gone.json', { status: 404 });
+    server.serve('/stalled.json', { headers: { 'content-type': 'application/json' }, body: '{"a":1}', stallAfter: 2 });
+    const quick = { ...base, timeoutMs: 300 };
+    t.same(
+      [
+        await failureOf(fetchJson('https://nowhere.test/client.json', { ...base, resolve: dnsTable({}) })),
+        await failureOf(
+          fetchJson(`https://mcp-client.test:${server.port}/x`, { ...strict, resolve: dnsTable({ 'mcp-client.test': [v4('10.0.0.1')] }) }),
+        ),
+        await failureOf(fetchJson(`https://127.0.0.1:${closedPort}/client.json`, base)),
+        await failureOf(fetchJson(`https://127.0.0.1:${silentPort}/client.json`, quick)),
+        await failureOf(fetchJson(server.url('/gone.json'), base)),
+        await failureOf(fetchJson(server.url('/stalled.json'), quick)),
+      ],
+      [
+        'unresolvable, host-wide: nowhere.test could not be resolved',
+        'special_use_address, host-wide: mcp-client.test resolves to 10.0.0.1, a special-use address (RFC 6890)',
+        `network, host-wide: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
+        'timeout, host-wide: no connection within 300 ms',
+        'status: answered HTTP 404, not 200',
+        'timeout: no complete answer within 300 ms',
+      ],
+    );
+    const untrusted = await failureOf(fetchJson(server.url('/gone.json'), { ...base, ca: undefined }));
+    t.match(untrusted, /^network, host-wide: self[- ]signed certificate/, 'a certificate is the host’s, whatever the path');
   });
 });

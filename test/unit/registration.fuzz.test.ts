@@ -12,7 +12,8 @@ import { buildTestServer } from '../helpers/server.js';
  * Seeded hostile requests to the registration endpoints: odd JSON (wrong types, nesting,
  * huge and unicode values, prototype keys), other content types and methods, bad bearer
  * tokens. Every answer is below 500, errors are RFC 7591 JSON with no-store, and no
- * planted secret reaches a log line at trace. FUZZ_SEED replays a run.
+ * planted secret reaches a log line at trace; every registration answer is accepted back
+ * unchanged by PUT (RFC 7592 §2.2). FUZZ_SEED replays a run.
  */
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
@@ -102,6 +103,7 @@ t.test(`registration fuzz: ${REQUESTS} requests (FUZZ_SEED=${SEED})`, async (t) 
   const r = new Random(SEED);
   const failures: string[] = [];
   const statuses = new Map<number, number>();
+  let roundTrips = 0;
   for (let i = 0; i < REQUESTS; i += 1) {
     const configuration = r.chance(0.4);
     const path = configuration
@@ -135,11 +137,19 @@ t.test(`registration fuzz: ${REQUESTS} requests (FUZZ_SEED=${SEED})`, async (t) 
       if (res.statusCode === 401 && !String(res.headers['www-authenticate']).startsWith('Bearer realm='))
         problems.push('401 without Bearer');
     }
+    if (method === 'POST' && res.statusCode === 201) {
+      // RFC 7592 §2.2: a client sends back the metadata as returned; that must be accepted unchanged.
+      const answer = res.json() as Record<string, unknown>;
+      const put = await server.manage('PUT', String(answer.client_id), String(answer.registration_access_token), answer);
+      roundTrips += 1;
+      if (put.statusCode !== 200 || put.body !== res.body) problems.push(`PUT of the answer: ${put.statusCode} ${put.body.slice(0, 200)}`);
+    }
     if (problems.length > 0 && failures.length < 10)
       failures.push(`#${i} ${method} ${path} ${problems.join('; ')}: ${res.body.slice(0, 200)}`);
   }
   t.same(failures, [], `every answer holds (replay with FUZZ_SEED=${SEED})`);
   t.ok((statuses.get(201) ?? 0) > 0 && (statuses.get(400) ?? 0) > 0 && (statuses.get(401) ?? 0) > 0, 'successes and refusals of each kind');
+  t.ok(roundTrips > 0, `${roundTrips} registration answers sent back by PUT`);
   t.notOk(logs.text().includes(MARKER), 'no planted secret appears in any log line');
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
 });
