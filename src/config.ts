@@ -195,6 +195,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
   if (e.CLIENT_ID_METADATA_MIN_TTL > e.CLIENT_ID_METADATA_MAX_TTL) {
     throw new ConfigError(['CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL']);
   }
+  // A document's client is held to DYNAMIC_CLIENT_GRANTS; without the code flow no document could be used.
+  if (e.CLIENT_ID_METADATA_DOCUMENTS && !e.DYNAMIC_CLIENT_GRANTS.includes('authorization_code')) {
+    throw new ConfigError([
+      'DYNAMIC_CLIENT_GRANTS must include authorization_code with CLIENT_ID_METADATA_DOCUMENTS=true: a metadata-document client uses the code flow',
+    ]);
+  }
   const redisConflicts = redisProblems(e);
   if (redisConflicts.length > 0) throw new ConfigError(redisConflicts);
   const registrationConflicts = registrationProblems(e);

@@ -222,6 +222,14 @@ t.test('loadConfig', async (t) => {
     t.same(problemsOf({ CLIENT_ID_METADATA_MIN_TTL: '600', CLIENT_ID_METADATA_MAX_TTL: '60' }), [
       'CLIENT_ID_METADATA_MIN_TTL must not be greater than CLIENT_ID_METADATA_MAX_TTL',
     ]);
+    t.same(problemsOf({ CLIENT_ID_METADATA_DOCUMENTS: 'true', DYNAMIC_CLIENT_GRANTS: 'client_credentials' }), [
+      'DYNAMIC_CLIENT_GRANTS must include authorization_code with CLIENT_ID_METADATA_DOCUMENTS=true: a metadata-document client uses the code flow',
+    ]);
+    t.equal(
+      loadConfig({ DYNAMIC_CLIENT_GRANTS: 'client_credentials' }).dynamicClientGrants.join(),
+      'client_credentials',
+      'fine without documents',
+    );
   });
 
   t.test('dynamic client registration (RFC 7591)', async (t) => {
