@@ -76,7 +76,7 @@ export class MemoryConsents implements ConsentStore {
   async rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void> {
     const clients = this.byUser.get(sub) ?? new Map<string, ConsentEntry>();
     clients.set(clientId, {
-      consent: { scope: [...consent.scope], resources: [...consent.resources] },
+      consent: { scope: [...consent.scope], audiences: [...consent.audiences] },
       expiresAt: this.clock() + ttlSeconds * 1000,
     });
     this.byUser.set(sub, clients);

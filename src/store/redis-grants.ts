@@ -72,7 +72,7 @@ export class RedisConsents implements ConsentStore {
 
   async rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void> {
     const now = this.redis.clock();
-    const value = JSON.stringify({ scope: consent.scope, resources: consent.resources });
+    const value = JSON.stringify({ scope: consent.scope, audiences: consent.audiences });
     await this.redis.call('remember consent', () =>
       this.redis.rememberConsent(this.redis.keys.userConsents(sub), clientId, value, now + ttlSeconds * 1000, now),
     );
@@ -83,7 +83,10 @@ export class RedisConsents implements ConsentStore {
     if (!value) return undefined;
     const space = value.indexOf(' ');
     if (Number(value.slice(0, space)) <= this.redis.clock()) return undefined;
-    return JSON.parse(value.slice(space + 1)) as RememberedConsent;
+    const consent = JSON.parse(value.slice(space + 1)) as Partial<RememberedConsent>;
+    // Written before consents named their audiences: it may not cover ACCESS_TOKEN_AUDIENCE.
+    if (!Array.isArray(consent.audiences) || !Array.isArray(consent.scope)) return undefined;
+    return { scope: consent.scope, audiences: consent.audiences };
   }
 
   async forgetConsent(sub: string, clientId?: string): Promise<void> {

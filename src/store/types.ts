@@ -187,16 +187,18 @@ export interface GrantIndex {
   unindexGrants(grants: readonly IndexedGrant[]): Promise<void>;
 }
 
-/** What a user approved for a client: the scope and resources (RFC 8707) of that consent. */
+/** What a user approved for a client: the scope, and the audiences of the tokens (see consentedAudiences). */
 export interface RememberedConsent {
   readonly scope: readonly string[];
-  readonly resources: readonly string[];
+  /** The resources (RFC 8707) approved, or ACCESS_TOKEN_AUDIENCE for a request that named none. */
+  readonly audiences: readonly string[];
 }
 
 /** Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data (one slot per user). */
 export interface ConsentStore {
   /** Remembers (replacing what was remembered for this client) for `ttlSeconds`. */
   rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void>;
+  /** The unexpired consent; a record written before consents named their audiences is none (the user is asked again). */
   findConsent(sub: string, clientId: string): Promise<RememberedConsent | undefined>;
   /** Forgets the user's consent to one client, or, without `clientId`, to every client. */
   forgetConsent(sub: string, clientId?: string): Promise<void>;

@@ -102,8 +102,8 @@ t.test("grants revoke --sub: every grant of the user, on every client, and the u
   const onApp = await signIn(app, ALICE.username, ALICE.password);
   const onMobile = await signIn(mobile, ALICE.username, ALICE.password);
   const bobs = await signIn(app, 'bob', 'bob-password-1');
-  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], resources: [] }, 600);
-  await opened.store.consents.rememberConsent('bob', 'web', { scope: ['read'], resources: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], audiences: [] }, 600);
+  await opened.store.consents.rememberConsent('bob', 'web', { scope: ['read'], audiences: [] }, 600);
 
   const result = await grants('revoke', '--sub', 'user-alice');
   t.equal(result.code, 0);
@@ -137,7 +137,7 @@ t.test("grants revoke --sub: every grant of the user, on every client, and the u
   expectOAuthError(t, await mobile.refresh(onMobile.refresh_token), { status: 400, error: 'invalid_grant' });
   t.equal(await active(bobs.access_token), true, "another user's grant stays");
   t.equal(await opened.store.consents.findConsent('user-alice', 'web'), undefined, 'consent forgotten');
-  t.same(await opened.store.consents.findConsent('bob', 'web'), { scope: ['read'], resources: [] });
+  t.same(await opened.store.consents.findConsent('bob', 'web'), { scope: ['read'], audiences: [] });
   t.same(await grants('list', '--sub', 'user-alice'), { code: 0, stdout: '', stderr: '' });
   t.same(await grants('revoke', '--sub', 'user-alice'), { code: 0, stdout: '0 grants revoked\n', stderr: '' });
 });
@@ -147,8 +147,8 @@ t.test("grants revoke --client: every grant of the client, and its users' consen
   const alices = await signIn(mobile, ALICE.username, ALICE.password);
   const bobs = await signIn(mobile, 'bob', 'bob-password-1');
   const elsewhere = await signIn(app, ALICE.username, ALICE.password);
-  await opened.store.consents.rememberConsent('user-alice', 'mobile', { scope: ['read'], resources: [] }, 600);
-  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], resources: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'mobile', { scope: ['read'], audiences: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], audiences: [] }, 600);
   const result = await grants('revoke', '--client', 'mobile');
   t.equal(result.code, 0);
   t.match(result.stdout, /\n2 grants revoked\n$/);
@@ -156,7 +156,7 @@ t.test("grants revoke --client: every grant of the client, and its users' consen
   t.equal(await active(bobs.access_token), false);
   t.equal(await active(elsewhere.access_token), true, "another client's grant stays");
   t.equal(await opened.store.consents.findConsent('user-alice', 'mobile'), undefined);
-  t.same(await opened.store.consents.findConsent('user-alice', 'web'), { scope: ['read'], resources: [] });
+  t.same(await opened.store.consents.findConsent('user-alice', 'web'), { scope: ['read'], audiences: [] });
 });
 
 t.test('expired grants leave the index with their family', async (t) => {

@@ -53,7 +53,7 @@ async function everyOperation(store: Store): Promise<void> {
   await store.grantIndex.listGrants({ sub: 'alice' });
   await store.grantIndex.listGrants({ clientId: 'webapp' });
   await store.grantIndex.unindexGrants([indexed]);
-  await store.consents.rememberConsent('alice', 'webapp', { scope: ['read'], resources: [] }, 60);
+  await store.consents.rememberConsent('alice', 'webapp', { scope: ['read'], audiences: [] }, 60);
   await store.consents.findConsent('alice', 'webapp');
   await store.consents.forgetConsent('alice');
   await store.ping();

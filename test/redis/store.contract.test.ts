@@ -88,7 +88,7 @@ t.test('grant indexes and consents: per-user and per-client hash tags, TTL = the
   const tag = (value: string) => createHash('sha256').update(value).digest('base64url');
   await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 });
   await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 120_000 });
-  await store.consents.rememberConsent('alice', 'web', { scope: ['read'], resources: [] }, 300);
+  await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 300);
   const keys = (await inspector.keys(`${keyPrefix}*`)).sort();
   t.same(
     keys,
@@ -105,4 +105,17 @@ t.test('grant indexes and consents: per-user and per-client hash tags, TTL = the
   }
   await opened.advance(121);
   t.same((await inspector.keys(`${keyPrefix}*grants`)).sort(), [], 'an index dies with its last grant');
+});
+
+t.test('a consent written before consents named their audiences is no consent (the user is asked again)', async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix, clock } = opened;
+  const raw = await opened.raw();
+  const key = `${keyPrefix}{sub:${createHash('sha256').update('bob').digest('base64url')}}:consents`;
+  // As the store wrote it before: no audiences (a resource approved, or none: ACCESS_TOKEN_AUDIENCE unrecorded).
+  await raw.hset(key, 'web', `${clock.now + 600_000} ${JSON.stringify({ scope: ['read'], resources: ['https://api-a.example.com/'] })}`);
+  await raw.hset(key, 'cli', `${clock.now + 600_000} ${JSON.stringify({ scope: ['read'], resources: [] })}`);
+  await raw.pexpire(key, 600_000);
+  t.equal(await store.consents.findConsent('bob', 'web'), undefined);
+  t.equal(await store.consents.findConsent('bob', 'cli'), undefined);
 });

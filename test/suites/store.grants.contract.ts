@@ -57,18 +57,18 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
   });
 
   t.test(`${name}: remembered consent`, async (t) => {
-    const CONSENT = { scope: ['read', 'write'], resources: ['https://api.example.com/'] };
+    const CONSENT = { scope: ['read', 'write'], audiences: ['https://api.example.com/'] };
 
     t.test('remembered per user and client until its TTL', async (t) => {
       const { store, advance } = await open(t);
       await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
-      await store.consents.rememberConsent('alice', 'cli', { scope: [], resources: [] }, 120);
+      await store.consents.rememberConsent('alice', 'cli', { scope: [], audiences: [] }, 120);
       t.same(await store.consents.findConsent('alice', 'web'), CONSENT);
-      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], resources: [] });
+      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], audiences: [] });
       t.equal(await store.consents.findConsent('bob', 'web'), undefined);
       await advance(61);
       t.equal(await store.consents.findConsent('alice', 'web'), undefined, 'expired');
-      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], resources: [] }, 'the other client keeps its own TTL');
+      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], audiences: [] }, 'the other client keeps its own TTL');
       await advance(60);
       t.equal(await store.consents.findConsent('alice', 'cli'), undefined);
     });
@@ -76,8 +76,8 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
     t.test('a new consent replaces the one remembered for that client', async (t) => {
       const { store } = await open(t);
       await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
-      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], resources: [] }, 60);
-      t.same(await store.consents.findConsent('alice', 'web'), { scope: ['read'], resources: [] });
+      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 60);
+      t.same(await store.consents.findConsent('alice', 'web'), { scope: ['read'], audiences: [] });
     });
 
     t.test("forgotten for one client, or for all of a user's clients", async (t) => {
