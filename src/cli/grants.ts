@@ -79,10 +79,10 @@ refresh token before the dot), or every live grant of a user (--sub) or a client
 (--client). A revoked grant's refresh tokens stop working at once and introspection
 reports its access tokens inactive; resource servers verifying JWTs offline accept them
 until they expire (ACCESS_TOKEN_TTL). --sub also forgets the user's remembered consent to
-every client; --client forgets the consent of each user it revoked for that client.
-Prints one line per revoked grant, and writes one audit line per revoked grant to stderr
-(event grant.revoked, reason administrator, as the servers' audit log writes it). Needs
-the servers' Redis (REDIS_* variables).`,
+every client; --client forgets every user's consent to that client, even where no live
+grant is left. Prints one line per revoked grant, and writes one audit line per revoked
+grant to stderr (event grant.revoked, reason administrator, as the servers' audit log
+writes it). Needs the servers' Redis (REDIS_* variables).`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine(args, OWNER_OPTIONS, ['grant-id'], 1);
     const owner = ownerOf(values);

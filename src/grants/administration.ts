@@ -32,9 +32,10 @@ export async function revokeGrantById(grantId: string, deps: GrantAdministration
 }
 
 /**
- * Revokes every live grant of a user or a client and forgets the consent behind them: a
- * user's consent to every client (`--sub`), or every listed user's consent to the client
- * (`--client`), so the next authorization asks again. Returns the grants revoked.
+ * Revokes every live grant of a user or a client and forgets the consent behind them, so
+ * the next authorization asks again: the user's consent to every client (`--sub`), or every
+ * user's consent to the client (`--client`), whether or not a live grant is left (a grant
+ * revoked at /oauth2/revoke, or expired, leaves the consent). Returns the grants revoked.
  */
 export async function revokeGrantsOf(owner: GrantOwner, deps: GrantAdministrationDependencies): Promise<IndexedGrant[]> {
   const grants = await liveGrants(owner, deps);
@@ -44,7 +45,7 @@ export async function revokeGrantsOf(owner: GrantOwner, deps: GrantAdministratio
     await deps.revocation.revokeGrant(grant.grantId, Math.max(deps.revocationMarkSeconds, left));
   }
   if ('sub' in owner) await deps.consents.forgetConsent(owner.sub);
-  else for (const sub of new Set(grants.map((g) => g.sub))) await deps.consents.forgetConsent(sub, owner.clientId);
+  else await deps.consents.forgetConsentsToClient(owner.clientId);
   // Only after every mark is recorded: a failure part-way leaves the rest listed, to revoke again.
   await deps.index.unindexGrants(grants);
   return grants;

@@ -186,10 +186,12 @@ return {data, redis.call('PTTL', KEYS[1])}
 `;
 
 /**
- * Adds a grant to one index (a user's or a client's sorted set, scored by the grant's
- * expiry), or raises its expiry (GT: never lowers it); drops the expired entries; sets the
- * key's TTL to the latest expiry it holds, so the index dies with its last grant.
- *   KEYS[1] index key   ARGV[1] member (JSON [grantId, sub, clientId])   ARGV[2] expiry (ms)   ARGV[3] now (ms)
+ * Adds an entry to one index (a sorted set scored by expiry: a user's or a client's grants,
+ * a client's consenting users), or raises its expiry (GT: never lowers it); drops the
+ * expired entries; sets the key's TTL to the latest expiry it holds, so the index dies
+ * with its last entry.
+ *   KEYS[1] index key   ARGV[1] member (a grant: JSON [grantId, sub, clientId]; a consent: the sub)
+ *   ARGV[2] expiry (ms)   ARGV[3] now (ms)
  */
 export const INDEX_GRANT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
@@ -208,6 +210,20 @@ return 1
 export const LIST_GRANTS = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+`;
+
+/**
+ * Drops entries read from an index, unless their expiry was raised since (written again
+ * meanwhile: a consent given while the client's consents were being forgotten stays listed).
+ * Removing the last entry deletes the key.
+ *   KEYS[1] index key   ARGV[1], ARGV[2], ...: member, expiry as read (ms), member, expiry, ...
+ */
+export const UNLIST_UNCHANGED = `
+for i = 1, #ARGV, 2 do
+  local expiry = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if expiry and tonumber(expiry) <= tonumber(ARGV[i + 1]) then redis.call('ZREM', KEYS[1], ARGV[i]) end
+end
+return 1
 `;
 
 /**

@@ -96,6 +96,10 @@ export class MemoryConsents implements ConsentStore {
     if (clientId === undefined || clients?.size === 0) this.byUser.delete(sub);
   }
 
+  async forgetConsentsToClient(clientId: string): Promise<void> {
+    for (const sub of [...this.byUser.keys()]) await this.forgetConsent(sub, clientId);
+  }
+
   sweep(): void {
     const now = this.clock();
     for (const [sub, clients] of this.byUser) {

@@ -19,6 +19,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{sub:<digest>}:grants       a user's grants (sorted set scored by expiry)
  *   <prefix>{sub:<digest>}:consents     a user's remembered consents (hash: client id → expiry and consent)
  *   <prefix>{client:<digest>}:grants    a client's grants (sorted set scored by expiry)
+ *   <prefix>{client:<digest>}:consents  the users who consented to a client (sorted set of subs scored by expiry)
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
  *   (a code redemption touches the code and the family, a rotation the family and its
@@ -100,6 +101,10 @@ export class RedisKeys {
 
   clientGrants(clientId: string): string {
     return `${this.prefix}{client:${tagOf(clientId)}}:grants`;
+  }
+
+  clientConsents(clientId: string): string {
+    return `${this.prefix}{client:${tagOf(clientId)}}:consents`;
   }
 
   readinessProbe(instance: string): string {

@@ -13,6 +13,7 @@ import {
   REVOKE_GRANT,
   ROTATE_REFRESH_FAMILY,
   START_REFRESH_FAMILY,
+  UNLIST_UNCHANGED,
 } from './lua.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -34,6 +35,7 @@ export const SCRIPTS = {
   indexGrant: { lua: INDEX_GRANT, numberOfKeys: 1 },
   listGrants: { lua: LIST_GRANTS, numberOfKeys: 1 },
   rememberConsent: { lua: REMEMBER_CONSENT, numberOfKeys: 1 },
+  unlistUnchanged: { lua: UNLIST_UNCHANGED, numberOfKeys: 1 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -90,10 +90,7 @@ export class RedisStore implements Store {
       keys: this.keys,
       clock: this.clock,
       call: (operation, command) => this.call(operation, command),
-      indexGrant: (key, member, expiresAt, now) => this.script('indexGrant', [key], [member, expiresAt, now]),
-      listGrants: (key, now) => this.script('listGrants', [key], [now]),
-      rememberConsent: (key, clientId, consent, expiresAt, now) =>
-        this.script('rememberConsent', [key], [clientId, consent, expiresAt, now]),
+      script: (name, keys, args) => this.script(name, keys, args),
     };
     this.grantIndex = new RedisGrantIndex(grantCommands);
     this.consents = new RedisConsents(grantCommands);

@@ -194,7 +194,11 @@ export interface RememberedConsent {
   readonly audiences: readonly string[];
 }
 
-/** Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data (one slot per user). */
+/**
+ * Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data
+ * (one slot per user), and the user listed under the client (its own slot) before it, so
+ * the consents to one client can be forgotten without searching every user.
+ */
 export interface ConsentStore {
   /** Remembers (replacing what was remembered for this client) for `ttlSeconds`. */
   rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void>;
@@ -202,6 +206,8 @@ export interface ConsentStore {
   findConsent(sub: string, clientId: string): Promise<RememberedConsent | undefined>;
   /** Forgets the user's consent to one client, or, without `clientId`, to every client. */
   forgetConsent(sub: string, clientId?: string): Promise<void>;
+  /** Forgets every user's consent to the client. */
+  forgetConsentsToClient(clientId: string): Promise<void>;
 }
 
 export interface StoreLifecycle {

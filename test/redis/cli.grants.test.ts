@@ -159,6 +159,20 @@ t.test("grants revoke --client: every grant of the client, and its users' consen
   t.same(await opened.store.consents.findConsent('user-alice', 'web'), { scope: ['read'], audiences: [] });
 });
 
+t.test("grants revoke --client: every user's consent to the client, also where no live grant is left", async (t) => {
+  const { app, signIn, grants, opened } = await setup(t);
+  const bobs = await signIn(app, 'bob', 'bob-password-1');
+  t.equal((await app.revoke(bobs.refresh_token)).statusCode, 200, "bob's only grant revoked at /oauth2/revoke");
+  const consent = { scope: ['read'], audiences: ['https://as.example.com'] };
+  await opened.store.consents.rememberConsent('bob', 'app', consent, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'app', consent, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'mobile', consent, 600);
+  t.same(await grants('revoke', '--client', 'app'), { code: 0, stdout: '0 grants revoked\n', stderr: '' });
+  t.equal(await opened.store.consents.findConsent('bob', 'app'), undefined, 'his grant was revoked before: his consent goes all the same');
+  t.equal(await opened.store.consents.findConsent('user-alice', 'app'), undefined, 'a consent without any grant');
+  t.same(await opened.store.consents.findConsent('user-alice', 'mobile'), consent, "another client's consent stays");
+});
+
 t.test('expired grants leave the index with their family', async (t) => {
   const { app, signIn, grants, opened } = await setup(t);
   await signIn(app, ALICE.username, ALICE.password);

@@ -56,6 +56,8 @@ async function everyOperation(store: Store): Promise<void> {
   await store.consents.rememberConsent('alice', 'webapp', { scope: ['read'], audiences: [] }, 60);
   await store.consents.findConsent('alice', 'webapp');
   await store.consents.forgetConsent('alice');
+  await store.consents.rememberConsent('bob', 'webapp', { scope: ['read'], audiences: [] }, 60);
+  await store.consents.forgetConsentsToClient('webapp');
   await store.ping();
 }
 

@@ -1,12 +1,15 @@
 import type { Test } from 'tap';
-import { AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
-import { authorizeUrl, InjectBrowser, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
+import { revokeGrantsOf } from '../../src/grants/administration.js';
+import { AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
+import { authorizeUrl, InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { buildTestServer, ISSUER } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
+import { TokenClient } from '../helpers/token-client.js';
 
 /**
  * Remembered consent covers a client, its scopes and the audiences of its tokens (the
- * resources requested, or ACCESS_TOKEN_AUDIENCE when none). The same on every store.
+ * resources requested, or ACCESS_TOKEN_AUDIENCE when none), and `grants revoke --client`
+ * forgets it for every user. The same on every store.
  */
 
 const API_A = 'https://api-a.example.com/';
@@ -72,6 +75,35 @@ export function rememberedConsentSuite(t: Test, name: string, open: OpenStore): 
       const { browser, outcome } = await setup(t, open, { ACCESS_TOKEN_AUDIENCE: API_A });
       await signInAndDecide(browser, READ, BOB, 'allow', [API_A]);
       t.equal(await outcome({ ...READ, prompt: 'none' }), 'code', 'the same audience: nothing new to approve');
+    });
+  });
+
+  t.test(`revoking a client's grants forgets every user's consent to it (${name})`, async (t) => {
+    t.test("a user whose grant was already revoked at /oauth2/revoke is asked again; another client's consent stays", async (t) => {
+      const { app, browser, outcome, store, clock } = await setup(t, open);
+      const { verifier, challenge } = pkcePair();
+      const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
+      const approved = await signInAndDecide(browser, { ...READ, ...pkce }, BOB);
+      const code = redirectParams(approved.headers.location as string).code as string;
+      const web = new TokenClient(app, 'web', WEB_SECRET);
+      const tokens = (
+        await web.token({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, code_verifier: verifier })
+      ).json();
+      t.equal((await web.revoke(tokens.refresh_token as string)).statusCode, 200, "bob's only grant revoked by the client");
+      await store.consents.rememberConsent('bob', 'single', { scope: ['read'], audiences: [ISSUER] }, 600);
+      t.same(await store.consents.findConsent('bob', 'web'), { scope: ['read'], audiences: [ISSUER] }, 'consent outlives the grant');
+
+      const deps = {
+        index: store.grantIndex,
+        revocation: store,
+        consents: store.consents,
+        revocationMarkSeconds: 3600,
+        clock: () => clock.now,
+      };
+      t.same(await revokeGrantsOf({ clientId: 'web' }, deps), [], 'no live grant left to revoke');
+      t.same(await outcome({ ...READ, prompt: 'none' }), consentRequired, 'consent forgotten all the same');
+      t.equal(await outcome(READ), 'consent page');
+      t.same(await store.consents.findConsent('bob', 'single'), { scope: ['read'], audiences: [ISSUER] }, 'another client keeps it');
     });
   });
 }

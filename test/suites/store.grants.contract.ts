@@ -92,5 +92,25 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
       t.equal(await store.consents.findConsent('alice', 'cli'), undefined);
       t.same(await store.consents.findConsent('bob', 'web'), CONSENT, "another user's consent stays");
     });
+
+    t.test("forgotten for every user of one client; the user's other clients keep theirs", async (t) => {
+      const { store, advance } = await open(t);
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      await store.consents.rememberConsent('{bob} é', 'web', CONSENT, 120);
+      await store.consents.rememberConsent('carol', 'web', CONSENT, 10);
+      await store.consents.rememberConsent('alice', 'cli', CONSENT, 60);
+      await store.consents.rememberConsent('dave', 'https://app.example/{id}', CONSENT, 60);
+      await advance(11);
+      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 60);
+      await store.consents.forgetConsentsToClient('web');
+      for (const sub of ['alice', '{bob} é', 'carol']) t.equal(await store.consents.findConsent(sub, 'web'), undefined, sub);
+      t.same(await store.consents.findConsent('alice', 'cli'), CONSENT);
+      t.same(await store.consents.findConsent('dave', 'https://app.example/{id}'), CONSENT, 'another client keeps its consents');
+      await store.consents.forgetConsentsToClient('nobody');
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      t.same(await store.consents.findConsent('alice', 'web'), CONSENT, 'consent given again is remembered');
+      await store.consents.forgetConsentsToClient('web');
+      t.equal(await store.consents.findConsent('alice', 'web'), undefined, '… and forgotten again');
+    });
   });
 }
