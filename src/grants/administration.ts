@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
-import type { ConsentStore, GrantIndex, GrantOwner, GrantRevocation, IndexedGrant } from '../store/types.js';
+import type { ConsentStore, GrantIndex, GrantOwner, GrantRevocation, IndexedGrant, KnownGrantRevocation } from '../store/types.js';
+import { isGrantId } from '../tokens/opaque.js';
 
 /**
  * Grant administration (the `grants` commands): the live grants of a user or a client,
@@ -10,7 +11,7 @@ import type { ConsentStore, GrantIndex, GrantOwner, GrantRevocation, IndexedGran
 
 export interface GrantAdministrationDependencies {
   readonly index: GrantIndex;
-  readonly revocation: GrantRevocation;
+  readonly revocation: GrantRevocation & KnownGrantRevocation;
   readonly consents: ConsentStore;
   /** The least time a revocation mark is kept: as long as any grant can live (a refresh family, or a code and its access token). */
   readonly revocationMarkSeconds: number;
@@ -26,9 +27,14 @@ export async function liveGrants(owner: GrantOwner, deps: GrantAdministrationDep
   return indexed.filter((_, i) => !revoked[i]);
 }
 
-/** Revokes one grant by id (whether or not an index lists it); the user's consent stays. */
-export async function revokeGrantById(grantId: string, deps: GrantAdministrationDependencies): Promise<void> {
-  await deps.revocation.revokeGrant(grantId, deps.revocationMarkSeconds);
+/**
+ * Revokes one grant by id, when the store knows it (indexed and unexpired, or with a refresh
+ * family or revocation mark); the user's consent stays. Resolves false for any other id,
+ * having written nothing: one not of newGrantId's form without asking the store.
+ */
+export async function revokeGrantById(grantId: string, deps: GrantAdministrationDependencies): Promise<boolean> {
+  if (!isGrantId(grantId)) return false;
+  return deps.revocation.revokeKnownGrant(grantId, deps.revocationMarkSeconds);
 }
 
 /**

@@ -46,6 +46,29 @@ return 1
 `;
 
 /**
+ * Revokes a grant an operator named by id, only when the store knows it: its family key
+ * (a family, or a revocation mark) or its indexed mark exists. An unknown id (a typo)
+ * writes nothing.
+ *   KEYS[1] family key   KEYS[2] indexed mark   ARGV[1] minimum TTL of the revocation mark (ms)
+ *   returns 1 when revoked, 0 when unknown
+ */
+export const REVOKE_KNOWN_GRANT = `
+if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end${revokeFamily('KEYS[1]', 'ARGV[1]')}
+return 1
+`;
+
+/**
+ * Marks a grant indexed, in its own slot, so it is known by its id as long as its index
+ * entries live: keeps the mark at least ARGV[1] ms, never shortening a longer TTL.
+ *   KEYS[1] indexed mark   ARGV[1] TTL (ms)
+ */
+export const MARK_INDEXED_GRANT = `
+local ttl = tonumber(ARGV[1])
+if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('SET', KEYS[1], '1', 'PX', ttl) end
+return 1
+`;
+
+/**
  * Redeems an authorization code in one round trip: check, mark used and return the
  * prior state in one atomic step, so of many concurrent redemptions exactly one wins (a
  * find-then-update in two round trips is the race that let concurrent code redemptions

@@ -11,7 +11,7 @@ export interface GrantCommands {
   readonly clock: Clock;
   /** Runs one operation within the command timeout; any failure becomes StoreUnavailableError. */
   call<T>(operation: string, command: () => Promise<T>): Promise<T>;
-  /** One of SCRIPTS (src/store/lua.ts): INDEX_GRANT, LIST_GRANTS, UNLIST_UNCHANGED, REMEMBER_CONSENT. */
+  /** One of SCRIPTS (src/store/lua.ts): INDEX_GRANT, LIST_GRANTS, UNLIST_UNCHANGED, MARK_INDEXED_GRANT, REMEMBER_CONSENT. */
   script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T>;
 }
 
@@ -41,7 +41,10 @@ export class RedisGrantIndex implements GrantIndex {
     const member = memberOf(grant);
     const indexes = [this.redis.keys.userGrants(grant.sub), this.redis.keys.clientGrants(grant.clientId)];
     await this.redis.call('index grant', () =>
-      Promise.all(indexes.map((key) => this.redis.script('indexGrant', [key], [member, grant.expiresAt, now]))),
+      Promise.all([
+        ...indexes.map((key) => this.redis.script('indexGrant', [key], [member, grant.expiresAt, now])),
+        this.redis.script('markIndexedGrant', [this.redis.keys.indexedGrant(grant.grantId)], [grant.expiresAt - now]),
+      ]),
     );
   }
 

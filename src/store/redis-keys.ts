@@ -11,6 +11,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{refresh-token-key}         the refresh-token key (the one key without a TTL)
  *   <prefix>{<grantId>}:rt:<digest>     legacy refresh token (hash: issued_at, rotated_at, successor, grace_used)
  *   <prefix>{<grantId>}:grace:<digest>  legacy: sealed successor response of a just-rotated token
+ *   <prefix>{<grantId>}:indexed         the grant is listed in the indexes (until its latest expiry there)
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>attempts:{<digest>}         sign-in attempt counter
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
@@ -48,6 +49,11 @@ export class RedisKeys {
   /** The sealed successor response kept for the grace window of the family's token just rotated. */
   grace(grantId: string): string {
     return `${this.prefix}{${grantId}}:grace`;
+  }
+
+  /** Written with the grant's index entries, so `grants revoke <grant-id>` can tell a grant from a typo. */
+  indexedGrant(grantId: string): string {
+    return `${this.prefix}{${grantId}}:indexed`;
   }
 
   /** Its own tag: read once per process, it pins no grant's slot. */

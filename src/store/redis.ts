@@ -169,6 +169,11 @@ export class RedisStore implements Store {
     await this.call('revoke grant', () => this.acknowledgedScript('revokeGrant', [this.keys.family(grantId)], [ttlSeconds * 1000]));
   }
 
+  async revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean> {
+    const keys = [this.keys.family(grantId), this.keys.indexedGrant(grantId)];
+    return (await this.call('revoke known grant', () => this.acknowledgedScript('revokeKnownGrant', keys, [ttlSeconds * 1000]))) === 1;
+  }
+
   async isGrantRevoked(grantId: string): Promise<boolean> {
     return (await this.call('read grant', () => this.client.hget(this.keys.family(grantId), 'revoked'))) === '1';
   }

@@ -74,6 +74,16 @@ export interface GrantRevocation {
   isGrantRevoked(grantId: string): Promise<boolean>;
 }
 
+/** Revocation of a grant an operator names by its id (`grants revoke <grant-id>`): a typo must write nothing. */
+export interface KnownGrantRevocation {
+  /**
+   * In one atomic step: when the store knows the grant (its index entry has not expired, or
+   * it has a refresh family or a revocation mark), revokes it as `revokeGrant` does and
+   * resolves true; else resolves false and writes nothing.
+   */
+  revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean>;
+}
+
 /** Revoked access tokens (JWTs), by `jti`, until they would have expired anyway. */
 export interface AccessTokenDenylist {
   denylistAccessToken(jti: string, ttlSeconds: number): Promise<void>;
@@ -179,7 +189,10 @@ export type GrantOwner = { readonly sub: string } | { readonly clientId: string 
  * at their expiry; an index never outlives its last entry.
  */
 export interface GrantIndex {
-  /** Adds the grant to its user's and its client's index, or extends its expiry there (never shortens it). */
+  /**
+   * Adds the grant to its user's and its client's index, or extends its expiry there (never
+   * shortens it); the grant is also known by its id until then (`revokeKnownGrant`).
+   */
   indexGrant(grant: IndexedGrant): Promise<void>;
   /** The unexpired entries of one index, soonest expiry first (revoked grants included: the caller checks). */
   listGrants(owner: GrantOwner): Promise<IndexedGrant[]>;
@@ -221,6 +234,7 @@ export interface Store
     AuthorizationCodeStore,
     RefreshFamilyStore,
     GrantRevocation,
+    KnownGrantRevocation,
     AccessTokenDenylist,
     DpopProofReplayCache,
     AttemptCounter,

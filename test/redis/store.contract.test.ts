@@ -83,24 +83,27 @@ t.test('advance (the test clock) ages only the keys of its own store', async (t)
   await t.rejects(aged.advance(1), /key without a TTL/, 'a key without a TTL is reported');
 });
 
-t.test('grant indexes and consents: per-user and per-client hash tags, TTL = the latest expiry', async (t) => {
+t.test('grant indexes and consents: per-user, per-client and per-grant hash tags, TTL = the latest expiry', async (t) => {
   const opened = await redisStore(t);
   const { store, keyPrefix, clock } = opened;
   const inspector = inspect(t, opened);
   const tag = (value: string) => createHash('sha256').update(value).digest('base64url');
-  await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 });
-  await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 120_000 });
+  const [first, second] = [newGrantId(), newGrantId()];
+  await store.grantIndex.indexGrant({ grantId: first, sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 });
+  await store.grantIndex.indexGrant({ grantId: second, sub: 'alice', clientId: 'web', expiresAt: clock.now + 120_000 });
   await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 300);
   const expected: [string, number][] = [
     [`${keyPrefix}{client:${tag('web')}}:consents`, 300_000],
     [`${keyPrefix}{client:${tag('web')}}:grants`, 120_000],
     [`${keyPrefix}{sub:${tag('alice')}}:consents`, 300_000],
     [`${keyPrefix}{sub:${tag('alice')}}:grants`, 120_000],
+    [`${keyPrefix}{${first}}:indexed`, 60_000],
+    [`${keyPrefix}{${second}}:indexed`, 120_000],
   ];
   t.same(
     (await inspector.keys(`${keyPrefix}*`)).sort(),
     expected.map(([key]) => key).sort(),
-    'digests as hash tags: no sub or client id in clear',
+    'digests as hash tags: no sub or client id in clear; the grant known by id in its own slot',
   );
   for (const [key, ttl] of expected) {
     const left = await inspector.pttl(key);
@@ -153,4 +156,11 @@ t.test('a consent written before consents named their audiences is no consent (t
   await raw.pexpire(key, 600_000);
   t.equal(await store.consents.findConsent('bob', 'web'), undefined);
   t.equal(await store.consents.findConsent('bob', 'cli'), undefined);
+});
+
+t.test('revokeKnownGrant of an unknown grant id writes no key', async (t) => {
+  const opened = await redisStore(t);
+  const inspector = inspect(t, opened);
+  t.equal(await opened.store.revokeKnownGrant(newGrantId(), 600), false);
+  t.same(await inspector.keys(`${opened.keyPrefix}*`), []);
 });

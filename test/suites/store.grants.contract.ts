@@ -46,6 +46,45 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
       t.same(await store.grantIndex.listGrants({ sub: 'alice' }), []);
     });
 
+    t.test('an indexed grant is known by its id until its expiry: revokeKnownGrant revokes it', async (t) => {
+      const { store, clock, advance } = await open(t);
+      const grant = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      await store.grantIndex.indexGrant(grant);
+      await store.grantIndex.indexGrant({ ...grant, expiresAt: clock.now + 1_000 });
+      await advance(2);
+      t.equal(await store.revokeKnownGrant(grant.grantId, 600), true, 'a later index entry was never shortened');
+      t.equal(await store.isGrantRevoked(grant.grantId), true);
+      t.equal(await store.revokeKnownGrant(grant.grantId, 600), true, 'revoked again: still known');
+      const unlisted = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      await store.grantIndex.indexGrant(unlisted);
+      await store.grantIndex.unindexGrants([unlisted]);
+      t.equal(await store.revokeKnownGrant(unlisted.grantId, 600), true, 'unindexing a grant does not make it unknown');
+    });
+
+    t.test('a grant with a refresh family or a revocation mark is known without an index entry', async (t) => {
+      const { store } = await open(t);
+      const family = newGrantId();
+      await store.startRefreshFamily(family, { digest: 'digest', lifetimes: { absoluteSeconds: 60, idleSeconds: 30 } });
+      t.equal(await store.revokeKnownGrant(family, 600), true);
+      t.equal(await store.isGrantRevoked(family), true);
+      const marked = newGrantId();
+      await store.revokeGrant(marked, 60);
+      t.equal(await store.revokeKnownGrant(marked, 600), true);
+    });
+
+    t.test('an unknown or expired grant id: revokeKnownGrant refuses and writes nothing', async (t) => {
+      const { store, clock, advance } = await open(t);
+      const expired = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 10_000 };
+      await store.grantIndex.indexGrant(expired);
+      await advance(11);
+      const first = { digest: 'digest', lifetimes: { absoluteSeconds: 60, idleSeconds: 30 } };
+      for (const grantId of [newGrantId(), expired.grantId]) {
+        t.equal(await store.revokeKnownGrant(grantId, 600), false);
+        t.equal(await store.isGrantRevoked(grantId), false);
+        t.equal(await store.startRefreshFamily(grantId, first), true, 'no revocation mark was written: a family can start');
+      }
+    });
+
     t.test('any sub and client id works: braces, spaces, non-ASCII', async (t) => {
       const { store, clock } = await open(t);
       const grant = { grantId: newGrantId(), sub: '{alice} "x" é', clientId: 'https://app.example/{id}', expiresAt: clock.now + 60_000 };
