@@ -314,6 +314,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
     },
     consents: store.consents,
     consentTtlSeconds: config.consentTtl,
+    defaultAudience: config.accessTokenAudience,
     clock,
     codeResponseMode: config.codeResponseMode,
   });

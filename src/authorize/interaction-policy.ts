@@ -30,15 +30,25 @@ export function signInNeeded(
   return undefined;
 }
 
-/** True when the remembered consent covers every scope and resource requested now (a subset needs no new consent). */
+/**
+ * The audiences a consent to `request` approves: the tokens' audiences, so the resources
+ * requested, or `defaultAudience` (ACCESS_TOKEN_AUDIENCE) when it names none. The default
+ * audience counts as one: consent to a resource does not cover tokens for it.
+ */
+export function consentedAudiences(request: Pick<AuthorizationRequest, 'resources'>, defaultAudience: string): string[] {
+  return request.resources.length > 0 ? request.resources.map((r) => r.resource) : [defaultAudience];
+}
+
+/** True when the remembered consent covers every scope and audience requested now (a subset needs no new consent). */
 export function consentCovers(
   remembered: RememberedConsent | undefined,
   request: Pick<AuthorizationRequest, 'scope' | 'resources'>,
+  defaultAudience: string,
 ): boolean {
   if (!remembered) return false;
   const scope = new Set(remembered.scope);
-  const resources = new Set(remembered.resources);
-  return request.scope.every((s) => scope.has(s)) && request.resources.every((r) => resources.has(r.resource));
+  const audiences = new Set(remembered.audiences);
+  return request.scope.every((s) => scope.has(s)) && consentedAudiences(request, defaultAudience).every((a) => audiences.has(a));
 }
 
 /**
@@ -49,10 +59,11 @@ export function consentCovers(
 export function consentNeeded(
   request: Pick<AuthorizationRequest, 'prompt' | 'client' | 'scope' | 'resources'>,
   remembered: RememberedConsent | undefined,
+  defaultAudience: string,
 ): boolean {
   if (request.prompt.has('consent')) return true;
   if (request.client.skipConsent) return false;
-  return !consentCovers(remembered, request);
+  return !consentCovers(remembered, request, defaultAudience);
 }
 
 /** Whether to read the remembered consent at all (the page is shown, or skipped, regardless of it otherwise). */

@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { type GrantAdministrationDependencies, liveGrants, revokeGrantById, revokeGrantsOf } from '../grants/administration.js';
 import { openStore } from '../store/open-store.js';
 import type { GrantOwner, IndexedGrant, Store } from '../store/types.js';
+import { isGrantId } from '../tokens/opaque.js';
 import { commandAuditLog, operatorField } from './audit.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, UsageError } from './command.js';
 
@@ -78,11 +79,12 @@ const revoke: Command = {
 refresh token before the dot), or every live grant of a user (--sub) or a client
 (--client). A revoked grant's refresh tokens stop working at once and introspection
 reports its access tokens inactive; resource servers verifying JWTs offline accept them
-until they expire (ACCESS_TOKEN_TTL). --sub also forgets the user's remembered consent to
-every client; --client forgets the consent of each user it revoked for that client.
-Prints one line per revoked grant, and writes one audit line per revoked grant to stderr
-(event grant.revoked, reason administrator, as the servers' audit log writes it). Needs
-the servers' Redis (REDIS_* variables).`,
+until they expire (ACCESS_TOKEN_TTL). An id the store does not know (a typo, an expired
+grant) fails (exit 1) and writes nothing. --sub also forgets the user's remembered
+consent to every client; --client forgets every user's consent to that client, even
+where no live grant is left. Prints one line per revoked grant, and writes one audit
+line per revoked grant to stderr (event grant.revoked, reason administrator, as the
+servers' audit log writes it). Needs the servers' Redis (REDIS_* variables).`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine(args, OWNER_OPTIONS, ['grant-id'], 1);
     const owner = ownerOf(values);
@@ -92,7 +94,10 @@ the servers' Redis (REDIS_* variables).`,
     const audit = commandAuditLog(io);
     const by = operatorField();
     if (grantId !== undefined) {
-      await withGrantStore(io, (deps) => revokeGrantById(grantId, deps));
+      const shown = JSON.stringify(grantId);
+      if (!isGrantId(grantId)) throw new Error(`no such grant: ${shown} is not a grant id (22 characters: A-Z, a-z, 0-9, - and _)`);
+      const revoked = await withGrantStore(io, (deps) => revokeGrantById(grantId, deps));
+      if (!revoked) throw new Error(`no such grant: ${shown} (never issued, or expired)`);
       audit.emit({ event: 'grant.revoked', grantId, reason: 'administrator', ...by });
       io.stdout.write(`revoked ${listField('grant', grantId)}\n`);
       return;

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
-import type { ConsentStore, GrantIndex, GrantOwner, GrantRevocation, IndexedGrant } from '../store/types.js';
+import type { ConsentStore, GrantIndex, GrantOwner, GrantRevocation, IndexedGrant, KnownGrantRevocation } from '../store/types.js';
+import { isGrantId } from '../tokens/opaque.js';
 
 /**
  * Grant administration (the `grants` commands): the live grants of a user or a client,
@@ -10,7 +11,7 @@ import type { ConsentStore, GrantIndex, GrantOwner, GrantRevocation, IndexedGran
 
 export interface GrantAdministrationDependencies {
   readonly index: GrantIndex;
-  readonly revocation: GrantRevocation;
+  readonly revocation: GrantRevocation & KnownGrantRevocation;
   readonly consents: ConsentStore;
   /** The least time a revocation mark is kept: as long as any grant can live (a refresh family, or a code and its access token). */
   readonly revocationMarkSeconds: number;
@@ -26,15 +27,21 @@ export async function liveGrants(owner: GrantOwner, deps: GrantAdministrationDep
   return indexed.filter((_, i) => !revoked[i]);
 }
 
-/** Revokes one grant by id (whether or not an index lists it); the user's consent stays. */
-export async function revokeGrantById(grantId: string, deps: GrantAdministrationDependencies): Promise<void> {
-  await deps.revocation.revokeGrant(grantId, deps.revocationMarkSeconds);
+/**
+ * Revokes one grant by id, when the store knows it (indexed and unexpired, or with a refresh
+ * family or revocation mark); the user's consent stays. Resolves false for any other id,
+ * having written nothing: one not of newGrantId's form without asking the store.
+ */
+export async function revokeGrantById(grantId: string, deps: GrantAdministrationDependencies): Promise<boolean> {
+  if (!isGrantId(grantId)) return false;
+  return deps.revocation.revokeKnownGrant(grantId, deps.revocationMarkSeconds);
 }
 
 /**
- * Revokes every live grant of a user or a client and forgets the consent behind them: a
- * user's consent to every client (`--sub`), or every listed user's consent to the client
- * (`--client`), so the next authorization asks again. Returns the grants revoked.
+ * Revokes every live grant of a user or a client and forgets the consent behind them, so
+ * the next authorization asks again: the user's consent to every client (`--sub`), or every
+ * user's consent to the client (`--client`), whether or not a live grant is left (a grant
+ * revoked at /oauth2/revoke, or expired, leaves the consent). Returns the grants revoked.
  */
 export async function revokeGrantsOf(owner: GrantOwner, deps: GrantAdministrationDependencies): Promise<IndexedGrant[]> {
   const grants = await liveGrants(owner, deps);
@@ -44,7 +51,7 @@ export async function revokeGrantsOf(owner: GrantOwner, deps: GrantAdministratio
     await deps.revocation.revokeGrant(grant.grantId, Math.max(deps.revocationMarkSeconds, left));
   }
   if ('sub' in owner) await deps.consents.forgetConsent(owner.sub);
-  else for (const sub of new Set(grants.map((g) => g.sub))) await deps.consents.forgetConsent(sub, owner.clientId);
+  else await deps.consents.forgetConsentsToClient(owner.clientId);
   // Only after every mark is recorded: a failure part-way leaves the rest listed, to revoke again.
   await deps.index.unindexGrants(grants);
   return grants;

@@ -46,6 +46,29 @@ return 1
 `;
 
 /**
+ * Revokes a grant an operator named by id, only when the store knows it: its family key
+ * (a family, or a revocation mark) or its indexed mark exists. An unknown id (a typo)
+ * writes nothing.
+ *   KEYS[1] family key   KEYS[2] indexed mark   ARGV[1] minimum TTL of the revocation mark (ms)
+ *   returns 1 when revoked, 0 when unknown
+ */
+export const REVOKE_KNOWN_GRANT = `
+if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end${revokeFamily('KEYS[1]', 'ARGV[1]')}
+return 1
+`;
+
+/**
+ * Marks a grant indexed, in its own slot, so it is known by its id as long as its index
+ * entries live: keeps the mark at least ARGV[1] ms, never shortening a longer TTL.
+ *   KEYS[1] indexed mark   ARGV[1] TTL (ms)
+ */
+export const MARK_INDEXED_GRANT = `
+local ttl = tonumber(ARGV[1])
+if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('SET', KEYS[1], '1', 'PX', ttl) end
+return 1
+`;
+
+/**
  * Redeems an authorization code in one round trip: check, mark used and return the
  * prior state in one atomic step, so of many concurrent redemptions exactly one wins (a
  * find-then-update in two round trips is the race that let concurrent code redemptions
@@ -186,10 +209,12 @@ return {data, redis.call('PTTL', KEYS[1])}
 `;
 
 /**
- * Adds a grant to one index (a user's or a client's sorted set, scored by the grant's
- * expiry), or raises its expiry (GT: never lowers it); drops the expired entries; sets the
- * key's TTL to the latest expiry it holds, so the index dies with its last grant.
- *   KEYS[1] index key   ARGV[1] member (JSON [grantId, sub, clientId])   ARGV[2] expiry (ms)   ARGV[3] now (ms)
+ * Adds an entry to one index (a sorted set scored by expiry: a user's or a client's grants,
+ * a client's consenting users), or raises its expiry (GT: never lowers it); drops the
+ * expired entries; sets the key's TTL to the latest expiry it holds, so the index dies
+ * with its last entry.
+ *   KEYS[1] index key   ARGV[1] member (a grant: JSON [grantId, sub, clientId]; a consent: the sub)
+ *   ARGV[2] expiry (ms)   ARGV[3] now (ms)
  */
 export const INDEX_GRANT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
@@ -208,6 +233,20 @@ return 1
 export const LIST_GRANTS = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+`;
+
+/**
+ * Drops entries read from an index, unless their expiry was raised since (written again
+ * meanwhile: a consent given while the client's consents were being forgotten stays listed).
+ * Removing the last entry deletes the key.
+ *   KEYS[1] index key   ARGV[1], ARGV[2], ...: member, expiry as read (ms), member, expiry, ...
+ */
+export const UNLIST_UNCHANGED = `
+for i = 1, #ARGV, 2 do
+  local expiry = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if expiry and tonumber(expiry) <= tonumber(ARGV[i + 1]) then redis.call('ZREM', KEYS[1], ARGV[i]) end
+end
+return 1
 `;
 
 /**

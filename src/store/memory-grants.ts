@@ -13,6 +13,8 @@ function indexKey(owner: GrantOwner): string {
  */
 export class MemoryGrantIndex implements GrantIndex {
   private readonly indexes = new Map<string, Map<string, IndexedGrant>>();
+  /** Every indexed grant by id, until its latest expiry: what `revokeKnownGrant` asks. */
+  private readonly known = new Map<string, number>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -23,6 +25,12 @@ export class MemoryGrantIndex implements GrantIndex {
       if (!known || known.expiresAt < grant.expiresAt) index.set(grant.grantId, { ...grant });
       this.indexes.set(key, index);
     }
+    this.known.set(grant.grantId, Math.max(this.known.get(grant.grantId) ?? 0, grant.expiresAt));
+  }
+
+  /** Whether the grant was indexed and has not expired (unindexing does not forget it: only its expiry). */
+  knows(grantId: string): boolean {
+    return (this.known.get(grantId) ?? 0) > this.clock();
   }
 
   async listGrants(owner: GrantOwner): Promise<IndexedGrant[]> {
@@ -43,10 +51,13 @@ export class MemoryGrantIndex implements GrantIndex {
   /** Periodic sweep: drops expired entries of every index. */
   sweep(): void {
     for (const key of [...this.indexes.keys()]) this.live(key);
+    const now = this.clock();
+    for (const [grantId, expiresAt] of this.known) if (expiresAt <= now) this.known.delete(grantId);
   }
 
   clear(): void {
     this.indexes.clear();
+    this.known.clear();
   }
 
   private live(key: string): Map<string, IndexedGrant> | undefined {
@@ -76,7 +87,7 @@ export class MemoryConsents implements ConsentStore {
   async rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void> {
     const clients = this.byUser.get(sub) ?? new Map<string, ConsentEntry>();
     clients.set(clientId, {
-      consent: { scope: [...consent.scope], resources: [...consent.resources] },
+      consent: { scope: [...consent.scope], audiences: [...consent.audiences] },
       expiresAt: this.clock() + ttlSeconds * 1000,
     });
     this.byUser.set(sub, clients);
@@ -94,6 +105,10 @@ export class MemoryConsents implements ConsentStore {
     const clients = this.byUser.get(sub);
     if (clientId !== undefined) clients?.delete(clientId);
     if (clientId === undefined || clients?.size === 0) this.byUser.delete(sub);
+  }
+
+  async forgetConsentsToClient(clientId: string): Promise<void> {
+    for (const sub of [...this.byUser.keys()]) await this.forgetConsent(sub, clientId);
   }
 
   sweep(): void {

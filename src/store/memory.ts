@@ -124,6 +124,12 @@ export class MemoryStore implements Store {
     }
   }
 
+  async revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean> {
+    if (!this.families.get(grantId) && !this.grantIndex.knows(grantId)) return false;
+    await this.revokeGrant(grantId, ttlSeconds);
+    return true;
+  }
+
   async isGrantRevoked(grantId: string): Promise<boolean> {
     return this.families.get(grantId)?.revoked === true;
   }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { RedisClient } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
+import type { ScriptArgument, ScriptName } from './redis-scripts.js';
 import type { ConsentStore, GrantIndex, GrantOwner, IndexedGrant, RememberedConsent } from './types.js';
 
 /** What RedisStore lends the grant indexes and consents: its client, key layout, clock, bounded calls and scripts. */
@@ -10,13 +11,19 @@ export interface GrantCommands {
   readonly clock: Clock;
   /** Runs one operation within the command timeout; any failure becomes StoreUnavailableError. */
   call<T>(operation: string, command: () => Promise<T>): Promise<T>;
-  /** INDEX_GRANT (src/store/lua.ts). */
-  indexGrant(key: string, member: string, expiresAt: number, now: number): Promise<unknown>;
-  /** LIST_GRANTS: `[member, expiry, ...]`. */
-  listGrants(key: string, now: number): Promise<string[]>;
-  /** REMEMBER_CONSENT. */
-  rememberConsent(key: string, clientId: string, consent: string, expiresAt: number, now: number): Promise<unknown>;
+  /** One of SCRIPTS (src/store/lua.ts): INDEX_GRANT, LIST_GRANTS, UNLIST_UNCHANGED, MARK_INDEXED_GRANT, REMEMBER_CONSENT. */
+  script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T>;
 }
+
+/** The entries of an index as LIST_GRANTS returns them (`[member, expiry, ...]`), expiries as numbers. */
+function entriesOf(reply: string[]): [member: string, expiresAt: number][] {
+  const entries: [string, number][] = [];
+  for (let i = 0; i + 1 < reply.length; i += 2) entries.push([reply[i] as string, Number(reply[i + 1])]);
+  return entries;
+}
+
+/** How many users' consents one round of forgetting a client's consents reaches. */
+export const FORGET_BATCH = 500;
 
 /** The sorted-set member of a grant: the same JSON for the same grant, so ZADD GT raises its expiry in place. */
 const memberOf = (grant: IndexedGrant) => JSON.stringify([grant.grantId, grant.sub, grant.clientId]);
@@ -32,24 +39,22 @@ export class RedisGrantIndex implements GrantIndex {
   async indexGrant(grant: IndexedGrant): Promise<void> {
     const now = this.redis.clock();
     const member = memberOf(grant);
+    const indexes = [this.redis.keys.userGrants(grant.sub), this.redis.keys.clientGrants(grant.clientId)];
     await this.redis.call('index grant', () =>
-      Promise.all(
-        [this.redis.keys.userGrants(grant.sub), this.redis.keys.clientGrants(grant.clientId)].map((key) =>
-          this.redis.indexGrant(key, member, grant.expiresAt, now),
-        ),
-      ),
+      Promise.all([
+        ...indexes.map((key) => this.redis.script('indexGrant', [key], [member, grant.expiresAt, now])),
+        this.redis.script('markIndexedGrant', [this.redis.keys.indexedGrant(grant.grantId)], [grant.expiresAt - now]),
+      ]),
     );
   }
 
   async listGrants(owner: GrantOwner): Promise<IndexedGrant[]> {
     const key = 'sub' in owner ? this.redis.keys.userGrants(owner.sub) : this.redis.keys.clientGrants(owner.clientId);
-    const reply = await this.redis.call('list grants', () => this.redis.listGrants(key, this.redis.clock()));
-    const grants: IndexedGrant[] = [];
-    for (let i = 0; i + 1 < reply.length; i += 2) {
-      const [grantId, sub, clientId] = JSON.parse(reply[i] as string) as [string, string, string];
-      grants.push({ grantId, sub, clientId, expiresAt: Number(reply[i + 1]) });
-    }
-    return grants;
+    const reply = await this.redis.call('list grants', () => this.redis.script<string[]>('listGrants', [key], [this.redis.clock()]));
+    return entriesOf(reply).map(([member, expiresAt]) => {
+      const [grantId, sub, clientId] = JSON.parse(member) as [string, string, string];
+      return { grantId, sub, clientId, expiresAt };
+    });
   }
 
   async unindexGrants(grants: readonly IndexedGrant[]): Promise<void> {
@@ -65,17 +70,22 @@ export class RedisGrantIndex implements GrantIndex {
 
 /**
  * Remembered consent in Redis: one hash per user (`{sub:<digest>}:consents`), a field per
- * client holding "<expiry ms> <JSON>"; the hash lives as long as its latest consent.
+ * client holding "<expiry ms> <JSON>"; the hash lives as long as its latest consent. Each
+ * client lists its consenting users (`{client:<digest>}:consents`, an index like the
+ * grants'), written first: a crash in between leaves a user listed without a consent
+ * (harmless), never a consent its client does not list.
  */
 export class RedisConsents implements ConsentStore {
   constructor(private readonly redis: GrantCommands) {}
 
   async rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void> {
     const now = this.redis.clock();
-    const value = JSON.stringify({ scope: consent.scope, resources: consent.resources });
-    await this.redis.call('remember consent', () =>
-      this.redis.rememberConsent(this.redis.keys.userConsents(sub), clientId, value, now + ttlSeconds * 1000, now),
-    );
+    const expiresAt = now + ttlSeconds * 1000;
+    const value = JSON.stringify({ scope: consent.scope, audiences: consent.audiences });
+    await this.redis.call('remember consent', async () => {
+      await this.redis.script('indexGrant', [this.redis.keys.clientConsents(clientId)], [sub, expiresAt, now]);
+      await this.redis.script('rememberConsent', [this.redis.keys.userConsents(sub)], [clientId, value, expiresAt, now]);
+    });
   }
 
   async findConsent(sub: string, clientId: string): Promise<RememberedConsent | undefined> {
@@ -83,7 +93,11 @@ export class RedisConsents implements ConsentStore {
     if (!value) return undefined;
     const space = value.indexOf(' ');
     if (Number(value.slice(0, space)) <= this.redis.clock()) return undefined;
-    return JSON.parse(value.slice(space + 1)) as RememberedConsent;
+    const consent = JSON.parse(value.slice(space + 1)) as Partial<RememberedConsent>;
+    // Written before consents named their audiences: it may not cover ACCESS_TOKEN_AUDIENCE,
+    // and its client does not list it (so `grants revoke --client` could not forget it).
+    if (!Array.isArray(consent.audiences) || !Array.isArray(consent.scope)) return undefined;
+    return { scope: consent.scope, audiences: consent.audiences };
   }
 
   async forgetConsent(sub: string, clientId?: string): Promise<void> {
@@ -91,5 +105,20 @@ export class RedisConsents implements ConsentStore {
     await this.redis.call('forget consent', () =>
       clientId === undefined ? this.redis.client.del(key) : this.redis.client.hdel(key, clientId),
     );
+  }
+
+  /** The users the client lists, in batches (each within the command timeout): their consents, then their entries. */
+  async forgetConsentsToClient(clientId: string): Promise<void> {
+    const index = this.redis.keys.clientConsents(clientId);
+    const listed = entriesOf(
+      await this.redis.call('list consents', () => this.redis.script<string[]>('listGrants', [index], [this.redis.clock()])),
+    );
+    for (let start = 0; start < listed.length; start += FORGET_BATCH) {
+      const batch = listed.slice(start, start + FORGET_BATCH);
+      await this.redis.call('forget consents', () =>
+        Promise.all(batch.map(([sub]) => this.redis.client.hdel(this.redis.keys.userConsents(sub), clientId))),
+      );
+      await this.redis.call('unlist consents', () => this.redis.script('unlistUnchanged', [index], batch.flat()));
+    }
   }
 }

@@ -11,6 +11,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{refresh-token-key}         the refresh-token key (the one key without a TTL)
  *   <prefix>{<grantId>}:rt:<digest>     legacy refresh token (hash: issued_at, rotated_at, successor, grace_used)
  *   <prefix>{<grantId>}:grace:<digest>  legacy: sealed successor response of a just-rotated token
+ *   <prefix>{<grantId>}:indexed         the grant is listed in the indexes (until its latest expiry there)
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>attempts:{<digest>}         sign-in attempt counter
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
@@ -19,6 +20,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{sub:<digest>}:grants       a user's grants (sorted set scored by expiry)
  *   <prefix>{sub:<digest>}:consents     a user's remembered consents (hash: client id → expiry and consent)
  *   <prefix>{client:<digest>}:grants    a client's grants (sorted set scored by expiry)
+ *   <prefix>{client:<digest>}:consents  the users who consented to a client (sorted set of subs scored by expiry)
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
  *   (a code redemption touches the code and the family, a rotation the family and its
@@ -47,6 +49,11 @@ export class RedisKeys {
   /** The sealed successor response kept for the grace window of the family's token just rotated. */
   grace(grantId: string): string {
     return `${this.prefix}{${grantId}}:grace`;
+  }
+
+  /** Written with the grant's index entries, so `grants revoke <grant-id>` can tell a grant from a typo. */
+  indexedGrant(grantId: string): string {
+    return `${this.prefix}{${grantId}}:indexed`;
   }
 
   /** Its own tag: read once per process, it pins no grant's slot. */
@@ -100,6 +107,10 @@ export class RedisKeys {
 
   clientGrants(clientId: string): string {
     return `${this.prefix}{client:${tagOf(clientId)}}:grants`;
+  }
+
+  clientConsents(clientId: string): string {
+    return `${this.prefix}{client:${tagOf(clientId)}}:consents`;
   }
 
   readinessProbe(instance: string): string {

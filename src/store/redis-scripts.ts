@@ -3,6 +3,7 @@ import {
   CREATE_RECORD,
   INDEX_GRANT,
   LIST_GRANTS,
+  MARK_INDEXED_GRANT,
   READ_CLIENT_REGISTRATION,
   READ_REFRESH_FAMILY,
   REDEEM_AUTHORIZATION_CODE,
@@ -11,8 +12,10 @@ import {
   REMEMBER_CONSENT,
   RESERVE_ATTEMPT,
   REVOKE_GRANT,
+  REVOKE_KNOWN_GRANT,
   ROTATE_REFRESH_FAMILY,
   START_REFRESH_FAMILY,
+  UNLIST_UNCHANGED,
 } from './lua.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -34,6 +37,9 @@ export const SCRIPTS = {
   indexGrant: { lua: INDEX_GRANT, numberOfKeys: 1 },
   listGrants: { lua: LIST_GRANTS, numberOfKeys: 1 },
   rememberConsent: { lua: REMEMBER_CONSENT, numberOfKeys: 1 },
+  markIndexedGrant: { lua: MARK_INDEXED_GRANT, numberOfKeys: 1 },
+  revokeKnownGrant: { lua: REVOKE_KNOWN_GRANT, numberOfKeys: 2 },
+  unlistUnchanged: { lua: UNLIST_UNCHANGED, numberOfKeys: 1 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -90,10 +90,7 @@ export class RedisStore implements Store {
       keys: this.keys,
       clock: this.clock,
       call: (operation, command) => this.call(operation, command),
-      indexGrant: (key, member, expiresAt, now) => this.script('indexGrant', [key], [member, expiresAt, now]),
-      listGrants: (key, now) => this.script('listGrants', [key], [now]),
-      rememberConsent: (key, clientId, consent, expiresAt, now) =>
-        this.script('rememberConsent', [key], [clientId, consent, expiresAt, now]),
+      script: (name, keys, args) => this.script(name, keys, args),
     };
     this.grantIndex = new RedisGrantIndex(grantCommands);
     this.consents = new RedisConsents(grantCommands);
@@ -170,6 +167,11 @@ export class RedisStore implements Store {
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
     await this.call('revoke grant', () => this.acknowledgedScript('revokeGrant', [this.keys.family(grantId)], [ttlSeconds * 1000]));
+  }
+
+  async revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean> {
+    const keys = [this.keys.family(grantId), this.keys.indexedGrant(grantId)];
+    return (await this.call('revoke known grant', () => this.acknowledgedScript('revokeKnownGrant', keys, [ttlSeconds * 1000]))) === 1;
   }
 
   async isGrantRevoked(grantId: string): Promise<boolean> {

@@ -74,6 +74,16 @@ export interface GrantRevocation {
   isGrantRevoked(grantId: string): Promise<boolean>;
 }
 
+/** Revocation of a grant an operator names by its id (`grants revoke <grant-id>`): a typo must write nothing. */
+export interface KnownGrantRevocation {
+  /**
+   * In one atomic step: when the store knows the grant (its index entry has not expired, or
+   * it has a refresh family or a revocation mark), revokes it as `revokeGrant` does and
+   * resolves true; else resolves false and writes nothing.
+   */
+  revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean>;
+}
+
 /** Revoked access tokens (JWTs), by `jti`, until they would have expired anyway. */
 export interface AccessTokenDenylist {
   denylistAccessToken(jti: string, ttlSeconds: number): Promise<void>;
@@ -179,7 +189,10 @@ export type GrantOwner = { readonly sub: string } | { readonly clientId: string 
  * at their expiry; an index never outlives its last entry.
  */
 export interface GrantIndex {
-  /** Adds the grant to its user's and its client's index, or extends its expiry there (never shortens it). */
+  /**
+   * Adds the grant to its user's and its client's index, or extends its expiry there (never
+   * shortens it); the grant is also known by its id until then (`revokeKnownGrant`).
+   */
   indexGrant(grant: IndexedGrant): Promise<void>;
   /** The unexpired entries of one index, soonest expiry first (revoked grants included: the caller checks). */
   listGrants(owner: GrantOwner): Promise<IndexedGrant[]>;
@@ -187,19 +200,27 @@ export interface GrantIndex {
   unindexGrants(grants: readonly IndexedGrant[]): Promise<void>;
 }
 
-/** What a user approved for a client: the scope and resources (RFC 8707) of that consent. */
+/** What a user approved for a client: the scope, and the audiences of the tokens (see consentedAudiences). */
 export interface RememberedConsent {
   readonly scope: readonly string[];
-  readonly resources: readonly string[];
+  /** The resources (RFC 8707) approved, or ACCESS_TOKEN_AUDIENCE for a request that named none. */
+  readonly audiences: readonly string[];
 }
 
-/** Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data (one slot per user). */
+/**
+ * Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data
+ * (one slot per user), and the user listed under the client (its own slot) before it, so
+ * the consents to one client can be forgotten without searching every user.
+ */
 export interface ConsentStore {
   /** Remembers (replacing what was remembered for this client) for `ttlSeconds`. */
   rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void>;
+  /** The unexpired consent; a record written before consents named their audiences is none (the user is asked again). */
   findConsent(sub: string, clientId: string): Promise<RememberedConsent | undefined>;
   /** Forgets the user's consent to one client, or, without `clientId`, to every client. */
   forgetConsent(sub: string, clientId?: string): Promise<void>;
+  /** Forgets every user's consent to the client. */
+  forgetConsentsToClient(clientId: string): Promise<void>;
 }
 
 export interface StoreLifecycle {
@@ -213,6 +234,7 @@ export interface Store
     AuthorizationCodeStore,
     RefreshFamilyStore,
     GrantRevocation,
+    KnownGrantRevocation,
     AccessTokenDenylist,
     DpopProofReplayCache,
     AttemptCounter,

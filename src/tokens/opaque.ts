@@ -12,9 +12,15 @@ import { randomBase64url, randomId } from './random-id.js';
  */
 
 const OPAQUE_TOKEN = /^([A-Za-z0-9_-]{22})\.[A-Za-z0-9_-]{43}$/;
+const GRANT_ID = /^[A-Za-z0-9_-]{22}$/;
 
 export function newGrantId(): string {
   return randomId();
+}
+
+/** Whether `value` has the form newGrantId gives: 128 bits as 22 base64url characters. */
+export function isGrantId(value: string): boolean {
+  return GRANT_ID.test(value);
 }
 
 export function mintOpaqueToken(grantId: string): { value: string; ref: OpaqueTokenRef } {

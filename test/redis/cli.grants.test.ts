@@ -1,5 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import t, { type Test } from 'tap';
+import { newGrantId } from '../../src/tokens/opaque.js';
 import { ALICE, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { runCommand } from '../helpers/cli.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
@@ -102,8 +103,8 @@ t.test("grants revoke --sub: every grant of the user, on every client, and the u
   const onApp = await signIn(app, ALICE.username, ALICE.password);
   const onMobile = await signIn(mobile, ALICE.username, ALICE.password);
   const bobs = await signIn(app, 'bob', 'bob-password-1');
-  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], resources: [] }, 600);
-  await opened.store.consents.rememberConsent('bob', 'web', { scope: ['read'], resources: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], audiences: [] }, 600);
+  await opened.store.consents.rememberConsent('bob', 'web', { scope: ['read'], audiences: [] }, 600);
 
   const result = await grants('revoke', '--sub', 'user-alice');
   t.equal(result.code, 0);
@@ -137,7 +138,7 @@ t.test("grants revoke --sub: every grant of the user, on every client, and the u
   expectOAuthError(t, await mobile.refresh(onMobile.refresh_token), { status: 400, error: 'invalid_grant' });
   t.equal(await active(bobs.access_token), true, "another user's grant stays");
   t.equal(await opened.store.consents.findConsent('user-alice', 'web'), undefined, 'consent forgotten');
-  t.same(await opened.store.consents.findConsent('bob', 'web'), { scope: ['read'], resources: [] });
+  t.same(await opened.store.consents.findConsent('bob', 'web'), { scope: ['read'], audiences: [] });
   t.same(await grants('list', '--sub', 'user-alice'), { code: 0, stdout: '', stderr: '' });
   t.same(await grants('revoke', '--sub', 'user-alice'), { code: 0, stdout: '0 grants revoked\n', stderr: '' });
 });
@@ -147,8 +148,8 @@ t.test("grants revoke --client: every grant of the client, and its users' consen
   const alices = await signIn(mobile, ALICE.username, ALICE.password);
   const bobs = await signIn(mobile, 'bob', 'bob-password-1');
   const elsewhere = await signIn(app, ALICE.username, ALICE.password);
-  await opened.store.consents.rememberConsent('user-alice', 'mobile', { scope: ['read'], resources: [] }, 600);
-  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], resources: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'mobile', { scope: ['read'], audiences: [] }, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], audiences: [] }, 600);
   const result = await grants('revoke', '--client', 'mobile');
   t.equal(result.code, 0);
   t.match(result.stdout, /\n2 grants revoked\n$/);
@@ -156,7 +157,59 @@ t.test("grants revoke --client: every grant of the client, and its users' consen
   t.equal(await active(bobs.access_token), false);
   t.equal(await active(elsewhere.access_token), true, "another client's grant stays");
   t.equal(await opened.store.consents.findConsent('user-alice', 'mobile'), undefined);
-  t.same(await opened.store.consents.findConsent('user-alice', 'web'), { scope: ['read'], resources: [] });
+  t.same(await opened.store.consents.findConsent('user-alice', 'web'), { scope: ['read'], audiences: [] });
+});
+
+t.test("grants revoke --client: every user's consent to the client, also where no live grant is left", async (t) => {
+  const { app, signIn, grants, opened } = await setup(t);
+  const bobs = await signIn(app, 'bob', 'bob-password-1');
+  t.equal((await app.revoke(bobs.refresh_token)).statusCode, 200, "bob's only grant revoked at /oauth2/revoke");
+  const consent = { scope: ['read'], audiences: ['https://as.example.com'] };
+  await opened.store.consents.rememberConsent('bob', 'app', consent, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'app', consent, 600);
+  await opened.store.consents.rememberConsent('user-alice', 'mobile', consent, 600);
+  t.same(await grants('revoke', '--client', 'app'), { code: 0, stdout: '0 grants revoked\n', stderr: '' });
+  t.equal(await opened.store.consents.findConsent('bob', 'app'), undefined, 'his grant was revoked before: his consent goes all the same');
+  t.equal(await opened.store.consents.findConsent('user-alice', 'app'), undefined, 'a consent without any grant');
+  t.same(await opened.store.consents.findConsent('user-alice', 'mobile'), consent, "another client's consent stays");
+});
+
+t.test('grants revoke <grant id> of a grant the store does not know: exit 1, nothing written', async (t) => {
+  const { grants, opened } = await setup(t);
+  const raw = await opened.raw();
+  const before = (await raw.keys(`${opened.keyPrefix}*`)).sort();
+  const unknown = newGrantId();
+  const malformed = (id: string) =>
+    `error: no such grant: ${JSON.stringify(id)} is not a grant id (22 characters: A-Z, a-z, 0-9, - and _)\n`;
+  for (const [id, stderr] of [
+    [unknown, `error: no such grant: "${unknown}" (never issued, or expired)\n`],
+    [unknown.slice(0, 21), malformed(unknown.slice(0, 21))],
+    ['abc*', malformed('abc*')],
+    [`${unknown}\n`, `error: no such grant: "${unknown}\\n" is not a grant id (22 characters: A-Z, a-z, 0-9, - and _)\n`],
+    [`{${unknown.slice(2)}}`, malformed(`{${unknown.slice(2)}}`)],
+  ] as const) {
+    t.same(await grants('revoke', id), { code: 1, stdout: '', stderr }, JSON.stringify(id));
+  }
+  t.same((await raw.keys(`${opened.keyPrefix}*`)).sort(), before, 'no key created');
+  t.equal(await opened.store.isGrantRevoked(unknown), false);
+});
+
+t.test('grants revoke <grant id>: a grant known only by its index entry (implicit, or a code not yet redeemed)', async (t) => {
+  const { grants, opened } = await setup(t);
+  const grant = { grantId: newGrantId(), sub: 'user-alice', clientId: 'spa', expiresAt: opened.clock.now + 3_600_000 };
+  await opened.store.grantIndex.indexGrant(grant);
+  const result = await grants('revoke', grant.grantId);
+  t.same([result.code, result.stdout], [0, `revoked grant=${grant.grantId}\n`]);
+  t.equal(await opened.store.isGrantRevoked(grant.grantId), true);
+  t.same((await grants('revoke', grant.grantId)).code, 0, 'revoking it again: it is still known');
+  const expired = { ...grant, grantId: newGrantId() };
+  await opened.store.grantIndex.indexGrant(expired);
+  await opened.advance(3_601);
+  t.same(await grants('revoke', expired.grantId), {
+    code: 1,
+    stdout: '',
+    stderr: `error: no such grant: "${expired.grantId}" (never issued, or expired)\n`,
+  });
 });
 
 t.test('expired grants leave the index with their family', async (t) => {

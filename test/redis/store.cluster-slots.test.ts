@@ -53,9 +53,12 @@ async function everyOperation(store: Store): Promise<void> {
   await store.grantIndex.listGrants({ sub: 'alice' });
   await store.grantIndex.listGrants({ clientId: 'webapp' });
   await store.grantIndex.unindexGrants([indexed]);
-  await store.consents.rememberConsent('alice', 'webapp', { scope: ['read'], resources: [] }, 60);
+  await store.consents.rememberConsent('alice', 'webapp', { scope: ['read'], audiences: [] }, 60);
   await store.consents.findConsent('alice', 'webapp');
   await store.consents.forgetConsent('alice');
+  await store.consents.rememberConsent('bob', 'webapp', { scope: ['read'], audiences: [] }, 60);
+  await store.consents.forgetConsentsToClient('webapp');
+  await store.revokeKnownGrant(grantId, 60);
   await store.ping();
 }
 
@@ -115,7 +118,7 @@ t.test('on a cluster, every script the store runs declares keys of one slot, und
     registered.sort(),
     'every registered script ran, none unknown',
   );
-  for (const name of ['redeemAuthorizationCode', 'rotateRefreshFamily', 'refreshTokenKey', 'revokeGrant']) {
+  for (const name of ['redeemAuthorizationCode', 'rotateRefreshFamily', 'refreshTokenKey', 'revokeGrant', 'revokeKnownGrant']) {
     t.ok(names.has(`${name} (eval)`), `${name} also ran as EVAL in a pipeline with WAIT`);
   }
   t.ok(

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
+import { UNLIST_UNCHANGED } from '../../src/store/lua.js';
+import { FORGET_BATCH } from '../../src/store/redis-grants.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
 import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
@@ -81,28 +83,84 @@ t.test('advance (the test clock) ages only the keys of its own store', async (t)
   await t.rejects(aged.advance(1), /key without a TTL/, 'a key without a TTL is reported');
 });
 
-t.test('grant indexes and consents: per-user and per-client hash tags, TTL = the latest expiry', async (t) => {
+t.test('grant indexes and consents: per-user, per-client and per-grant hash tags, TTL = the latest expiry', async (t) => {
   const opened = await redisStore(t);
   const { store, keyPrefix, clock } = opened;
   const inspector = inspect(t, opened);
   const tag = (value: string) => createHash('sha256').update(value).digest('base64url');
-  await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 });
-  await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 120_000 });
-  await store.consents.rememberConsent('alice', 'web', { scope: ['read'], resources: [] }, 300);
-  const keys = (await inspector.keys(`${keyPrefix}*`)).sort();
+  const [first, second] = [newGrantId(), newGrantId()];
+  await store.grantIndex.indexGrant({ grantId: first, sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 });
+  await store.grantIndex.indexGrant({ grantId: second, sub: 'alice', clientId: 'web', expiresAt: clock.now + 120_000 });
+  await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 300);
+  const expected: [string, number][] = [
+    [`${keyPrefix}{client:${tag('web')}}:consents`, 300_000],
+    [`${keyPrefix}{client:${tag('web')}}:grants`, 120_000],
+    [`${keyPrefix}{sub:${tag('alice')}}:consents`, 300_000],
+    [`${keyPrefix}{sub:${tag('alice')}}:grants`, 120_000],
+    [`${keyPrefix}{${first}}:indexed`, 60_000],
+    [`${keyPrefix}{${second}}:indexed`, 120_000],
+  ];
   t.same(
-    keys,
-    [`${keyPrefix}{client:${tag('web')}}:grants`, `${keyPrefix}{sub:${tag('alice')}}:consents`, `${keyPrefix}{sub:${tag('alice')}}:grants`],
-    'digests as hash tags: no sub or client id in clear',
+    (await inspector.keys(`${keyPrefix}*`)).sort(),
+    expected.map(([key]) => key).sort(),
+    'digests as hash tags: no sub or client id in clear; the grant known by id in its own slot',
   );
-  for (const [key, expected] of [
-    [keys[0], 120_000],
-    [keys[2], 120_000],
-    [keys[1], 300_000],
-  ] as const) {
-    const ttl = await inspector.pttl(key as string);
-    t.ok(ttl > expected - 5000 && ttl <= expected, `${key}: TTL ${ttl} ms`);
+  for (const [key, ttl] of expected) {
+    const left = await inspector.pttl(key);
+    t.ok(left > ttl - 5000 && left <= ttl, `${key}: TTL ${left} ms`);
   }
   await opened.advance(121);
-  t.same((await inspector.keys(`${keyPrefix}*grants`)).sort(), [], 'an index dies with its last grant');
+  t.same(
+    (await inspector.keys(`${keyPrefix}*`)).sort(),
+    expected
+      .filter(([, ttl]) => ttl > 121_000)
+      .map(([key]) => key)
+      .sort(),
+  );
+  t.same(await inspector.zrange(`${keyPrefix}{client:${tag('web')}}:consents`, 0, -1), ['alice'], 'the client lists its consenting users');
+  await store.consents.forgetConsentsToClient('web');
+  t.same(await inspector.keys(`${keyPrefix}*`), [], "forgetting a client's consents leaves no key behind");
+});
+
+t.test("forgetting a client's consents reaches every listed user, batch after batch", async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix } = opened;
+  const inspector = inspect(t, opened);
+  const subs = Array.from({ length: FORGET_BATCH * 2 + 1 }, (_, i) => `user-${i}`);
+  await Promise.all(subs.map((sub) => store.consents.rememberConsent(sub, 'web', { scope: ['read'], audiences: [] }, 60)));
+  await store.consents.forgetConsentsToClient('web');
+  t.same(await inspector.keys(`${keyPrefix}*`), [], 'every consent and the index gone');
+});
+
+t.test('UNLIST_UNCHANGED drops the entries read, but not one written again since (its expiry raised)', async (t) => {
+  const opened = await redisStore(t);
+  const inspector = inspect(t, opened);
+  const key = `${opened.keyPrefix}{client:x}:consents`;
+  await inspector.zadd(key, 1000, 'alice', 2000, 'bob', 5000, 'carol');
+  await inspector.pexpire(key, 60_000);
+  // Read as alice 1000, bob 1000 (bob consented again meanwhile), carol 5000.
+  await inspector.eval(UNLIST_UNCHANGED, 1, key, 'alice', 1000, 'bob', 1000, 'carol', 5000);
+  t.same(await inspector.zrange(key, 0, -1), ['bob']);
+  await inspector.eval(UNLIST_UNCHANGED, 1, key, 'bob', 2000);
+  t.equal(await inspector.exists(key), 0, 'the last entry gone: the key too');
+});
+
+t.test('a consent written before consents named their audiences is no consent (the user is asked again)', async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix, clock } = opened;
+  const raw = await opened.raw();
+  const key = `${keyPrefix}{sub:${createHash('sha256').update('bob').digest('base64url')}}:consents`;
+  // As the store wrote it before: no audiences (a resource approved, or none: ACCESS_TOKEN_AUDIENCE unrecorded).
+  await raw.hset(key, 'web', `${clock.now + 600_000} ${JSON.stringify({ scope: ['read'], resources: ['https://api-a.example.com/'] })}`);
+  await raw.hset(key, 'cli', `${clock.now + 600_000} ${JSON.stringify({ scope: ['read'], resources: [] })}`);
+  await raw.pexpire(key, 600_000);
+  t.equal(await store.consents.findConsent('bob', 'web'), undefined);
+  t.equal(await store.consents.findConsent('bob', 'cli'), undefined);
+});
+
+t.test('revokeKnownGrant of an unknown grant id writes no key', async (t) => {
+  const opened = await redisStore(t);
+  const inspector = inspect(t, opened);
+  t.equal(await opened.store.revokeKnownGrant(newGrantId(), 600), false);
+  t.same(await inspector.keys(`${opened.keyPrefix}*`), []);
 });

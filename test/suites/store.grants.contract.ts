@@ -46,6 +46,45 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
       t.same(await store.grantIndex.listGrants({ sub: 'alice' }), []);
     });
 
+    t.test('an indexed grant is known by its id until its expiry: revokeKnownGrant revokes it', async (t) => {
+      const { store, clock, advance } = await open(t);
+      const grant = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      await store.grantIndex.indexGrant(grant);
+      await store.grantIndex.indexGrant({ ...grant, expiresAt: clock.now + 1_000 });
+      await advance(2);
+      t.equal(await store.revokeKnownGrant(grant.grantId, 600), true, 'a later index entry was never shortened');
+      t.equal(await store.isGrantRevoked(grant.grantId), true);
+      t.equal(await store.revokeKnownGrant(grant.grantId, 600), true, 'revoked again: still known');
+      const unlisted = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };
+      await store.grantIndex.indexGrant(unlisted);
+      await store.grantIndex.unindexGrants([unlisted]);
+      t.equal(await store.revokeKnownGrant(unlisted.grantId, 600), true, 'unindexing a grant does not make it unknown');
+    });
+
+    t.test('a grant with a refresh family or a revocation mark is known without an index entry', async (t) => {
+      const { store } = await open(t);
+      const family = newGrantId();
+      await store.startRefreshFamily(family, { digest: 'digest', lifetimes: { absoluteSeconds: 60, idleSeconds: 30 } });
+      t.equal(await store.revokeKnownGrant(family, 600), true);
+      t.equal(await store.isGrantRevoked(family), true);
+      const marked = newGrantId();
+      await store.revokeGrant(marked, 60);
+      t.equal(await store.revokeKnownGrant(marked, 600), true);
+    });
+
+    t.test('an unknown or expired grant id: revokeKnownGrant refuses and writes nothing', async (t) => {
+      const { store, clock, advance } = await open(t);
+      const expired = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 10_000 };
+      await store.grantIndex.indexGrant(expired);
+      await advance(11);
+      const first = { digest: 'digest', lifetimes: { absoluteSeconds: 60, idleSeconds: 30 } };
+      for (const grantId of [newGrantId(), expired.grantId]) {
+        t.equal(await store.revokeKnownGrant(grantId, 600), false);
+        t.equal(await store.isGrantRevoked(grantId), false);
+        t.equal(await store.startRefreshFamily(grantId, first), true, 'no revocation mark was written: a family can start');
+      }
+    });
+
     t.test('any sub and client id works: braces, spaces, non-ASCII', async (t) => {
       const { store, clock } = await open(t);
       const grant = { grantId: newGrantId(), sub: '{alice} "x" é', clientId: 'https://app.example/{id}', expiresAt: clock.now + 60_000 };
@@ -57,18 +96,18 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
   });
 
   t.test(`${name}: remembered consent`, async (t) => {
-    const CONSENT = { scope: ['read', 'write'], resources: ['https://api.example.com/'] };
+    const CONSENT = { scope: ['read', 'write'], audiences: ['https://api.example.com/'] };
 
     t.test('remembered per user and client until its TTL', async (t) => {
       const { store, advance } = await open(t);
       await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
-      await store.consents.rememberConsent('alice', 'cli', { scope: [], resources: [] }, 120);
+      await store.consents.rememberConsent('alice', 'cli', { scope: [], audiences: [] }, 120);
       t.same(await store.consents.findConsent('alice', 'web'), CONSENT);
-      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], resources: [] });
+      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], audiences: [] });
       t.equal(await store.consents.findConsent('bob', 'web'), undefined);
       await advance(61);
       t.equal(await store.consents.findConsent('alice', 'web'), undefined, 'expired');
-      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], resources: [] }, 'the other client keeps its own TTL');
+      t.same(await store.consents.findConsent('alice', 'cli'), { scope: [], audiences: [] }, 'the other client keeps its own TTL');
       await advance(60);
       t.equal(await store.consents.findConsent('alice', 'cli'), undefined);
     });
@@ -76,8 +115,8 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
     t.test('a new consent replaces the one remembered for that client', async (t) => {
       const { store } = await open(t);
       await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
-      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], resources: [] }, 60);
-      t.same(await store.consents.findConsent('alice', 'web'), { scope: ['read'], resources: [] });
+      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 60);
+      t.same(await store.consents.findConsent('alice', 'web'), { scope: ['read'], audiences: [] });
     });
 
     t.test("forgotten for one client, or for all of a user's clients", async (t) => {
@@ -91,6 +130,26 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
       await store.consents.forgetConsent('alice');
       t.equal(await store.consents.findConsent('alice', 'cli'), undefined);
       t.same(await store.consents.findConsent('bob', 'web'), CONSENT, "another user's consent stays");
+    });
+
+    t.test("forgotten for every user of one client; the user's other clients keep theirs", async (t) => {
+      const { store, advance } = await open(t);
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      await store.consents.rememberConsent('{bob} é', 'web', CONSENT, 120);
+      await store.consents.rememberConsent('carol', 'web', CONSENT, 10);
+      await store.consents.rememberConsent('alice', 'cli', CONSENT, 60);
+      await store.consents.rememberConsent('dave', 'https://app.example/{id}', CONSENT, 60);
+      await advance(11);
+      await store.consents.rememberConsent('alice', 'web', { scope: ['read'], audiences: [] }, 60);
+      await store.consents.forgetConsentsToClient('web');
+      for (const sub of ['alice', '{bob} é', 'carol']) t.equal(await store.consents.findConsent(sub, 'web'), undefined, sub);
+      t.same(await store.consents.findConsent('alice', 'cli'), CONSENT);
+      t.same(await store.consents.findConsent('dave', 'https://app.example/{id}'), CONSENT, 'another client keeps its consents');
+      await store.consents.forgetConsentsToClient('nobody');
+      await store.consents.rememberConsent('alice', 'web', CONSENT, 60);
+      t.same(await store.consents.findConsent('alice', 'web'), CONSENT, 'consent given again is remembered');
+      await store.consents.forgetConsentsToClient('web');
+      t.equal(await store.consents.findConsent('alice', 'web'), undefined, '… and forgotten again');
     });
   });
 }

@@ -3,6 +3,8 @@ import { StoreUnavailableError } from '../../src/errors.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { buildTestServer, ISSUER } from '../helpers/server.js';
+import { memoryStore } from '../helpers/stores.js';
+import { rememberedConsentSuite } from '../suites/remembered-consent.js';
 
 /** Remembered consent, first-party clients (skip_consent), prompt and max_age at the authorization endpoint. */
 
@@ -301,3 +303,5 @@ t.test('grants from the authorization endpoint are indexed under the user and th
     'implicit: the access token lifetime; code (a client with refresh tokens): the code, the family it may start and its last access token',
   );
 });
+
+rememberedConsentSuite(t, 'memory store', memoryStore);

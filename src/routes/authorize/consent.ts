@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { consentedAudiences } from '../../authorize/interaction-policy.js';
 import { approvedResponseParameters, deniedAuthorization } from '../../authorize/respond.js';
 import { InvalidRequest } from '../../errors.js';
 import { cookieJar } from './cookies.js';
@@ -22,7 +23,7 @@ export async function consentRoute(app: FastifyInstance, endpoint: AuthorizeRout
     const parameters = await sendingStoreFailuresToClient(authorization, async () => {
       // Remembered, so a later request for no more than this skips the page (CONSENT_TTL).
       if (endpoint.consentTtlSeconds > 0) {
-        const consent = { scope: authorization.scope, resources: authorization.resources.map((r) => r.resource) };
+        const consent = { scope: authorization.scope, audiences: consentedAudiences(authorization, endpoint.defaultAudience) };
         await endpoint.consents.rememberConsent(user.sub, authorization.client.clientId, consent, endpoint.consentTtlSeconds);
       }
       return approvedResponseParameters(authorization, user, endpoint.responses);

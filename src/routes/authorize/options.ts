@@ -32,6 +32,8 @@ export interface AuthorizeRouteOptions {
   /** What each user approved for each client, remembered for `consentTtlSeconds` (CONSENT_TTL; 0: never). */
   readonly consents: ConsentStore;
   readonly consentTtlSeconds: number;
+  /** ACCESS_TOKEN_AUDIENCE: the audience of tokens for a request without `resource`, one a consent must cover. */
+  readonly defaultAudience: string;
   readonly clock: Clock;
   readonly codeResponseMode: 'query' | 'fragment';
 }

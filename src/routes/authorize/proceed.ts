@@ -39,7 +39,7 @@ export async function proceed(
   const remembered = consentMatters(authorization)
     ? await sendingStoreFailuresToClient(authorization, () => endpoint.consents.findConsent(user.sub, authorization.client.clientId))
     : undefined;
-  if (consentNeeded(authorization, remembered)) {
+  if (consentNeeded(authorization, remembered, endpoint.defaultAudience)) {
     if (authorization.prompt.has('none'))
       throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(authorization);
     return showConsent(endpoint, request, reply, authorization, user.sub);

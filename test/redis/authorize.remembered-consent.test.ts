@@ -1,0 +1,5 @@
+import t from 'tap';
+import { redisStore } from '../helpers/stores.js';
+import { rememberedConsentSuite } from '../suites/remembered-consent.js';
+
+rememberedConsentSuite(t, 'Redis store', redisStore);
