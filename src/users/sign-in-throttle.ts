@@ -1,3 +1,4 @@
+import { addressLimitKey } from '../address-limit-key.js';
 import type { AttemptCounter, AttemptReservation } from '../store/types.js';
 
 export interface SignInLimits {
@@ -7,6 +8,8 @@ export interface SignInLimits {
   readonly maxPerAddress: number;
   /** LOGIN_FAILURE_WINDOW, in seconds. */
   readonly windowSeconds: number;
+  /** IPV6_LIMIT_PREFIX: an IPv6 client counts by its network of this many bits. */
+  readonly ipv6LimitPrefix: number;
 }
 
 /** A reserved sign-in attempt; left alone, it stays counted as a failure. */
@@ -37,9 +40,9 @@ export class SignInThrottle {
   ) {}
 
   async reserve(username: string, clientAddress: string): Promise<ThrottleDecision> {
-    const { maxPerUsername, maxPerAddress, windowSeconds } = this.limits;
+    const { maxPerUsername, maxPerAddress, windowSeconds, ipv6LimitPrefix } = this.limits;
     const usernameKey = `username:${username.toLowerCase()}`;
-    const addressKey = `address:${clientAddress}`;
+    const addressKey = `address:${addressLimitKey(clientAddress, ipv6LimitPrefix)}`;
 
     const byAddress = await this.counter.reserveAttempt(addressKey, maxPerAddress, windowSeconds);
     if (!byAddress.reserved) return byAddress;

@@ -7,7 +7,7 @@ import { ALICE, testUsers } from '../helpers/authorize-fixtures.js';
 import { CountingAuthenticator, until } from '../helpers/sign-in.js';
 import type { OpenStore } from '../helpers/stores.js';
 
-const LIMITS: SignInLimits = { maxPerUsername: 5, maxPerAddress: 20, windowSeconds: 900 };
+const LIMITS: SignInLimits = { maxPerUsername: 5, maxPerAddress: 20, windowSeconds: 900, ipv6LimitPrefix: 64 };
 const UNLIMITED_SLOTS = { concurrency: 1000, queue: 0 };
 
 /** PasswordSignIn over `counter`, its password checks counted. */
