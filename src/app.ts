@@ -127,7 +127,7 @@ function dynamicRegistrations(
   if (config.dynamicClientRegistration === 'off') return undefined;
   return new ClientRegistrations(
     deps.store.clientRegistrations,
-    deps.store,
+    deps.store.attempts,
     deps.clients,
     {
       policy: { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(deps.resources.all()) },
@@ -203,7 +203,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   // One sign-in service, so the login page and the password grant share limits and verification slots.
   const signIn = new PasswordSignIn(
     deps.users,
-    new SignInThrottle(store, {
+    new SignInThrottle(store.attempts, {
       maxPerUsername: config.loginMaxFailures,
       maxPerAddress: config.loginMaxFailuresPerIp,
       windowSeconds: config.loginFailureWindow,

@@ -68,15 +68,18 @@ export class ClientRegistrations implements ClientSource {
     const counter = `registration:${addressLimitKey(clientAddress, ipv6LimitPrefix)}`;
     const reservation = await this.attempts.reserveAttempt(counter, limit, windowSeconds);
     if (!reservation.reserved) throw new TooManyRegistrations(reservation.retryAfterSeconds);
+    let registration: Registration;
     try {
-      const registration = await this.create(body);
-      const { token_endpoint_auth_method: authMethod, grant_types: grantTypes } = registration.metadata;
-      this.events.emit({ event: 'client.registered', clientId: registration.clientId, authMethod, grantTypes, address: clientAddress });
-      return registration;
+      registration = await this.create(body);
     } catch (err) {
       await this.attempts.releaseAttempt(counter).catch(() => undefined);
       throw err;
     }
+    // Registered: it stays counted. A settle the store missed only leaves it in flight a while.
+    await this.attempts.keepAttempt(counter).catch(() => undefined);
+    const { token_endpoint_auth_method: authMethod, grant_types: grantTypes } = registration.metadata;
+    this.events.emit({ event: 'client.registered', clientId: registration.clientId, authMethod, grantTypes, address: clientAddress });
+    return registration;
   }
 
   private async create(body: unknown): Promise<Registration> {
