@@ -82,8 +82,11 @@ async function sizing(): Promise<void> {
   const graceBytes = await usage(`${PREFIX}{${grantId}}:grace`);
   await store.denylistAccessToken('Vb3k9Qm2xL7pT4wZ8rN1sA', 3600);
   const jtiBytes = await usage(`${PREFIX}jti:Vb3k9Qm2xL7pT4wZ8rN1sA`);
-  await store.reserveAttempt('username:alice@example.com', 5, 900);
-  const attemptBytes = await usage((await admin.keys(`${PREFIX}attempts:*`))[0] as string);
+  await store.attempts.reserveAttempt('username:alice@example.com', 5, 900);
+  const attemptKeys = await admin.keys(`${PREFIX}attempts:*`);
+  const counterKey = attemptKeys.find((key) => !key.endsWith(':checking')) as string;
+  const attemptBytes = await usage(counterKey);
+  const inFlightBytes = await usage(`${counterKey}:checking`);
 
   const N = 20_000;
   const codeItem = await perItem(admin, N, () => store.saveAuthorizationCode(mintOpaqueToken(newGrantId()).ref, CODE, 600));
@@ -113,7 +116,7 @@ async function sizing(): Promise<void> {
     `    authorization code ${codeBytes}, after use (tombstone) ${usedCodeBytes}`,
     `    refresh family (constant size) ${familyBytes} with its first token, ${rotatedFamilyBytes} after rotations`,
     `    grace record (sealed response, lives REFRESH_REUSE_GRACE s) ${graceBytes}`,
-    `    denylisted access token ${jtiBytes}; sign-in attempt counter ${attemptBytes}`,
+    `    denylisted access token ${jtiBytes}; sign-in attempt counter ${attemptBytes}, its attempts in flight ${inFlightBytes} (while one is)`,
     '  used_memory per item, bytes (keys, values, TTLs, dictionary overhead):',
     `    authorization code ${codeItem}`,
     `    refresh family with its first token ${familyItem}`,

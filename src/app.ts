@@ -8,6 +8,7 @@ import type { ClientMetadataPolicy } from './clients/registration-metadata.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ClientRegistry } from './clients/registry.js';
 import { type Clock, systemClock } from './clock.js';
+import type { TrustProxy } from './client-address-config.js';
 import type { Config } from './config.js';
 import { DpopNonces } from './dpop/nonce.js';
 import { TokenEndpointProofs } from './dpop/token-endpoint.js';
@@ -97,6 +98,17 @@ function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): 
   return { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(resources.all()) };
 }
 
+/**
+ * TRUST_PROXY as Fastify takes it; proxy-addr then walks X-Forwarded-For from the right
+ * and yields the first address no trusted proxy stands for (RFC 7239 §8.1). A hop count
+ * is a function: Fastify turns a bare number into "trust nobody".
+ */
+function trustedProxies(trust: TrustProxy): NonNullable<FastifyServerOptions['trustProxy']> {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
+
 /** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
 function metadataDocumentSource(
   config: Config,
@@ -132,12 +144,16 @@ function dynamicRegistrations(
   if (config.dynamicClientRegistration === 'off') return undefined;
   return new ClientRegistrations(
     deps.store.clientRegistrations,
-    deps.store,
+    deps.store.attempts,
     deps.clients,
     {
       policy: deps.policy,
       ttlSeconds: config.dynamicClientTtl,
-      rateLimit: { limit: config.registrationRateLimit, windowSeconds: config.registrationRateWindow },
+      rateLimit: {
+        limit: config.registrationRateLimit,
+        windowSeconds: config.registrationRateWindow,
+        ipv6LimitPrefix: config.ipv6LimitPrefix,
+      },
       registrationClientUri: (clientId) => `${config.issuer}/oauth2/register/${clientId}`,
     },
     deps.clock,
@@ -163,7 +179,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
 
   const app: FastifyInstance = Fastify({
     logger: deps.logger ?? loggerOptions(config.logLevel),
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -204,10 +220,11 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   // One sign-in service, so the login page and the password grant share limits and verification slots.
   const signIn = new PasswordSignIn(
     deps.users,
-    new SignInThrottle(store, {
+    new SignInThrottle(store.attempts, {
       maxPerUsername: config.loginMaxFailures,
       maxPerAddress: config.loginMaxFailuresPerIp,
       windowSeconds: config.loginFailureWindow,
+      ipv6LimitPrefix: config.ipv6LimitPrefix,
     }),
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
     events,

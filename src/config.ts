@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
 import { SIGNING_FIELDS, type SigningConfig, signingConfig } from './signing-config.js';
 import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
+import { CLIENT_ADDRESS_FIELDS, type ClientAddressConfig, clientAddressConfig } from './client-address-config.js';
 import { flag, integer } from './env-fields.js';
 import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
 import { REGISTRATION_FIELDS, type RegistrationConfig, registrationConfig, registrationProblems } from './registration-config.js';
@@ -73,7 +74,6 @@ const EnvSchema = z.object({
   LOGIN_FAILURE_WINDOW: integer('LOGIN_FAILURE_WINDOW', 1, 86_400).default(900),
   PASSWORD_VERIFY_CONCURRENCY: integer('PASSWORD_VERIFY_CONCURRENCY', 1, 256).default(4),
   PASSWORD_VERIFY_QUEUE: integer('PASSWORD_VERIFY_QUEUE', 0, 10_000).default(8),
-  TRUST_PROXY: flag('TRUST_PROXY'),
   HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
   SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
   WORKERS: workerCount.default(1),
@@ -83,6 +83,7 @@ const EnvSchema = z.object({
   CLIENT_ID_METADATA_MAX_TTL: integer('CLIENT_ID_METADATA_MAX_TTL', 0, 604_800).default(86_400),
   CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
   CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
+  ...CLIENT_ADDRESS_FIELDS,
   ...REGISTRATION_FIELDS,
   ...DPOP_FIELDS,
   ...SIGNING_FIELDS,
@@ -103,7 +104,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends RegistrationConfig, DpopConfig, SigningConfig {
+export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig {
   readonly port: number;
   readonly host: string;
   /**
@@ -128,7 +129,6 @@ export interface Config extends RegistrationConfig, DpopConfig, SigningConfig {
   readonly accessTokenTtl: number;
   readonly accessTokenAudience: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
-  readonly trustProxy: boolean;
   /** Lifetime of an authorization code in seconds (RFC 6749 §4.1.2: "maximum ... of 10 minutes"). */
   readonly authorizationCodeTtl: number;
   /** Where `response_type=code` puts its parameters when the request names no response_mode. */
@@ -235,7 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? issuer,
     logLevel: e.LOG_LEVEL,
-    trustProxy: e.TRUST_PROXY,
     authorizationCodeTtl: e.AUTHORIZATION_CODE_TTL,
     codeResponseMode: e.AUTHORIZE_CODE_RESPONSE_MODE,
     refreshTokenTtl: e.REFRESH_TOKEN_TTL,
@@ -260,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
       timeoutMs: e.CLIENT_ID_METADATA_TIMEOUT_MS,
       maxBytes: e.CLIENT_ID_METADATA_MAX_BYTES,
     }),
+    ...clientAddressConfig(e),
     ...registrationConfig(e),
     ...dpopConfig(e),
     ...signingConfig(e, workers, availableParallelism()),

@@ -173,7 +173,7 @@ export class ServerError extends OAuthError {
 
 export class TemporarilyUnavailable extends OAuthError {
   readonly error = 'temporarily_unavailable';
-  override readonly statusCode = 503;
+  override readonly statusCode: number = 503;
   constructor(
     description = 'the authorization server is temporarily unavailable, try again later',
     /** Sent as `Retry-After` when the error is answered as JSON. */
@@ -195,6 +195,22 @@ export class TemporarilyUnavailable extends OAuthError {
 export class SignInBusy extends TemporarilyUnavailable {
   constructor(retryAfterSeconds: number) {
     super(`too many sign-ins in progress: retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`, retryAfterSeconds);
+  }
+}
+
+/**
+ * The sign-in limit is held by attempts still being checked, not by failures, and none
+ * finished within the wait: 429 with Retry-After (RFC 6585 §4), as the limit answers, but
+ * temporarily_unavailable, since nothing failed (TooManyFailedAttempts' invalid_grant
+ * would send the client away for the whole window).
+ */
+export class SignInChecksInFlight extends TemporarilyUnavailable {
+  override readonly statusCode = 429;
+  constructor(retryAfterSeconds: number) {
+    super(
+      `sign-in attempts for this username or address are still being checked: retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`,
+      retryAfterSeconds,
+    );
   }
 }
 

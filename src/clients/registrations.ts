@@ -1,3 +1,4 @@
+import { addressLimitKey } from '../address-limit-key.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import { NO_EVENTS, type SecurityEvents } from '../events/types.js';
 import { InvalidClientMetadata, InvalidToken, ServerError, TooManyRegistrations } from '../errors.js';
@@ -19,8 +20,11 @@ export interface RegistrationSettings {
   readonly policy: ClientMetadataPolicy;
   /** DYNAMIC_CLIENT_TTL: a registration unused this long is gone. */
   readonly ttlSeconds: number;
-  /** REGISTRATION_RATE_LIMIT registrations per client address in REGISTRATION_RATE_WINDOW seconds. */
-  readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
+  /**
+   * REGISTRATION_RATE_LIMIT registrations per client address in REGISTRATION_RATE_WINDOW
+   * seconds; an IPv6 client counts by its network of IPV6_LIMIT_PREFIX bits.
+   */
+  readonly rateLimit: { readonly limit: number; readonly windowSeconds: number; readonly ipv6LimitPrefix: number };
   /** The client configuration endpoint of a client (RFC 7592 §1: `registration_client_uri`). */
   registrationClientUri(clientId: string): string;
 }
@@ -60,19 +64,22 @@ export class ClientRegistrations implements ClientSource {
    * its reservation back.
    */
   async register(body: unknown, clientAddress: string): Promise<Registration> {
-    const { limit, windowSeconds } = this.settings.rateLimit;
-    const counter = `registration:${clientAddress}`;
+    const { limit, windowSeconds, ipv6LimitPrefix } = this.settings.rateLimit;
+    const counter = `registration:${addressLimitKey(clientAddress, ipv6LimitPrefix)}`;
     const reservation = await this.attempts.reserveAttempt(counter, limit, windowSeconds);
     if (!reservation.reserved) throw new TooManyRegistrations(reservation.retryAfterSeconds);
+    let registration: Registration;
     try {
-      const registration = await this.create(body);
-      const { token_endpoint_auth_method: authMethod, grant_types: grantTypes } = registration.metadata;
-      this.events.emit({ event: 'client.registered', clientId: registration.clientId, authMethod, grantTypes, address: clientAddress });
-      return registration;
+      registration = await this.create(body);
     } catch (err) {
       await this.attempts.releaseAttempt(counter).catch(() => undefined);
       throw err;
     }
+    // Registered: it stays counted. A settle the store missed only leaves it in flight a while.
+    await this.attempts.keepAttempt(counter).catch(() => undefined);
+    const { token_endpoint_auth_method: authMethod, grant_types: grantTypes } = registration.metadata;
+    this.events.emit({ event: 'client.registered', clientId: registration.clientId, authMethod, grantTypes, address: clientAddress });
+    return registration;
   }
 
   private async create(body: unknown): Promise<Registration> {

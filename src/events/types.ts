@@ -40,7 +40,14 @@ export type SecurityEvent =
   | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
   /** No username: people type passwords into the username field. */
   | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
-  | { readonly event: 'signin.throttled'; readonly channel: SignInChannel; readonly address: string; readonly retryAfterSeconds: number }
+  | {
+      readonly event: 'signin.throttled';
+      readonly channel: SignInChannel;
+      readonly address: string;
+      readonly retryAfterSeconds: number;
+      /** Refused while the limit was held by attempts still being checked, not by failures. */
+      readonly checksInFlight?: true;
+    }
   | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
   | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | {

@@ -1,5 +1,5 @@
 import { type Clock, nowSeconds } from '../clock.js';
-import { InvalidGrant, SignInBusy, TooManyFailedAttempts } from '../errors.js';
+import { InvalidGrant, SignInBusy, SignInChecksInFlight, TooManyFailedAttempts } from '../errors.js';
 import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
@@ -39,6 +39,7 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       // Unknown users and wrong passwords cost the same scrypt run and get the same error.
       const signIn = await deps.signIn.attempt(username, password, clientAddress, 'password_grant');
       if (signIn.outcome === 'throttled') throw new TooManyFailedAttempts(signIn.retryAfterSeconds);
+      if (signIn.outcome === 'checks_in_flight') throw new SignInChecksInFlight(signIn.retryAfterSeconds);
       if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
       if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
       const { user } = signIn;

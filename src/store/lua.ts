@@ -165,39 +165,6 @@ return redis.call('GET', KEYS[1])
 `;
 
 /**
- * Reserves one attempt under a limit, in one atomic step (compare, then count), so of
- * any number of concurrent attempts at most ARGV[1] are counted in a window that opens
- * at the first one. A counter never lives without its TTL.
- *   KEYS[1] counter key   ARGV[1] limit   ARGV[2] window (ms)
- *   returns {1, 0} reserved, {0, milliseconds until the window closes} refused
- */
-export const RESERVE_ATTEMPT = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count < tonumber(ARGV[1]) then
-  redis.call('INCR', KEYS[1])
-  if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-  return {1, 0}
-end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  ttl = tonumber(ARGV[2])
-end
-return {0, ttl}
-`;
-
-/**
- * Gives one reserved attempt back. A plain DECR would create a missing counter without
- * a TTL; the last reservation deletes the counter instead of leaving a zero.
- *   KEYS[1] counter key
- */
-export const RELEASE_ATTEMPT = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count > 1 then redis.call('DECR', KEYS[1]) elseif count == 1 then redis.call('DEL', KEYS[1]) end
-return 1
-`;
-
-/**
  * A registered client and the time its registration has left, in one consistent read.
  *   KEYS[1] registration key
  *   returns {} when absent, else {JSON record, TTL (ms)}

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import type {
-  AttemptReservation,
   AuthorizationCodeRecord,
   CodeRedemption,
   FirstRefreshToken,
@@ -15,7 +14,7 @@ import type {
 } from './types.js';
 import { MemoryConsents, MemoryGrantIndex } from './memory-grants.js';
 import { MemoryClientRegistrations, type RegistrationEntry } from './memory-registrations.js';
-import { secondsLeft } from './window.js';
+import { MemoryAttemptCounter } from './memory-attempts.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
 import { dpopProofKey } from './dpop-proof-key.js';
 
@@ -40,10 +39,6 @@ interface GraceEntry extends Expiring {
   used: boolean;
 }
 
-interface CounterEntry extends Expiring {
-  count: number;
-}
-
 /**
  * The embedded default: single-process, lost on restart. JavaScript runs one call at
  * a time, so every check-and-update here is atomic without locks. Expired entries are
@@ -53,7 +48,7 @@ export class MemoryStore implements Store {
   readonly kind = 'memory';
   private readonly codes: ExpiringMap<CodeEntry>;
   private readonly families: ExpiringMap<FamilyEntry>;
-  private readonly counters: ExpiringMap<CounterEntry>;
+  readonly attempts: MemoryAttemptCounter;
   private readonly graceResponses: ExpiringMap<GraceEntry>;
   /** The refresh-token key: one per process, as nothing of a memory store outlives it. */
   private readonly refreshKey = randomBytes(32);
@@ -71,7 +66,7 @@ export class MemoryStore implements Store {
   ) {
     this.codes = new ExpiringMap(clock);
     this.families = new ExpiringMap(clock);
-    this.counters = new ExpiringMap(clock);
+    this.attempts = new MemoryAttemptCounter(clock);
     this.graceResponses = new ExpiringMap(clock);
     this.denylist = new ExpiringMap(clock);
     this.dpopProofs = new ExpiringMap(clock);
@@ -197,27 +192,6 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
-    const entry = this.counters.get(key);
-    if (!entry) {
-      this.counters.set(key, { count: 1, expiresAt: this.expiry(windowSeconds) });
-      return { reserved: true };
-    }
-    if (entry.count >= limit) return { reserved: false, retryAfterSeconds: secondsLeft(entry.expiresAt - this.clock()) };
-    entry.count += 1;
-    return { reserved: true };
-  }
-
-  async releaseAttempt(key: string): Promise<void> {
-    const entry = this.counters.get(key);
-    if (entry && entry.count > 1) entry.count -= 1;
-    else this.counters.delete(key);
-  }
-
-  async clearAttempts(key: string): Promise<void> {
-    this.counters.delete(key);
-  }
-
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
@@ -228,7 +202,7 @@ export class MemoryStore implements Store {
   }
 
   private maps(): ExpiringMap<Expiring>[] {
-    return [this.codes, this.families, this.counters, this.graceResponses, this.denylist, this.dpopProofs, this.registrations];
+    return [this.codes, this.families, ...this.attempts.maps(), this.graceResponses, this.denylist, this.dpopProofs, this.registrations];
   }
 
   /** Starts a family unless its key exists (a revocation mark): START_REFRESH_FAMILY. */

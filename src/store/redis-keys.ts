@@ -13,7 +13,8 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{<grantId>}:grace:<digest>  legacy: sealed successor response of a just-rotated token
  *   <prefix>{<grantId>}:indexed         the grant is listed in the indexes (until its latest expiry there)
  *   <prefix>jti:<jti>                   denylisted access token
- *   <prefix>attempts:{<digest>}         sign-in attempt counter
+ *   <prefix>attempts:{<digest>}         attempt counter (sign-in, registration)
+ *   <prefix>attempts:{<digest>}:checking  how many of its attempts are in flight
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
  *   <prefix>client:{<client_id>}        registered client (RFC 7591): metadata and digests
@@ -81,6 +82,11 @@ export class RedisKeys {
    */
   attempts(counter: string): string {
     return `${this.prefix}attempts:{${tagOf(counter)}}`;
+  }
+
+  /** Beside its counter, under the same tag: the scripts touch both in one step. */
+  attemptsInFlight(counter: string): string {
+    return `${this.attempts(counter)}:checking`;
   }
 
   /**

@@ -8,15 +8,14 @@ import {
   READ_REFRESH_FAMILY,
   REDEEM_AUTHORIZATION_CODE,
   REFRESH_TOKEN_KEY,
-  RELEASE_ATTEMPT,
   REMEMBER_CONSENT,
-  RESERVE_ATTEMPT,
   REVOKE_GRANT,
   REVOKE_KNOWN_GRANT,
   ROTATE_REFRESH_FAMILY,
   START_REFRESH_FAMILY,
   UNLIST_UNCHANGED,
 } from './lua.js';
+import { CLEAR_ATTEMPTS, KEEP_ATTEMPT, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from './lua-attempts.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -29,8 +28,10 @@ export const SCRIPTS = {
   rotateRefreshFamily: { lua: ROTATE_REFRESH_FAMILY, numberOfKeys: 2 },
   refreshTokenKey: { lua: REFRESH_TOKEN_KEY, numberOfKeys: 1 },
   revokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
-  reserveAttempt: { lua: RESERVE_ATTEMPT, numberOfKeys: 1 },
-  releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 1 },
+  reserveAttempt: { lua: RESERVE_ATTEMPT, numberOfKeys: 2 },
+  keepAttempt: { lua: KEEP_ATTEMPT, numberOfKeys: 1 },
+  releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 2 },
+  clearAttempts: { lua: CLEAR_ATTEMPTS, numberOfKeys: 2 },
   legacyReadRefreshToken: { lua: LEGACY_READ_REFRESH_TOKEN, numberOfKeys: 2 },
   legacyRotateRefreshToken: { lua: LEGACY_ROTATE_REFRESH_TOKEN, numberOfKeys: 4 },
   readClientRegistration: { lua: READ_CLIENT_REGISTRATION, numberOfKeys: 1 },

@@ -9,10 +9,10 @@ import { RedisKeys } from './redis-keys.js';
 import { RedisConsents, RedisGrantIndex, type GrantCommands } from './redis-grants.js';
 import { RedisClientRegistrations } from './redis-registrations.js';
 import { RedisLegacyRefreshTokens } from './redis-legacy-refresh.js';
+import { RedisAttemptCounter } from './redis-attempts.js';
 import { RedisRefreshFamilies } from './redis-refresh.js';
 import { type ScriptArgument, type ScriptCommands, type ScriptName, SCRIPTS } from './redis-scripts.js';
 import type {
-  AttemptReservation,
   AuthorizationCodeRecord,
   CodeRedemption,
   FirstRefreshToken,
@@ -25,7 +25,6 @@ import type {
   Store,
   StoreCommandObserver,
 } from './types.js';
-import { secondsLeft } from './window.js';
 
 export interface RedisStoreOptions {
   readonly connection: RedisConnectionSettings;
@@ -68,6 +67,7 @@ export class RedisStore implements Store {
   readonly grantIndex: RedisGrantIndex;
   readonly consents: RedisConsents;
   readonly legacyRefreshTokens: RedisLegacyRefreshTokens;
+  readonly attempts: RedisAttemptCounter;
   private readonly families: RedisRefreshFamilies;
 
   constructor(private readonly options: RedisStoreOptions) {
@@ -103,6 +103,7 @@ export class RedisStore implements Store {
     };
     this.families = new RedisRefreshFamilies(scriptCommands);
     this.legacyRefreshTokens = new RedisLegacyRefreshTokens(scriptCommands);
+    this.attempts = new RedisAttemptCounter(scriptCommands);
   }
 
   /**
@@ -204,21 +205,6 @@ export class RedisStore implements Store {
         : this.client.set(key, '1', 'PX', ttlMs, 'NX'),
     );
     return reply === 'OK';
-  }
-
-  async reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation> {
-    const [reserved, ttlMs] = await this.call('reserve attempt', () =>
-      this.script<[0 | 1, number]>('reserveAttempt', [this.keys.attempts(key)], [limit, windowSeconds * 1000]),
-    );
-    return reserved === 1 ? { reserved: true } : { reserved: false, retryAfterSeconds: secondsLeft(ttlMs) };
-  }
-
-  async releaseAttempt(key: string): Promise<void> {
-    await this.call('release attempt', () => this.script('releaseAttempt', [this.keys.attempts(key)], []));
-  }
-
-  async clearAttempts(key: string): Promise<void> {
-    await this.call('clear attempts', () => this.client.del(this.keys.attempts(key)));
   }
 
   /**

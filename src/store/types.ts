@@ -106,24 +106,40 @@ export interface DpopProofReplayCache {
 
 export type AttemptReservation =
   | { readonly reserved: true }
-  /** `limit` attempts are already counted: refused until the window closes. */
-  | { readonly reserved: false; readonly retryAfterSeconds: number };
+  /**
+   * `limit` attempts are already counted. `inFlight`: some are still in flight and the
+   * settled ones alone stay under the limit, so a place may free up any moment; else the
+   * limit is reached by settled attempts and holds until the window closes.
+   */
+  | { readonly reserved: false; readonly retryAfterSeconds: number; readonly inFlight: boolean };
 
 /**
- * Attempt counters shared by every instance (sign-in throttling). A limit is a
- * reservation, not a check: the attempt is counted before the expensive step, so a
- * concurrent burst cannot pass a read-then-record check all at once.
+ * How long a reserved attempt counts as in flight at most, from the latest reservation on
+ * its counter: a check takes well under a second, so one unsettled this long is taken for
+ * lost (its process died, or the store did not answer) and stays counted as settled.
+ */
+export const ATTEMPT_IN_FLIGHT_SECONDS = 30;
+
+/**
+ * Attempt counters shared by every instance (sign-in throttling, the registration rate
+ * limit). A limit is a reservation, not a check: the attempt is counted before the
+ * expensive step, so a concurrent burst cannot pass a read-then-record check all at once.
+ * A reserved attempt is in flight until it is settled by exactly one of keep, release or
+ * clear.
  */
 export interface AttemptCounter {
   /**
-   * In one atomic step: refuses when `limit` attempts are already counted under `key`,
-   * else counts this one. The window opens at the first counted attempt and lasts
-   * `windowSeconds`; it does not slide.
+   * In one atomic step: refuses when `limit` attempts are already counted under `key`
+   * (saying whether attempts in flight hold the limit), else counts this one, in flight.
+   * The window opens at the first counted attempt and lasts `windowSeconds`; it does not
+   * slide.
    */
   reserveAttempt(key: string, limit: number, windowSeconds: number): Promise<AttemptReservation>;
-  /** Gives one reservation back (an attempt that turned out not to be a failure). Never creates a counter. */
+  /** Settles one attempt that stays counted (a failure, a registration). Never creates a counter. */
+  keepAttempt(key: string): Promise<void>;
+  /** Settles one attempt by giving it back (it turned out not to count). Never creates a counter. */
   releaseAttempt(key: string): Promise<void>;
-  /** Forgets every attempt counted under `key`. */
+  /** Settles one attempt that succeeded: forgets it and every settled attempt under `key`; those in flight stay counted. */
   clearAttempts(key: string): Promise<void>;
 }
 
@@ -237,11 +253,12 @@ export interface Store
     KnownGrantRevocation,
     AccessTokenDenylist,
     DpopProofReplayCache,
-    AttemptCounter,
     StoreLifecycle {
   readonly kind: 'memory' | 'redis';
   /** The refresh families written before constant-size families (Redis only: a memory store starts empty). */
   readonly legacyRefreshTokens?: LegacyRefreshTokenStore | undefined;
+  /** Attempt counters: the sign-in limits and the registration rate limit. */
+  readonly attempts: AttemptCounter;
   /** Dynamically registered clients (RFC 7591), kept apart from the grant data. */
   readonly clientRegistrations: ClientRegistrationStore;
   /** The grants of each user and each client (grant administration). */

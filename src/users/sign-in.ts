@@ -17,6 +17,11 @@ export type SignInOutcome =
   | { readonly outcome: 'wrong_credentials' }
   /** The username or the address is at its limit: the password was not checked. */
   | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number }
+  /**
+   * The limit is held by attempts still being checked, not by failures, and none finished
+   * within the wait: the password was not checked, nothing counted; worth a retry in a second.
+   */
+  | { readonly outcome: 'checks_in_flight'; readonly retryAfterSeconds: number }
   /** Every verification slot and queue place is taken: the password was not checked, nothing counted. */
   | { readonly outcome: 'busy'; readonly retryAfterSeconds: number };
 
@@ -38,8 +43,9 @@ export class PasswordSignIn {
     const address = clientAddress;
     const decision = await this.throttle.reserve(username, clientAddress);
     if (!decision.reserved) {
-      this.events.emit({ event: 'signin.throttled', channel, address, retryAfterSeconds: decision.retryAfterSeconds });
-      return { outcome: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+      const { retryAfterSeconds, checksInFlight } = decision;
+      this.events.emit({ event: 'signin.throttled', channel, address, retryAfterSeconds, ...(checksInFlight ? { checksInFlight } : {}) });
+      return { outcome: checksInFlight ? 'checks_in_flight' : 'throttled', retryAfterSeconds };
     }
     const { attempt } = decision;
 
@@ -56,6 +62,8 @@ export class PasswordSignIn {
     }
     if (!verified.value) {
       this.events.emit({ event: 'signin.failed', channel, address });
+      // Counted either way: a settle the store missed only leaves the attempt in flight a while (ATTEMPT_IN_FLIGHT_SECONDS).
+      await attempt.failed().catch(() => undefined);
       return { outcome: 'wrong_credentials' };
     }
     await attempt.succeeded();

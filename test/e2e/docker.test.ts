@@ -156,6 +156,9 @@ t.test('docker-compose.yml', async (t) => {
       redis: { topology: { kind: 'standalone', url: 'redis://redis:6379' } },
       issuer: 'http://localhost:3000',
     });
+    t.equal(config.trustProxy, false, 'no proxy unless TRUST_PROXY is set');
+    const proxied = loadConfig(interpolated(environment, { SESSION_SECRET: 'y'.repeat(48), TRUST_PROXY: '10.0.0.0/8' }));
+    t.same(proxied.trustProxy, ['10.0.0.0/8'], 'TRUST_PROXY from .env');
     t.ok(oauth?.volumes?.includes('./config:/config:ro'));
     t.same(
       [keys?.image, oauth?.image, admin?.image, keys?.build, oauth?.build],

@@ -39,9 +39,12 @@ async function everyOperation(store: Store): Promise<void> {
   await store.isGrantRevoked(grantId);
   await store.denylistAccessToken('jti-slot-check', 60);
   await store.isAccessTokenDenylisted('jti-slot-check');
-  await store.reserveAttempt('username:alice', 5, 60);
-  await store.releaseAttempt('username:alice');
-  await store.clearAttempts('username:alice');
+  await store.attempts.reserveAttempt('username:alice', 5, 60);
+  await store.attempts.keepAttempt('username:alice');
+  await store.attempts.reserveAttempt('username:alice', 5, 60);
+  await store.attempts.releaseAttempt('username:alice');
+  await store.attempts.reserveAttempt('username:alice', 5, 60);
+  await store.attempts.clearAttempts('username:alice');
   const registrations = store.clientRegistrations;
   await registrations.createClientRegistration(REGISTRATION, 60);
   await registrations.findClientRegistration(REGISTRATION.clientId);
@@ -134,7 +137,7 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
     const grantId = newGrantId();
     await store.saveAuthorizationCode(mintOpaqueToken(grantId).ref, RECORD, 60);
     await store.denylistAccessToken(`jti-${i}-${grantId}`, 60);
-    await store.reserveAttempt(`username:user-${i}`, 5, 60);
+    await store.attempts.reserveAttempt(`username:user-${i}`, 5, 60);
     await store.rememberDpopProof(`jkt-${i}-${grantId}`, 'jti', 60);
   }
   for (const primary of await cluster.primaries()) {

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { UNLIST_UNCHANGED } from '../../src/store/lua.js';
 import { FORGET_BATCH } from '../../src/store/redis-grants.js';
+import { ATTEMPT_IN_FLIGHT_SECONDS } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
 import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
@@ -21,30 +22,39 @@ function inspect(t: Test, { redis }: StandaloneTestStore): Redis {
 }
 
 t.test('RedisStore key layout', async (t) => {
-  t.test('attempt counters: digest keys, each its own hash tag, never without a TTL', async (t) => {
+  t.test('attempt counters: digest keys, each its own hash tag (its in-flight count beside it), never without a TTL', async (t) => {
     const opened = await redisStore(t);
     const { store, keyPrefix } = opened;
     const inspector = inspect(t, opened);
     const keyOf = (counter: string) => `${keyPrefix}attempts:{${createHash('sha256').update(counter).digest('base64url')}}`;
-    await store.reserveAttempt('username:alice', 5, 60);
-    await store.reserveAttempt('address:192.0.2.1', 5, 60);
+    await store.attempts.reserveAttempt('username:alice', 5, 60);
+    await store.attempts.reserveAttempt('address:192.0.2.1', 5, 60);
     const keys = await inspector.keys(`${keyPrefix}*`);
+    const alice = keyOf('username:alice');
+    const address = keyOf('address:192.0.2.1');
     t.same(
       keys.sort(),
-      [keyOf('username:alice'), keyOf('address:192.0.2.1')].sort(),
+      [alice, `${alice}:checking`, address, `${address}:checking`].sort(),
       'a SHA-256 digest as the hash tag: no username or address in clear',
     );
-    for (const key of keys) {
+    for (const key of [alice, address]) {
       const ttl = await inspector.pttl(key);
-      t.ok(ttl > 55_000 && ttl <= 60_000, `TTL ${ttl} ms`);
+      t.ok(ttl > 55_000 && ttl <= 60_000, `the window: TTL ${ttl} ms`);
     }
-    await store.releaseAttempt('username:alice');
-    await store.releaseAttempt('username:alice');
-    await store.releaseAttempt('username:nobody');
+    for (const key of [`${alice}:checking`, `${address}:checking`]) {
+      const ttl = await inspector.pttl(key);
+      t.ok(ttl > ATTEMPT_IN_FLIGHT_SECONDS * 1000 - 5000 && ttl <= ATTEMPT_IN_FLIGHT_SECONDS * 1000, `in flight: TTL ${ttl} ms`);
+    }
+    await store.attempts.releaseAttempt('username:alice');
+    await store.attempts.releaseAttempt('username:alice');
+    await store.attempts.releaseAttempt('username:nobody');
+    await store.attempts.keepAttempt('address:192.0.2.1');
+    await store.attempts.keepAttempt('address:192.0.2.1');
+    await store.attempts.clearAttempts('username:nobody');
     t.same(
       await inspector.keys(`${keyPrefix}*`),
-      [keyOf('address:192.0.2.1')],
-      'the last release deletes the counter; a release creates none',
+      [address],
+      'the last release deletes the counter, the last settled attempt its in-flight count; settling creates none',
     );
   });
 

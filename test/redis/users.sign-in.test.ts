@@ -9,7 +9,7 @@ signInLimitsSuite(t, 'RedisStore', redisStore);
 
 t.test('Redis down: refused fast, nothing checked', async (t) => {
   const redis = await startPrivateRedis(t);
-  const { signIn, counting } = signInService((await redisStore(t, { redis, commandTimeoutMs: 500 })).store);
+  const { signIn, counting } = signInService((await redisStore(t, { redis, commandTimeoutMs: 500 })).store.attempts);
   await redis.kill();
   const started = Date.now();
   await t.rejects(signIn.attempt(ALICE.username, ALICE.password, '192.0.2.1'), StoreUnavailableError);

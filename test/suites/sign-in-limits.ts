@@ -6,7 +6,7 @@ import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT, WEB_SECRET } from '.
 import { authorizeUrl, formAction, formFields, InjectBrowser } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { buildTestServer } from '../helpers/server.js';
-import { CountingAuthenticator } from '../helpers/sign-in.js';
+import { CountingAuthenticator, until } from '../helpers/sign-in.js';
 import type { OpenStore, TestStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';
 
@@ -18,6 +18,8 @@ const CLIENTS = [
 const CODE_REQUEST = { response_type: 'code', client_id: 'web', redirect_uri: WEB_REDIRECT, scope: 'read', state: 'st-1' };
 /** Limits the tests below do not exercise stay out of the way. */
 const ROOMY = { PASSWORD_VERIFY_QUEUE: '1000' };
+/** LOGIN_MAX_FAILURES (5) checks running together, none waiting for a slot. */
+const FIVE_CHECKS_AT_ONCE = { PASSWORD_VERIFY_CONCURRENCY: '5' };
 
 /** A server whose password checks are counted; `passwordGrant` and `loginForm` sign in through either endpoint. */
 export async function setup(t: Test, options: { env?: Record<string, string>; store?: TestStore; users?: UserRegistry } = {}) {
@@ -30,9 +32,9 @@ export async function setup(t: Test, options: { env?: Record<string, string>; st
   });
   const passwordGrant = (username: string, password: string, ip: string, client = 'first-party') =>
     new TokenClient(server.app, client, client === 'cli' ? null : WEB_SECRET, ip).token({ grant_type: 'password', username, password });
-  /** Opens the login page in a fresh browser at `ip`; `submit` posts the credentials. */
-  const loginForm = async (ip: string) => {
-    const browser = new InjectBrowser(server.app, ip);
+  /** Opens the login page in a fresh browser at `ip` (sending `headers` too); `submit` posts the credentials. */
+  const loginForm = async (ip: string, headers: Record<string, string> = {}) => {
+    const browser = new InjectBrowser(server.app, ip, headers);
     const page = await browser.get(authorizeUrl(CODE_REQUEST));
     return {
       browser,
@@ -84,6 +86,53 @@ export function endpointLimitsSuite(t: Test, name: string, open: OpenStore): voi
       forms.every((form) => form.browser.cookie('oauth_session') === undefined),
       'no session anywhere',
     );
+  });
+
+  t.test(`${name}: POST /oauth2/token grant_type=password, six parallel sign-ins of one service account: six tokens`, async (t) => {
+    const { passwordGrant, counting } = await setup(t, { store: await open(t), env: FIVE_CHECKS_AT_ONCE });
+    counting.hold();
+    const burst = Array.from({ length: 6 }, () => passwordGrant(ALICE.username, ALICE.password, '192.0.2.1'));
+    await until(() => counting.verifications === 5, 'LOGIN_MAX_FAILURES checks in flight');
+    counting.release();
+    t.same(statuses(await Promise.all(burst)), { 200: 6 }, 'the sixth waited for a check to finish');
+    t.equal(counting.verifications, 6);
+  });
+
+  t.test(`${name}: while five checks for one user stay in flight, a further attempt is told so: 429, Retry-After: 1`, async (t) => {
+    const { passwordGrant, loginForm, counting } = await setup(t, { store: await open(t), env: FIVE_CHECKS_AT_ONCE });
+    const [english, german] = await Promise.all([loginForm('192.0.2.2'), loginForm('192.0.2.3', { 'accept-language': 'de' })]);
+    counting.hold();
+    const inFlight = Array.from({ length: 5 }, (_, i) => passwordGrant('alice', `wrong-${i}`, `198.51.100.${i}`));
+    await until(() => counting.verifications === 5, 'five checks in flight');
+    const [token, page, seite] = await Promise.all([
+      passwordGrant(ALICE.username, ALICE.password, '192.0.2.1'),
+      english!.submit(ALICE.username, ALICE.password),
+      german!.submit(ALICE.username, ALICE.password),
+    ]);
+    expectOAuthError(t, token, {
+      status: 429,
+      error: 'temporarily_unavailable',
+      description: 'sign-in attempts for this username or address are still being checked: retry after 1 second',
+      headers: { 'retry-after': '1' },
+    });
+    t.equal(page.statusCode, 429);
+    t.equal(page.headers['retry-after'], '1');
+    t.match(page.body, '<p class="error" role="alert">Other sign-in attempts are still being checked. Please try again in a moment.</p>');
+    t.match(page.body, 'value="alice"', 'the username is kept');
+    t.equal(seite.statusCode, 429);
+    t.match(
+      seite.body,
+      '<p class="error" role="alert">Andere Anmeldeversuche werden gerade noch geprüft. Bitte versuchen Sie es gleich noch einmal.</p>',
+    );
+    counting.release();
+    t.same(statuses(await Promise.all(inFlight)), { 400: 5 });
+    expectOAuthError(t, await passwordGrant(ALICE.username, ALICE.password, '192.0.2.1'), {
+      status: 429,
+      error: 'invalid_grant',
+      description: 'too many failed attempts: retry after 900 seconds',
+      headers: { 'retry-after': '900' },
+    });
+    t.equal(counting.verifications, 5, 'no password checked past the limit');
   });
 
   t.test(`${name}: the login form and the password grant count on the same counters`, async (t) => {

@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import type { AuthorizationCodeRecord, CodeRedemption } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId, refOf } from '../../src/tokens/opaque.js';
 import type { OpenStore } from '../helpers/stores.js';
+import { attemptCounterContract } from './store.attempts.contract.js';
 import { refreshFamilyContract } from './store.refresh.contract.js';
 
 export const RECORD: AuthorizationCodeRecord = {
@@ -123,48 +124,5 @@ export function storeContract(t: Test, name: string, open: OpenStore): void {
     });
   });
 
-  t.test(`${name}: attempt counters`, async (t) => {
-    t.test('reserves up to the limit in a window that opens at the first attempt, then refuses', async (t) => {
-      const { store, advance } = await open(t);
-      t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: true });
-      await advance(1.1);
-      t.same(await store.reserveAttempt('username:alice', 2, 3), { reserved: true });
-      t.same(
-        await store.reserveAttempt('username:alice', 2, 3),
-        { reserved: false, retryAfterSeconds: 2 },
-        'the window opened at the first',
-      );
-      t.same(await store.reserveAttempt('username:bob', 2, 3), { reserved: true }, 'per key');
-      t.same(await store.reserveAttempt('username:alice', 5, 3), { reserved: true }, 'the limit is the caller’s');
-      await advance(2.1);
-      t.same(await store.reserveAttempt('username:alice', 1, 3), { reserved: true }, 'the window closed: counting starts again');
-      t.same(await store.reserveAttempt('username:alice', 1, 3), { reserved: false, retryAfterSeconds: 3 });
-    });
-
-    t.test('a released reservation is given back; clearing forgets every attempt', async (t) => {
-      const { store } = await open(t);
-      await store.reserveAttempt('address:192.0.2.1', 2, 60);
-      await store.reserveAttempt('address:192.0.2.1', 2, 60);
-      await store.releaseAttempt('address:192.0.2.1');
-      t.same(await store.reserveAttempt('address:192.0.2.1', 2, 60), { reserved: true });
-      t.same(await store.reserveAttempt('address:192.0.2.1', 2, 60), { reserved: false, retryAfterSeconds: 60 });
-      await store.clearAttempts('address:192.0.2.1');
-      t.same(await store.reserveAttempt('address:192.0.2.1', 1, 60), { reserved: true });
-      await store.releaseAttempt('address:192.0.2.1');
-      await store.releaseAttempt('address:192.0.2.1');
-      await store.releaseAttempt('address:192.0.2.9');
-      t.same(await store.reserveAttempt('address:192.0.2.1', 1, 60), { reserved: true }, 'releasing below zero gives nothing extra');
-      t.same(await store.reserveAttempt('address:192.0.2.1', 1, 60), { reserved: false, retryAfterSeconds: 60 });
-    });
-
-    t.test('of 60 concurrent reservations, exactly the limit are granted', async (t) => {
-      const { store } = await open(t);
-      const outcomes = await Promise.all(Array.from({ length: 60 }, () => store.reserveAttempt('username:carol', 5, 60)));
-      t.equal(outcomes.filter((o) => o.reserved).length, 5);
-      t.same(
-        outcomes.find((o) => !o.reserved),
-        { reserved: false, retryAfterSeconds: 60 },
-      );
-    });
-  });
+  attemptCounterContract(t, name, open);
 }

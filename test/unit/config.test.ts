@@ -34,6 +34,7 @@ t.test('loadConfig', async (t) => {
       accessTokenAudience: 'http://localhost:3000',
       logLevel: 'info',
       trustProxy: false,
+      ipv6LimitPrefix: 64,
       authorizationCodeTtl: 60,
       codeResponseMode: 'query',
       refreshTokenTtl: 2_592_000,
@@ -73,7 +74,7 @@ t.test('loadConfig', async (t) => {
       ACCESS_TOKEN_TTL: '600',
       ACCESS_TOKEN_AUDIENCE: 'https://api.example.com',
       LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: '1',
       HTTP_REQUEST_TIMEOUT: '5',
       SHUTDOWN_TIMEOUT: '0',
       RESOURCES_FILE: '/etc/oauth/resources.json',
@@ -90,7 +91,7 @@ t.test('loadConfig', async (t) => {
     t.equal(config.accessTokenTtl, 600);
     t.equal(config.accessTokenAudience, 'https://api.example.com');
     t.equal(config.logLevel, 'warn');
-    t.equal(config.trustProxy, true);
+    t.equal(config.trustProxy, 1);
     t.equal(config.httpRequestTimeout, 5);
     t.equal(config.shutdownTimeout, 0, 'SHUTDOWN_TIMEOUT=0 closes every connection at once');
     t.equal(config.resourcesFile, '/etc/oauth/resources.json');
@@ -156,6 +157,48 @@ t.test('loadConfig', async (t) => {
       passwordVerifyConcurrency: 2,
       passwordVerifyQueue: 0,
     });
+  });
+
+  t.test("TRUST_PROXY: a number of proxy hops or the proxies' addresses and ranges; true is refused", async (t) => {
+    t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false, 'false: no proxy, as when unset');
+    t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    t.equal(loadConfig({ TRUST_PROXY: '32' }).trustProxy, 32);
+    const listed = loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,fd00::/8 ,::1,::ffff:10.1.0.0/112' }).trustProxy;
+    t.same(listed, ['10.0.0.0/8', '192.0.2.10', 'fd00::/8', '::1', '::ffff:10.1.0.0/112']);
+    t.ok(Object.isFrozen(listed));
+    t.same(problemsOf({ TRUST_PROXY: 'true' }), [
+      'TRUST_PROXY=true would let a client choose its own address (X-Forwarded-For): set a number of proxy hops (1-32) or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8)',
+    ]);
+    for (const value of [
+      '0',
+      '33',
+      'yes',
+      '10.0.0.0/33',
+      'fd00::/129',
+      '0.0.0.0/0',
+      '::/0',
+      '10.0.0.1,',
+      'proxy.internal',
+      'loopback',
+      '10.0.0.0/8/8',
+      '10.0.0.0/0x8',
+    ]) {
+      t.same(
+        problemsOf({ TRUST_PROXY: value }),
+        [
+          'TRUST_PROXY must be a number of proxy hops (1-32) or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8)',
+        ],
+        `TRUST_PROXY=${value}`,
+      );
+    }
+  });
+
+  t.test('IPV6_LIMIT_PREFIX: the network an IPv6 client counts by in per-address limits, /64 by default', async (t) => {
+    t.equal(loadConfig({ IPV6_LIMIT_PREFIX: '48' }).ipv6LimitPrefix, 48);
+    t.equal(loadConfig({ IPV6_LIMIT_PREFIX: '128' }).ipv6LimitPrefix, 128);
+    t.same(problemsOf({ IPV6_LIMIT_PREFIX: '31' }), ['IPV6_LIMIT_PREFIX must be at least 32']);
+    t.same(problemsOf({ IPV6_LIMIT_PREFIX: '129' }), ['IPV6_LIMIT_PREFIX must be at most 128']);
+    t.same(problemsOf({ IPV6_LIMIT_PREFIX: '/64' }), ['IPV6_LIMIT_PREFIX must be a whole number']);
   });
 
   t.test('METRICS_PORT: off unless set; a port of its own, or PORT itself when equal', async (t) => {

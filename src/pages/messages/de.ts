@@ -15,6 +15,7 @@ export const de: Messages = {
   signInButton: 'Anmelden',
   wrongCredentials: 'Benutzername oder Passwort ist falsch.',
   signInBusy: 'Gerade laufen zu viele Anmeldungen. Bitte versuchen Sie es gleich noch einmal.',
+  signInChecksInFlight: 'Andere Anmeldeversuche werden gerade noch geprüft. Bitte versuchen Sie es gleich noch einmal.',
   tooManyAttempts: (minutes) =>
     `Zu viele fehlgeschlagene Anmeldeversuche. Versuchen Sie es in ${minutes} Minute${minutes === 1 ? '' : 'n'} erneut.`,
 

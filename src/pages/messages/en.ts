@@ -15,6 +15,7 @@ export const en: Messages = {
   signInButton: 'Sign in',
   wrongCredentials: 'Incorrect username or password.',
   signInBusy: 'Too many sign-ins are in progress right now. Please try again in a moment.',
+  signInChecksInFlight: 'Other sign-in attempts are still being checked. Please try again in a moment.',
   tooManyAttempts: (minutes) => `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 
   consentTitle: 'Allow access?',

@@ -31,6 +31,8 @@ export interface Messages {
   readonly signInButton: string;
   readonly wrongCredentials: string;
   readonly signInBusy: string;
+  /** The limit is held by other attempts still being checked, not by failures (a retry soon may pass). */
+  readonly signInChecksInFlight: string;
   readonly tooManyAttempts: (minutes: number) => string;
 
   readonly consentTitle: string;

@@ -12,9 +12,9 @@ function tooManyAttempts(retryAfterSeconds: number): (t: Messages) => string {
 
 /**
  * POST of the login form, through the sign-in limits shared with the password grant:
- * past a limit, or with every verification slot taken, the password is not checked and
- * the form comes back (429 or 503, with Retry-After). The message never says which of
- * username or password was wrong.
+ * past a limit or while other attempts still being checked hold it (429), or with every
+ * verification slot taken (503), the password is not checked and the form comes back with
+ * Retry-After. The message never says which of username or password was wrong.
  */
 export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
   app.post(endpoint.paths.login, async (request, reply) => {
@@ -33,6 +33,9 @@ export async function loginRoute(app: FastifyInstance, endpoint: AuthorizeRouteO
           message: tooManyAttempts(signIn.retryAfterSeconds),
           username,
         });
+      case 'checks_in_flight':
+        reply.header('retry-after', String(signIn.retryAfterSeconds));
+        return showLogin(endpoint, request, reply, authorization, { statusCode: 429, message: (t) => t.signInChecksInFlight, username });
       case 'busy':
         reply.header('retry-after', String(signIn.retryAfterSeconds));
         return showLogin(endpoint, request, reply, authorization, { statusCode: 503, message: (t) => t.signInBusy, username });
