@@ -81,6 +81,12 @@ export interface FailoverFigures {
   readonly rotatedTokensActive: number;
   /** Rotated refresh tokens that a refresh accepted again after the failover. */
   readonly rotatedTokensAccepted: number;
+  /**
+   * The answers (`<status> <error>`, counted) when the tokens each family had rotated before
+   * the kill were presented again, after the promotion, as soon as /readyz answered 200 on
+   * every server (while the load goes on).
+   */
+  readonly rotatedBeforeKillAnswers: Record<string, number>;
 }
 
 export interface FailoverScenario {
@@ -128,6 +134,8 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
   const records: RequestRecord[] = [];
   const redeemed: string[] = [];
   const rotated: string[] = [];
+  /** When each rotated token's rotation was answered (milliseconds since the load started). */
+  const rotatedAt = new Map<string, number>();
   const readyz: { at: number; status: number }[] = [];
   const began = performance.now();
   const now = () => performance.now() - began;
@@ -166,6 +174,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
       );
       if (res?.status === 200) {
         rotated.push(presented);
+        rotatedAt.set(presented, now());
         current = res.body.refresh_token;
       } else if (res?.status === 400) {
         // The family died (a rotation the client never heard of, then a retry: reuse); take another.
@@ -206,6 +215,33 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
       } else await sleep(100);
     }
   };
+  /** Presents a refresh token; `answers` records the answer (`<status> <error>`); true when it was accepted. */
+  const refreshWith = async (answers: Map<string, string>, token: string, i: number) => {
+    const res = await postToken(serverFor(i), '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token });
+    answers.set(token, `${res.status} ${res.body.error ?? ''}`.trim());
+    return res.status === 200;
+  };
+  /** Until every server's /readyz answers 200: the store is reachable and writable again. */
+  const untilServersReady = async () => {
+    const ready = async (server: ServerProcess) => {
+      const res = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_LIMIT_MS) }).catch(() => undefined);
+      await res?.body?.cancel();
+      return res?.status === 200;
+    };
+    while (running() && !(await Promise.all(servers.map(ready))).every(Boolean)) await sleep(50);
+  };
+  /**
+   * The answers when each family's tokens rotated before the kill are presented again: after
+   * the promotion, once the servers are ready, whether or not the promoted replica can
+   * acknowledge yet (a refusal does not wait for it).
+   */
+  const afterPromotion = new Map<string, string>();
+  let acceptedAfterPromotion = 0;
+  const presentRotatedBeforeKill = async () => {
+    await untilServersReady();
+    const before = rotated.filter((token) => (rotatedAt.get(token) ?? Number.POSITIVE_INFINITY) < killedAt);
+    acceptedAfterPromotion = await countAccepted(before, (token, i) => refreshWith(afterPromotion, token, i));
+  };
   const killer = async () => {
     await sleep(KILL_AT_MS - REPLICA_LAG_MS);
     const { primary, replicas } = await scenario.victim();
@@ -216,7 +252,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     await primary.kill();
     for (const replica of replicas) replica.thaw();
     await watchPromotion(primary);
-    if (scenario.minReplicasAck > 0) await watchAcknowledging(replicas);
+    await Promise.all([presentRotatedBeforeKill(), scenario.minReplicasAck > 0 && watchAcknowledging(replicas)]);
   };
   await Promise.all([
     killer(),
@@ -234,16 +270,19 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     return false;
   });
   const active = rotated.filter((token) => isActive.get(token));
-  const refreshWith = async (token: string, i: number) =>
-    (await postToken(serverFor(i), '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token })).status === 200;
+  const afterSettling = new Map<string, string>();
+  const refreshAgain = (token: string, i: number) => refreshWith(afterSettling, token, i);
   // The active ones first (one per family at most): presenting an older token of the same family (reuse) would revoke it.
   const rotatedTokensAccepted =
-    (await countAccepted(active, refreshWith)) +
+    acceptedAfterPromotion +
+    (await countAccepted(active, refreshAgain)) +
     (await countAccepted(
       rotated.filter((token) => !isActive.get(token)),
-      refreshWith,
+      refreshAgain,
     ));
   const rotatedTokensActive = active.length;
+  const rotatedBeforeKillAnswers: Record<string, number> = {};
+  for (const answer of afterPromotion.values()) rotatedBeforeKillAnswers[answer] = (rotatedBeforeKillAnswers[answer] ?? 0) + 1;
 
   const failed = records.filter((record) => record.status !== 200 && record.status !== 400);
   const lastFailureEnd = Math.max(killedAt, ...failed.map((record) => record.end));
@@ -270,5 +309,6 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     codesRedeemedTwice,
     rotatedTokensActive,
     rotatedTokensAccepted,
+    rotatedBeforeKillAnswers,
   };
 }
