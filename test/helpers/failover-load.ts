@@ -1,7 +1,8 @@
 import type { Test } from 'tap';
 import { pkcePair } from './browser-flow.js';
-import { issueCodes, postToken, REDIRECT, REQUEST_LIMIT_MS, startServers } from './failover-servers.js';
+import { countAccepted, issueCodes, postToken, readyzStatus, REDIRECT, refreshAnswer, startServers } from './failover-servers.js';
 import type { ServerProcess } from './process.js';
+import type { FailoverFigures, FailoverScenario } from './failover-figures.js';
 import type { RedisProcess } from './redis.js';
 import { nodeCommand } from './redis-nodes.js';
 
@@ -49,71 +50,7 @@ interface RequestRecord {
   readonly status: number | 'timeout' | 'network';
 }
 
-export interface FailoverFigures {
-  readonly minReplicasAck: number;
-  readonly requests: number;
-  /** Seconds the load ran. */
-  readonly loadS: number;
-  readonly codeRedemptions: number;
-  readonly rotations: number;
-  readonly byStatus: Record<string, number>;
-  readonly longestRequestMs: number;
-  /** Requests started between the kill and the end of the last failed one. */
-  readonly requestsDuringFailover: number;
-  /** Seconds from the kill to the first failed request (undefined: none failed). */
-  readonly firstFailureAfterS: number | undefined;
-  /** Seconds from the kill to the end of the last failed request: when requests succeed again. */
-  readonly recoveredAfterS: number;
-  /** Seconds from the kill until the topology announced a promoted replica. */
-  readonly promotedAfterS: number | undefined;
-  /**
-   * With REDIS_MIN_REPLICAS_ACK > 0: seconds from the kill until the promoted replica had
-   * that many replicas online again (Redis re-attaching them is Redis's own time; until
-   * then WAIT cannot succeed and the server rightly fails closed).
-   */
-  readonly acknowledgingAfterS: number | undefined;
-  /** Seconds /readyz of one instance answered 503 after the kill, and when it was 200 again. */
-  readonly readyzUnavailableS: number;
-  readonly readyzBackAfterS: number | undefined;
-  /** Successful redemptions that, presented again after the failover, were redeemed a second time. */
-  readonly codesRedeemedTwice: number;
-  /** Rotated refresh tokens that introspection called active again after the failover. */
-  readonly rotatedTokensActive: number;
-  /** Rotated refresh tokens that a refresh accepted again after the failover. */
-  readonly rotatedTokensAccepted: number;
-  /**
-   * The answers (`<status> <error>`, counted) when the tokens each family had rotated before
-   * the kill were presented again, after the promotion, as soon as /readyz answered 200 on
-   * every server (while the load goes on).
-   */
-  readonly rotatedBeforeKillAnswers: Record<string, number>;
-}
-
-export interface FailoverScenario {
-  /** The environment that points the servers at the topology (REDIS_CLUSTER_NODES, REDIS_SENTINELS, ...). */
-  readonly redisEnv: Record<string, string>;
-  readonly minReplicasAck: number;
-  /** The primary to kill, and its replicas. */
-  readonly victim: () => Promise<{ primary: RedisProcess; replicas: RedisProcess[] }>;
-  /** Whether a replica has taken the dead primary's place, as the topology announces it. */
-  readonly promoted: (dead: RedisProcess) => Promise<boolean>;
-  /** Resolves once the topology is healthy again. */
-  readonly settled: () => Promise<void>;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** How many of `items` `accepted` says yes to, asking for up to 8 at a time. */
-async function countAccepted<T>(items: readonly T[], accepted: (item: T, index: number) => Promise<boolean>): Promise<number> {
-  let count = 0;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < items.length; i = next++) if (await accepted(items[i] as T, i)) count += 1;
-    }),
-  );
-  return count;
-}
 
 export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario): Promise<FailoverFigures> {
   const servers = await startServers(t, scenario.redisEnv, scenario.minReplicasAck);
@@ -186,9 +123,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
   const pollReadiness = async () => {
     while (running()) {
       const at = now();
-      const res = await fetch(`${serverFor(0).baseUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_LIMIT_MS) }).catch(() => undefined);
-      readyz.push({ at, status: res?.status ?? 0 });
-      await res?.body?.cancel();
+      readyz.push({ at, status: await readyzStatus(serverFor(0)) });
       await sleep(100);
     }
   };
@@ -215,20 +150,15 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
       } else await sleep(100);
     }
   };
-  /** Presents a refresh token; `answers` records the answer (`<status> <error>`); true when it was accepted. */
+  /** Presents a refresh token; `answers` records the answer; true when it was accepted. */
   const refreshWith = async (answers: Map<string, string>, token: string, i: number) => {
-    const res = await postToken(serverFor(i), '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token });
-    answers.set(token, `${res.status} ${res.body.error ?? ''}`.trim());
-    return res.status === 200;
+    const answer = await refreshAnswer(serverFor(i), token);
+    answers.set(token, answer);
+    return answer === '200';
   };
   /** Until every server's /readyz answers 200: the store is reachable and writable again. */
   const untilServersReady = async () => {
-    const ready = async (server: ServerProcess) => {
-      const res = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_LIMIT_MS) }).catch(() => undefined);
-      await res?.body?.cancel();
-      return res?.status === 200;
-    };
-    while (running() && !(await Promise.all(servers.map(ready))).every(Boolean)) await sleep(50);
+    while (running() && (await Promise.all(servers.map(readyzStatus))).some((status) => status !== 200)) await sleep(50);
   };
   /**
    * The answers when each family's tokens rotated before the kill are presented again: after

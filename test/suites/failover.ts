@@ -1,5 +1,6 @@
 import type { Test } from 'tap';
-import { type FailoverFigures, type FailoverScenario, KILL_AT_MS, MAX_LOAD_MS, runFailoverUnderLoad } from '../helpers/failover-load.js';
+import type { FailoverFigures, FailoverScenario } from '../helpers/failover-figures.js';
+import { KILL_AT_MS, MAX_LOAD_MS, runFailoverUnderLoad } from '../helpers/failover-load.js';
 import { COMMAND_TIMEOUT_MS } from '../helpers/failover-servers.js';
 
 /** A fresh topology whose primaries have `replicas` replicas each. */
