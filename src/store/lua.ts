@@ -122,11 +122,13 @@ return {f[1], f[2], f[3] or '', f[4], f[5], redis.call('PTTL', KEYS[1])}
  *   ARGV[1] now (ms)   ARGV[2] presented generation   ARGV[3] presented digest
  *   ARGV[4] successor digest   ARGV[5] successor idle deadline (ms)
  *   ARGV[6] grace window (ms, 0 = off)   ARGV[7] sealed successor response
- *   returns {1} rotated, {2, sealed} grace retry, {3} reuse (family revoked now), {0} invalid
+ *   returns {1} rotated, {2, sealed} grace retry, {3} reuse (family revoked now), {4} the family
+ *   was revoked before, {0} invalid (no family, or not a token it issued, or idle too long)
  */
 export const ROTATE_REFRESH_FAMILY = `
 local f = redis.call('HMGET', KEYS[1], 'g', 'c', 'p', 'i', 'revoked')
-if not f[1] or f[5] == '1' then return {0} end
+if f[5] == '1' then return {4} end
+if not f[1] then return {0} end
 local generation = tonumber(f[1])
 local presented = tonumber(ARGV[2])
 if presented > generation then return {0} end

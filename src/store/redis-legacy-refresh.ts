@@ -1,5 +1,5 @@
 import type { ScriptCommands } from './redis-scripts.js';
-import { rotationOutcome } from './redis-refresh.js';
+import { refusedOnRecord, type RotationReply, rotationOutcome } from './redis-refresh.js';
 import type {
   LegacyRefreshTokenRef,
   LegacyRefreshTokenStore,
@@ -44,7 +44,7 @@ export class RedisLegacyRefreshTokens implements LegacyRefreshTokenStore {
   ): Promise<RotationOutcome> {
     const { keys } = this.redis;
     const reply = await this.redis.call('rotate refresh token', () =>
-      this.redis.acknowledgedScript<[0 | 1 | 3] | [2, string]>(
+      this.redis.acknowledgedScript<RotationReply>(
         'legacyRotateRefreshToken',
         [
           keys.family(presented.grantId),
@@ -53,6 +53,7 @@ export class RedisLegacyRefreshTokens implements LegacyRefreshTokenStore {
           keys.legacyGrace(presented),
         ],
         [this.redis.clock(), presented.digest, successor.digest, options.idleSeconds * 1000, options.graceSeconds * 1000, sealedResponse],
+        refusedOnRecord,
       ),
     );
     return rotationOutcome(reply);

@@ -10,7 +10,9 @@ import type {
 } from './refresh-types.js';
 
 /** The reply of ROTATE_REFRESH_FAMILY and LEGACY_ROTATE_REFRESH_TOKEN (src/store/lua.ts). */
-export function rotationOutcome(reply: [0 | 1 | 3] | [2, string]): RotationOutcome {
+export type RotationReply = [0 | 1 | 3 | 4] | [2, string];
+
+export function rotationOutcome(reply: RotationReply): RotationOutcome {
   switch (reply[0]) {
     case 1:
       return { status: 'rotated' };
@@ -22,6 +24,13 @@ export function rotationOutcome(reply: [0 | 1 | 3] | [2, string]): RotationOutco
       return { status: 'invalid' };
   }
 }
+
+/**
+ * A reuse detected, or a revoked family: refused on what the primary holds, so answered
+ * whether or not a replica acknowledged (see replica-ack.ts). A rotation or a grace answer
+ * issues tokens and waits; so does "nothing found", which a primary that lost data could say.
+ */
+export const refusedOnRecord = (reply: RotationReply): boolean => reply[0] === 3 || reply[0] === 4;
 
 /**
  * Refresh families of constant size in Redis: `{grantId}:family` (a small hash, its TTL
@@ -73,7 +82,7 @@ export class RedisRefreshFamilies implements RefreshFamilyStore {
   ): Promise<RotationOutcome> {
     const now = this.redis.clock();
     const reply = await this.redis.call('rotate refresh token', () =>
-      this.redis.acknowledgedScript<[0 | 1 | 3] | [2, string]>(
+      this.redis.acknowledgedScript<RotationReply>(
         'rotateRefreshFamily',
         [this.redis.keys.family(presented.grantId), this.redis.keys.grace(presented.grantId)],
         [
@@ -85,6 +94,7 @@ export class RedisRefreshFamilies implements RefreshFamilyStore {
           options.graceSeconds * 1000,
           sealedResponse,
         ],
+        refusedOnRecord,
       ),
     );
     return rotationOutcome(reply);

@@ -53,6 +53,9 @@ export interface ScriptCommands {
   /** Runs one operation within the command timeout; any failure becomes StoreUnavailableError. */
   call<T>(operation: string, command: () => Promise<T>): Promise<T>;
   script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T>;
-  /** A write that makes a token single-use (or revokes): with REDIS_MIN_REPLICAS_ACK, followed by WAIT. */
-  acknowledgedScript<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T>;
+  /**
+   * A write that makes a token single-use (or revokes): with REDIS_MIN_REPLICAS_ACK, followed
+   * by WAIT; a reply `standsUnacknowledged` accepts is answered whatever WAIT says (see replica-ack.ts).
+   */
+  acknowledgedScript<T>(name: ScriptName, keys: string[], args: ScriptArgument[], standsUnacknowledged?: (reply: T) => boolean): Promise<T>;
 }

@@ -99,7 +99,7 @@ export class RedisStore implements Store {
       clock: this.clock,
       call: (operation, command) => this.call(operation, command),
       script: (name, keys, args) => this.script(name, keys, args),
-      acknowledgedScript: (name, keys, args) => this.acknowledgedScript(name, keys, args),
+      acknowledgedScript: (name, keys, args, standsUnacknowledged) => this.acknowledgedScript(name, keys, args, standsUnacknowledged),
     };
     this.families = new RedisRefreshFamilies(scriptCommands);
     this.legacyRefreshTokens = new RedisLegacyRefreshTokens(scriptCommands);
@@ -138,6 +138,8 @@ export class RedisStore implements Store {
           first ? now + first.lifetimes.idleSeconds * 1000 : 0,
           first ? first.lifetimes.absoluteSeconds * 1000 : 0,
         ],
+        // A replay is refused on the code's used mark, whether or not a replica has the revocation.
+        (replied) => replied[0] === 2,
       ),
     );
     if (reply[0] === 0) return { status: 'not_found' };
@@ -229,11 +231,19 @@ export class RedisStore implements Store {
   }
 
   /** A write that makes a token single-use (or revokes): with REDIS_MIN_REPLICAS_ACK, followed by WAIT. */
-  private acknowledgedScript<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T> {
+  private acknowledgedScript<T>(
+    name: ScriptName,
+    keys: string[],
+    args: ScriptArgument[],
+    standsUnacknowledged?: (reply: T) => boolean,
+  ): Promise<T> {
     const ack = this.options.replicaAck;
     if (!this.acknowledgedClient || !ack) return this.script(name, keys, args);
-    return writeAcknowledgedByReplicas<T>(this.acknowledgedClient, ack, (pipeline) =>
-      pipeline.eval(SCRIPTS[name].lua, keys.length, ...keys, ...args),
+    return writeAcknowledgedByReplicas<T>(
+      this.acknowledgedClient,
+      ack,
+      (pipeline) => pipeline.eval(SCRIPTS[name].lua, keys.length, ...keys, ...args),
+      standsUnacknowledged,
     );
   }
 

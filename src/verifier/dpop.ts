@@ -1,6 +1,6 @@
 import type { ProofKeyCache } from '../dpop/key-cache.js';
 import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from '../dpop/proof.js';
-import { ReplayCacheUnavailableError, type VerificationErrorCode } from './errors.js';
+import { ReplayCacheUnavailableError, type TokenScheme, type VerificationErrorCode } from './errors.js';
 import type { DpopReplayCache } from './replay-cache.js';
 
 /** A token presented with `Authorization: DPoP` (RFC 9449 §7.1): its proof and the request it came with. */
@@ -21,6 +21,13 @@ export interface ProofSettings {
   readonly now: number;
 }
 
+/** Why a verified token may not be used in this request; `switchTo` when it came in the wrong scheme. */
+export interface BindingRefusal {
+  readonly code: VerificationErrorCode;
+  readonly description: string;
+  readonly switchTo?: TokenScheme;
+}
+
 /**
  * Why a verified token may not be used in this request, or undefined when it may: a bound
  * token must come with the DPoP scheme and a valid proof by its key (§7), an unbound one
@@ -31,16 +38,21 @@ export async function proofBinding(
   claims: { readonly cnf?: { readonly jkt?: string } },
   presentation: DpopPresentation | undefined,
   settings: ProofSettings,
-): Promise<{ code: VerificationErrorCode; description: string } | undefined> {
+): Promise<BindingRefusal | undefined> {
   const boundTo = claims.cnf?.jkt;
   if (presentation === undefined) {
-    // §7.2: a DPoP-bound token presented as a bearer token is refused; whoever holds it lacks the key.
+    // §7.2: "such a protected resource MUST reject a DPoP-bound access token received as a bearer token".
     return boundTo === undefined
       ? undefined
-      : { code: 'invalid_token', description: 'the access token is DPoP-bound: send it with the DPoP scheme and a proof' };
+      : {
+          code: 'invalid_token',
+          description: 'the access token is DPoP-bound: send it with the DPoP scheme and a proof',
+          switchTo: 'DPoP',
+        };
   }
+  // §7.1: the DPoP scheme is for DPoP-bound tokens; an unbound one under it would prove nothing.
   if (boundTo === undefined)
-    return { code: 'invalid_token', description: 'the access token is not DPoP-bound: send it with the Bearer scheme' };
+    return { code: 'invalid_token', description: 'the access token is not DPoP-bound: send it with the Bearer scheme', switchTo: 'Bearer' };
   try {
     const proof = singleDpopHeader(presentation.proof);
     if (proof === undefined) return { code: 'invalid_dpop_proof', description: 'a DPoP proof is required with the DPoP scheme' };

@@ -174,7 +174,13 @@ export function createVerifier(options: VerifierOptions): Verifier {
       if (typeof payload.iat !== 'number' || payload.iat > now + tolerance) throw invalid('the access token was issued in the future');
       const claims = payload as AccessTokenClaims;
       const binding = await proofBinding(token, claims, verifyOptions.dpop, { ...dpop, now });
-      if (binding) throw new TokenVerificationError(binding.code, binding.description, { realm, resourceMetadata, dpopAlgorithms });
+      if (binding) {
+        const switchTo =
+          binding.switchTo === 'DPoP'
+            ? { scheme: 'DPoP' as const, algs: dpop.algorithms }
+            : binding.switchTo && { scheme: binding.switchTo };
+        throw new TokenVerificationError(binding.code, binding.description, { realm, resourceMetadata, dpopAlgorithms, switchTo });
+      }
       const required = verifyOptions.requiredScopes ?? [];
       const granted = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ') : []);
       const missing = required.filter((s) => !granted.has(s));

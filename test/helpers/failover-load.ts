@@ -1,7 +1,8 @@
 import type { Test } from 'tap';
 import { pkcePair } from './browser-flow.js';
-import { issueCodes, postToken, REDIRECT, REQUEST_LIMIT_MS, startServers } from './failover-servers.js';
+import { countAccepted, issueCodes, postToken, readyzStatus, REDIRECT, refreshAnswer, startServers } from './failover-servers.js';
 import type { ServerProcess } from './process.js';
+import type { FailoverFigures, FailoverScenario } from './failover-figures.js';
 import type { RedisProcess } from './redis.js';
 import { nodeCommand } from './redis-nodes.js';
 
@@ -49,65 +50,7 @@ interface RequestRecord {
   readonly status: number | 'timeout' | 'network';
 }
 
-export interface FailoverFigures {
-  readonly minReplicasAck: number;
-  readonly requests: number;
-  /** Seconds the load ran. */
-  readonly loadS: number;
-  readonly codeRedemptions: number;
-  readonly rotations: number;
-  readonly byStatus: Record<string, number>;
-  readonly longestRequestMs: number;
-  /** Requests started between the kill and the end of the last failed one. */
-  readonly requestsDuringFailover: number;
-  /** Seconds from the kill to the first failed request (undefined: none failed). */
-  readonly firstFailureAfterS: number | undefined;
-  /** Seconds from the kill to the end of the last failed request: when requests succeed again. */
-  readonly recoveredAfterS: number;
-  /** Seconds from the kill until the topology announced a promoted replica. */
-  readonly promotedAfterS: number | undefined;
-  /**
-   * With REDIS_MIN_REPLICAS_ACK > 0: seconds from the kill until the promoted replica had
-   * that many replicas online again (Redis re-attaching them is Redis's own time; until
-   * then WAIT cannot succeed and the server rightly fails closed).
-   */
-  readonly acknowledgingAfterS: number | undefined;
-  /** Seconds /readyz of one instance answered 503 after the kill, and when it was 200 again. */
-  readonly readyzUnavailableS: number;
-  readonly readyzBackAfterS: number | undefined;
-  /** Successful redemptions that, presented again after the failover, were redeemed a second time. */
-  readonly codesRedeemedTwice: number;
-  /** Rotated refresh tokens that introspection called active again after the failover. */
-  readonly rotatedTokensActive: number;
-  /** Rotated refresh tokens that a refresh accepted again after the failover. */
-  readonly rotatedTokensAccepted: number;
-}
-
-export interface FailoverScenario {
-  /** The environment that points the servers at the topology (REDIS_CLUSTER_NODES, REDIS_SENTINELS, ...). */
-  readonly redisEnv: Record<string, string>;
-  readonly minReplicasAck: number;
-  /** The primary to kill, and its replicas. */
-  readonly victim: () => Promise<{ primary: RedisProcess; replicas: RedisProcess[] }>;
-  /** Whether a replica has taken the dead primary's place, as the topology announces it. */
-  readonly promoted: (dead: RedisProcess) => Promise<boolean>;
-  /** Resolves once the topology is healthy again. */
-  readonly settled: () => Promise<void>;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** How many of `items` `accepted` says yes to, asking for up to 8 at a time. */
-async function countAccepted<T>(items: readonly T[], accepted: (item: T, index: number) => Promise<boolean>): Promise<number> {
-  let count = 0;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < items.length; i = next++) if (await accepted(items[i] as T, i)) count += 1;
-    }),
-  );
-  return count;
-}
 
 export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario): Promise<FailoverFigures> {
   const servers = await startServers(t, scenario.redisEnv, scenario.minReplicasAck);
@@ -128,6 +71,8 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
   const records: RequestRecord[] = [];
   const redeemed: string[] = [];
   const rotated: string[] = [];
+  /** When each rotated token's rotation was answered (milliseconds since the load started). */
+  const rotatedAt = new Map<string, number>();
   const readyz: { at: number; status: number }[] = [];
   const began = performance.now();
   const now = () => performance.now() - began;
@@ -166,6 +111,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
       );
       if (res?.status === 200) {
         rotated.push(presented);
+        rotatedAt.set(presented, now());
         current = res.body.refresh_token;
       } else if (res?.status === 400) {
         // The family died (a rotation the client never heard of, then a retry: reuse); take another.
@@ -177,9 +123,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
   const pollReadiness = async () => {
     while (running()) {
       const at = now();
-      const res = await fetch(`${serverFor(0).baseUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_LIMIT_MS) }).catch(() => undefined);
-      readyz.push({ at, status: res?.status ?? 0 });
-      await res?.body?.cancel();
+      readyz.push({ at, status: await readyzStatus(serverFor(0)) });
       await sleep(100);
     }
   };
@@ -206,6 +150,28 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
       } else await sleep(100);
     }
   };
+  /** Presents a refresh token; `answers` records the answer; true when it was accepted. */
+  const refreshWith = async (answers: Map<string, string>, token: string, i: number) => {
+    const answer = await refreshAnswer(serverFor(i), token);
+    answers.set(token, answer);
+    return answer === '200';
+  };
+  /** Until every server's /readyz answers 200: the store is reachable and writable again. */
+  const untilServersReady = async () => {
+    while (running() && (await Promise.all(servers.map(readyzStatus))).some((status) => status !== 200)) await sleep(50);
+  };
+  /**
+   * The answers when each family's tokens rotated before the kill are presented again: after
+   * the promotion, once the servers are ready, whether or not the promoted replica can
+   * acknowledge yet (a refusal does not wait for it).
+   */
+  const afterPromotion = new Map<string, string>();
+  let acceptedAfterPromotion = 0;
+  const presentRotatedBeforeKill = async () => {
+    await untilServersReady();
+    const before = rotated.filter((token) => (rotatedAt.get(token) ?? Number.POSITIVE_INFINITY) < killedAt);
+    acceptedAfterPromotion = await countAccepted(before, (token, i) => refreshWith(afterPromotion, token, i));
+  };
   const killer = async () => {
     await sleep(KILL_AT_MS - REPLICA_LAG_MS);
     const { primary, replicas } = await scenario.victim();
@@ -216,7 +182,7 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     await primary.kill();
     for (const replica of replicas) replica.thaw();
     await watchPromotion(primary);
-    if (scenario.minReplicasAck > 0) await watchAcknowledging(replicas);
+    await Promise.all([presentRotatedBeforeKill(), scenario.minReplicasAck > 0 && watchAcknowledging(replicas)]);
   };
   await Promise.all([
     killer(),
@@ -234,16 +200,19 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     return false;
   });
   const active = rotated.filter((token) => isActive.get(token));
-  const refreshWith = async (token: string, i: number) =>
-    (await postToken(serverFor(i), '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token })).status === 200;
+  const afterSettling = new Map<string, string>();
+  const refreshAgain = (token: string, i: number) => refreshWith(afterSettling, token, i);
   // The active ones first (one per family at most): presenting an older token of the same family (reuse) would revoke it.
   const rotatedTokensAccepted =
-    (await countAccepted(active, refreshWith)) +
+    acceptedAfterPromotion +
+    (await countAccepted(active, refreshAgain)) +
     (await countAccepted(
       rotated.filter((token) => !isActive.get(token)),
-      refreshWith,
+      refreshAgain,
     ));
   const rotatedTokensActive = active.length;
+  const rotatedBeforeKillAnswers: Record<string, number> = {};
+  for (const answer of afterPromotion.values()) rotatedBeforeKillAnswers[answer] = (rotatedBeforeKillAnswers[answer] ?? 0) + 1;
 
   const failed = records.filter((record) => record.status !== 200 && record.status !== 400);
   const lastFailureEnd = Math.max(killedAt, ...failed.map((record) => record.end));
@@ -270,5 +239,6 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     codesRedeemedTwice,
     rotatedTokensActive,
     rotatedTokensAccepted,
+    rotatedBeforeKillAnswers,
   };
 }

@@ -76,3 +76,28 @@ export async function issueCodes(server: ServerProcess, count: number, challenge
 /** A back-channel POST as the client `web`. */
 export const postToken = (server: ServerProcess, path: string, params: Record<string, string>) =>
   postAsClient(`${server.baseUrl}${path}`, { id: 'web', secret: SECRET }, params, REQUEST_LIMIT_MS);
+
+/** A refresh token presented by `web`: the answer as `<status> <error>` (`200` when accepted). */
+export async function refreshAnswer(server: ServerProcess, token: string): Promise<string> {
+  const res = await postToken(server, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token });
+  return `${res.status} ${res.body.error ?? ''}`.trim();
+}
+
+/** The status of the server's /readyz (0: no answer). */
+export async function readyzStatus(server: ServerProcess): Promise<number> {
+  const res = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_LIMIT_MS) }).catch(() => undefined);
+  await res?.body?.cancel();
+  return res?.status ?? 0;
+}
+
+/** How many of `items` `accepted` says yes to, asking for up to 8 at a time. */
+export async function countAccepted<T>(items: readonly T[], accepted: (item: T, index: number) => Promise<boolean>): Promise<number> {
+  let count = 0;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < items.length; i = next++) if (await accepted(items[i] as T, i)) count += 1;
+    }),
+  );
+  return count;
+}

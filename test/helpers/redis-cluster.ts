@@ -28,6 +28,8 @@ export interface PrivateRedisCluster {
   replicasOf(primary: RedisProcess): Promise<RedisProcess[]>;
   /** Resolves when every live node reports cluster_state:ok and every replica is in sync. */
   settled(timeoutMs?: number): Promise<void>;
+  /** Moves the slot of `key`, with its keys, to the primary `to` (a resharding of one slot). */
+  moveSlotOf(key: string, to: RedisProcess): Promise<void>;
 }
 
 interface NodeLine {
@@ -156,6 +158,24 @@ export async function startRedisCluster(
         },
         timeoutMs,
       ),
+    moveSlotOf: async (key, to) => {
+      const from = await cluster.primaryOf(key);
+      if (from.port === to.port) return;
+      const slot = String(await nodeCommand(to.port, 'CLUSTER', 'KEYSLOT', key));
+      const idOf = async (node: RedisProcess) => String(await nodeCommand(node.port, 'CLUSTER', 'MYID'));
+      const [fromId, toId] = await Promise.all([idOf(from), idOf(to)]);
+      await nodeCommand(to.port, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId);
+      await nodeCommand(from.port, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId);
+      for (;;) {
+        const keys = (await nodeCommand(from.port, 'CLUSTER', 'GETKEYSINSLOT', slot, '100')) as string[];
+        if (keys.length === 0) break;
+        await nodeCommand(from.port, 'MIGRATE', '127.0.0.1', String(to.port), '', '0', '5000', 'KEYS', ...keys);
+      }
+      for (const primary of [to, from, ...(await cluster.primaries())]) {
+        await nodeCommand(primary.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      }
+      await cluster.settled();
+    },
   };
   await cluster.settled();
   return cluster;

@@ -10,6 +10,7 @@ import type { RedisProcess } from '../helpers/redis.js';
 import { basic, FORM_HEADERS, form } from '../helpers/server.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
 import { expectInvalidGrant, setup } from '../suites/authorization-code.js';
+import { INVALID, REUSED } from '../suites/refresh-token.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 
 const ACK = { minReplicas: 1, timeoutMs: 300 };
@@ -119,16 +120,40 @@ t.test('through the token endpoint: server_error, nothing issued', async (t) => 
     });
   const grantOf = (value: string) => value.split('.')[0] as string;
 
-  t.test('a code whose consumption no replica acknowledged is never redeemed', async (t) => {
+  t.test('a code whose consumption no replica acknowledged is never redeemed; a replay meanwhile is invalid_grant', async (t) => {
     // The server's first redemption reads the refresh-token key (a write acknowledged by the
     // replicas too, which could sit on the frozen primary): done before, so the code's own write is what fails.
     t.equal((await redeemCode(await newCode())).statusCode, 200);
     const code = await newCode();
     const { thaw } = await freezeReplicaOf(t, keys.family(grantOf(code)));
     expectOAuthError(t, await redeemCode(code), SERVER_ERROR);
+    const replayed = 'the authorization code was already used; the tokens issued from it are revoked';
+    expectInvalidGrant(t, await redeemCode(code), replayed);
     await thaw();
-    expectInvalidGrant(t, await redeemCode(code), 'the authorization code was already used; the tokens issued from it are revoked');
+    expectInvalidGrant(t, await redeemCode(code), replayed);
   });
+
+  t.test(
+    'an earlier refresh token presented while no replica acknowledges: invalid_grant and the family revoked, not server_error',
+    async (t) => {
+      const issued = await redeemCode(await newCode());
+      const { refresh_token: first } = issued.json() as { refresh_token: string };
+      const rotated = await refresh(first);
+      t.equal(rotated.statusCode, 200);
+      const { refresh_token: current } = rotated.json() as { refresh_token: string };
+      const family = keys.family(grantOf(current));
+      const { replica, thaw } = await freezeReplicaOf(t, family);
+      // The state a failover can leave behind: the primary applied a rotation that answered
+      // server_error (no replica acknowledged it), so the client still holds `current`.
+      expectOAuthError(t, await refresh(current), SERVER_ERROR);
+      expectInvalidGrant(t, await refresh(first), REUSED);
+      expectInvalidGrant(t, await refresh(first), INVALID);
+      expectInvalidGrant(t, await refresh(current), INVALID);
+      await thaw();
+      t.equal(await readFromReplica(replica, family, 'revoked'), '1', 'the revocation reached the replica once it answered');
+      expectInvalidGrant(t, await refresh(current), INVALID);
+    },
+  );
 
   t.test(
     'a rotation no replica acknowledged issues nothing; a retry in the grace window gets the successor once it is durable',
@@ -146,6 +171,27 @@ t.test('through the token endpoint: server_error, nothing issued', async (t) => 
       t.equal((await refresh(successor)).statusCode, 200, 'and the successor rotates');
     },
   );
+});
+
+t.test('a slot moved since the store read the slot map: the acknowledged write follows the MOVED', async (t) => {
+  const cluster = await clusterOfThisFile();
+  const { store, keyPrefix } = await clusterStore(t, { replicaAck: ACK });
+  const keys = new RedisKeys(keyPrefix);
+  const grantId = newGrantId();
+  const first = newRefreshTokenHead(grantId, 0);
+  const second = newRefreshTokenHead(grantId, 1);
+  const third = newRefreshTokenHead(grantId, 2);
+  const rotation = { idleSeconds: 30, graceSeconds: 0 };
+  t.equal(await store.startRefreshFamily(grantId, { digest: first.digest, lifetimes: LIFETIMES }), true);
+  t.same(await store.rotateRefreshFamily(first, second.digest, '', rotation), { status: 'rotated' });
+  const from = await cluster.primaryOf(keys.family(grantId));
+  const to = (await cluster.primaries()).find((primary) => primary.port !== from.port) as RedisProcess;
+  await cluster.moveSlotOf(keys.family(grantId), to);
+  t.teardown(() => cluster.moveSlotOf(keys.family(grantId), from));
+
+  t.same(await store.rotateRefreshFamily(second, third.digest, '', rotation), { status: 'rotated' }, 'rotated on the new owner');
+  t.match(await store.readRefreshFamily(grantId), { generation: 2, currentDigest: third.digest });
+  t.same(await store.rotateRefreshFamily(first, third.digest, '', rotation), { status: 'reused' }, 'and an earlier token is reuse');
 });
 
 t.test('more replicas required than exist: every single-use write fails closed', async (t) => {

@@ -53,6 +53,12 @@ t.test('the verifier with DPoP-bound tokens (RFC 9449 §7)', async (t) => {
   };
   const dpopError = (error: string, description: string) =>
     `DPoP realm="${ISSUER}", error="${error}", error_description="${description}", algs="${ALGS}"`;
+  // RFC 9449 §7.2 (Figure 18): the error in the scheme used, then the challenge of the scheme to switch to.
+  const asBearer = 'the access token is DPoP-bound: send it with the DPoP scheme and a proof';
+  const switchToDpop = (algs = ALGS) =>
+    `Bearer realm="${ISSUER}", error="invalid_token", error_description="${asBearer}", DPoP realm="${ISSUER}", algs="${algs}"`;
+  const notBound = 'the access token is not DPoP-bound: send it with the Bearer scheme';
+  const switchToBearer = `${dpopError('invalid_token', notBound)}, Bearer realm="${ISSUER}"`;
 
   const key = await dpopKey();
   const other = await dpopKey();
@@ -74,15 +80,7 @@ t.test('the verifier with DPoP-bound tokens (RFC 9449 §7)', async (t) => {
   });
 
   t.test('refused: as Bearer, without a proof, with a proof by another key, without or with a wrong ath', async (t) => {
-    const asBearer = 'the access token is DPoP-bound: send it with the DPoP scheme and a proof';
-    await refusal(
-      t,
-      verifier,
-      verifier.verify(token),
-      'invalid_token',
-      asBearer,
-      `Bearer realm="${ISSUER}", error="invalid_token", error_description="${asBearer}"`,
-    );
+    await refusal(t, verifier, verifier.verify(token), 'invalid_token', asBearer, switchToDpop());
     const noProof = 'a DPoP proof is required with the DPoP scheme';
     await refusal(
       t,
@@ -141,14 +139,21 @@ t.test('the verifier with DPoP-bound tokens (RFC 9449 §7)', async (t) => {
   t.test('a bearer token stays Bearer: refused with the DPoP scheme', async (t) => {
     const bearer = await issued();
     t.equal((await verifier.verify(bearer)).cnf, undefined);
-    const notBound = 'the access token is not DPoP-bound: send it with the Bearer scheme';
     await refusal(
       t,
       verifier,
       verifier.verify(bearer, { dpop: await presentation(key, bearer) }),
       'invalid_token',
       notBound,
-      dpopError('invalid_token', notBound),
+      switchToBearer,
+    );
+    await refusal(
+      t,
+      verifier,
+      verifier.verify(bearer, { dpop: { proof: undefined, method: 'GET', url: API } }),
+      'invalid_token',
+      notBound,
+      switchToBearer,
     );
   });
 
@@ -160,15 +165,9 @@ t.test('the verifier with DPoP-bound tokens (RFC 9449 §7)', async (t) => {
     t.equal(make().challenge(), `Bearer realm="${ISSUER}"`);
     t.equal(make({ dpop: { algorithms: ['ES256'] } }).challenge(), `Bearer realm="${ISSUER}", DPoP realm="${ISSUER}", algs="ES256"`);
     const plain = make();
-    const asBearer = 'the access token is DPoP-bound: send it with the DPoP scheme and a proof';
-    await refusal(
-      t,
-      plain,
-      plain.verify(token),
-      'invalid_token',
-      asBearer,
-      `Bearer realm="${ISSUER}", error="invalid_token", error_description="${asBearer}"`,
-    );
+    await refusal(t, plain, plain.verify(token), 'invalid_token', asBearer, switchToDpop());
+    const es256 = make({ dpop: { algorithms: ['ES256'] } });
+    await refusal(t, es256, es256.verify(token), 'invalid_token', asBearer, switchToDpop('ES256'));
   });
 
   t.test('a replay cache that cannot record the proof: verify rejects, requireScope answers 503, not 500', async (t) => {
@@ -227,9 +226,21 @@ t.test('the verifier with DPoP-bound tokens (RFC 9449 §7)', async (t) => {
     t.equal((await get({ authorization: `dpop ${token}`, dpop: await proofFor(key, token) })).statusCode, 200, 'case-insensitive scheme');
     t.equal((await get({ authorization: `Bearer ${await issued()}` })).statusCode, 200, 'Bearer still works');
 
-    const asBearer = await get({ authorization: `Bearer ${token}` });
-    t.equal(asBearer.statusCode, 401);
-    t.match(asBearer.headers['www-authenticate'], /^Bearer realm=.*error="invalid_token"/);
+    const bound = await get({ authorization: `Bearer ${token}` });
+    t.equal(bound.statusCode, 401);
+    t.same(bound.json(), { error: 'invalid_token', error_description: asBearer });
+    t.equal(bound.headers['www-authenticate'], switchToDpop(), 'a bound token as Bearer: both challenges, DPoP with its algs');
+    const unbound = await get({ authorization: `DPoP ${await issued()}` });
+    t.equal(unbound.statusCode, 401);
+    t.same(unbound.json(), { error: 'invalid_token', error_description: notBound });
+    t.equal(unbound.headers['www-authenticate'], switchToBearer, 'an unbound token as DPoP, without a proof: both challenges');
+    const noProof = await get({ authorization: `DPoP ${token}` });
+    t.equal(noProof.statusCode, 401);
+    t.equal(
+      noProof.headers['www-authenticate'],
+      dpopError('invalid_dpop_proof', 'a DPoP proof is required with the DPoP scheme'),
+      'a bound token as DPoP without its proof: the DPoP challenge alone',
+    );
     const stolen = await get({ authorization: `DPoP ${token}`, dpop: await proofFor(other, token) });
     t.equal(stolen.statusCode, 401);
     t.same(stolen.json(), { error: 'invalid_token', error_description: "the DPoP proof key does not match the access token's cnf.jkt" });
