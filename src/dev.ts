@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { ClientRegistry } from './clients/registry.js';
 import { DEMO_CREDENTIALS_FILE, writeDemoCredentials } from './dev-credentials.js';
 import { generateClientSecret, hashClientSecret } from './clients/secret.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config/index.js';
 import { ensureSigningKey } from './keys/rotation.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { startServer, stopOnSignals } from './server.js';

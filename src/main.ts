@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { runPrimary } from './cluster/primary.js';
 import { primaryLog } from './cluster/primary-log.js';
-import { type Config, loadConfig } from './config.js';
+import { type Config, loadConfig } from './config/index.js';
 import { clusterMetrics } from './metrics/cluster.js';
 import { buildMetricsServer } from './metrics-server.js';
 import { startServer, stopOnSignals } from './server.js';

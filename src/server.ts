@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer, serverEvents } from './app.js';
 import type { ClientRegistry } from './clients/registry.js';
 import { nowSeconds } from './clock.js';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
 import { reloadKeysReporting, reportKeysLoaded } from './keys/reload-events.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Client, ClientRegistry } from '../clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
-import { loadOperatorDefaults } from '../config.js';
+import { loadOperatorDefaults } from '../config/operator.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine } from './command.js';
 import { addEntry, changeEntries, chosenFile, fileFailure, removeEntry } from './registry-files.js';
 

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { type GrantAdministrationDependencies, liveGrants, revokeGrantById, revokeGrantsOf } from '../grants/administration.js';
 import { openStore } from '../store/open-store.js';
 import type { GrantOwner, IndexedGrant, Store } from '../store/types.js';

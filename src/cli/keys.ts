@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { nowSeconds } from '../clock.js';
-import { loadOperatorDefaults } from '../config.js';
+import { loadOperatorDefaults } from '../config/operator.js';
 import { checkKeyFolder } from '../keys/folder-safety.js';
 import { readKeyFolder, SIGNING_ALGORITHMS } from '../keys/key-file.js';
 import { keyStateAt, signingKeyAt } from '../keys/lifecycle.js';

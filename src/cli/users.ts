@@ -1,4 +1,4 @@
-import { loadOperatorDefaults } from '../config.js';
+import { loadOperatorDefaults } from '../config/operator.js';
 import { hashPassword } from '../users/password.js';
 import { UserRegistry } from '../users/registry.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, readFirstLine, UsageError } from './command.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DynamicGrantType } from '../registration-config.js';
+import type { DynamicGrantType } from '../config/registration.js';
 import { InvalidClientMetadata, InvalidRedirectUri } from '../errors.js';
 import { parseScope, scopeOutside } from '../oauth/scope.js';
 import { type ApplicationType, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';

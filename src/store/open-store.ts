@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { MemoryStore } from './memory.js';
 import { RedisStore } from './redis.js';
 import type { Store, StoreCommandObserver } from './types.js';

@@ -2,7 +2,8 @@ import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { loadConfig, loadOperatorDefaults } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
+import { loadOperatorDefaults } from '../../src/config/operator.js';
 import { DIST, REPOSITORY } from '../helpers/process.js';
 
 /**

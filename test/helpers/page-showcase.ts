@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildServer } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { ensureSigningKey } from '../../src/keys/rotation.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';

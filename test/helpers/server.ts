@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import { buildServer, type ServerDependencies } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { type Config, loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config/index.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';

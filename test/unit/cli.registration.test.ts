@@ -1,6 +1,6 @@
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { runCommand } from '../helpers/cli.js';
 
 /** `oauth2-token-service registration token`: an initial access token, shown once, and the digest servers accept it by. */

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { signingConfig } from '../../src/signing-config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { signingConfig } from '../../src/config/signing.js';
 
 /** The problems loadConfig reports for `env`, one line each; none when it loads. */
 function problemsOf(env: Record<string, string>): string[] {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { freePort } from '../helpers/ports.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from './env-fields.js';
+import { integer } from './fields.js';
 
 /**
  * The variables of dynamic client registration (RFC 7591), parsed by src/config.ts with the

@@ -1,94 +1,18 @@
 import { availableParallelism } from 'node:os';
-import { z } from 'zod';
-import { DPOP_FIELDS, type DpopConfig, dpopConfig } from './dpop-config.js';
-import { SIGNING_FIELDS, type SigningConfig, signingConfig } from './signing-config.js';
-import { BRAND_FIELDS, type BrandConfig, brandConfig } from './brand-config.js';
-import { CLIENT_ADDRESS_FIELDS, type ClientAddressConfig, clientAddressConfig } from './client-address-config.js';
-import { flag, integer } from './env-fields.js';
-import { REDIS_FIELDS, type RedisSettings, redisProblems, redisSettings } from './redis-config.js';
-import { REGISTRATION_FIELDS, type RegistrationConfig, registrationConfig, registrationProblems } from './registration-config.js';
+import { type BrandConfig, brandConfig } from './brand.js';
+import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
+import { type DpopConfig, dpopConfig } from './dpop.js';
+import { ConfigError, EnvSchema, type LOG_LEVELS, withoutBlanks } from './environment.js';
+import { type RedisSettings, redisProblems, redisSettings } from './redis.js';
+import { type RegistrationConfig, registrationConfig, registrationProblems } from './registration.js';
+import { type SigningConfig, signingConfig } from './signing.js';
+
+export { ConfigError } from './environment.js';
 
 /**
  * The only reader of process.env. Every variable is parsed once here; a bad value
  * yields one line per problem naming the variable, and the caller stops the process.
  */
-
-const optionalPath = z.string().min(1).optional();
-
-const issuerUrl = z.string().superRefine((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'ISSUER must be an absolute URL' });
-    return;
-  }
-  // RFC 8414 §2: "The authorization server's issuer identifier, which is a URL that
-  // uses the "https" scheme and has no query or fragment components."
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    ctx.addIssue({ code: 'custom', message: 'ISSUER must use https (or http for local development)' });
-  }
-  if (url.search !== '' || value.includes('?')) ctx.addIssue({ code: 'custom', message: 'ISSUER must not have a query' });
-  if (url.hash !== '' || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'ISSUER must not have a fragment' });
-});
-
-/** `auto` (one per available CPU) or a count; the most a host is expected to use. */
-const MAX_WORKERS = 256;
-const workerCount = z.string().transform((value, ctx) => {
-  if (value === 'auto') return value;
-  const count = /^\d+$/.test(value) ? Number(value) : 0;
-  if (count >= 1 && count <= MAX_WORKERS) return count;
-  ctx.addIssue({ code: 'custom', message: `WORKERS must be auto or a whole number from 1 to ${MAX_WORKERS}` });
-  return z.NEVER;
-});
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-const EnvSchema = z.object({
-  PORT: integer('PORT', 0, 65535).default(3000),
-  METRICS_PORT: integer('METRICS_PORT', 1, 65535).optional(),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  ISSUER: issuerUrl.optional(),
-  ...REDIS_FIELDS,
-  KEYS_DIR: z.string().min(1).default('./keys'),
-  KEYS_RELOAD_INTERVAL: integer('KEYS_RELOAD_INTERVAL', 0, 86_400).default(60),
-  JWKS_CACHE_TTL: integer('JWKS_CACHE_TTL', 0, 86_400).default(300),
-  CLIENTS_FILE: optionalPath,
-  USERS_FILE: optionalPath,
-  RESOURCES_FILE: optionalPath,
-  ACCESS_TOKEN_TTL: integer('ACCESS_TOKEN_TTL', 1, 86_400).default(3600),
-  ACCESS_TOKEN_AUDIENCE: z.string().min(1).optional(),
-  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-  AUTHORIZATION_CODE_TTL: integer('AUTHORIZATION_CODE_TTL', 1, 600).default(60),
-  AUTHORIZE_CODE_RESPONSE_MODE: z
-    .enum(['query', 'fragment'], { message: 'AUTHORIZE_CODE_RESPONSE_MODE must be query or fragment' })
-    .default('query'),
-  REFRESH_TOKEN_TTL: integer('REFRESH_TOKEN_TTL', 60, 31_536_000).default(2_592_000),
-  REFRESH_TOKEN_IDLE_TTL: integer('REFRESH_TOKEN_IDLE_TTL', 60, 31_536_000).default(1_209_600),
-  REFRESH_REUSE_GRACE: integer('REFRESH_REUSE_GRACE', 0, 300).default(10),
-  SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
-  SESSION_TTL: integer('SESSION_TTL', 60, 2_592_000).default(3600),
-  CONSENT_TTL: integer('CONSENT_TTL', 0, 31_536_000).default(7_776_000),
-  LOGIN_MAX_FAILURES: integer('LOGIN_MAX_FAILURES', 1, 1000).default(5),
-  LOGIN_MAX_FAILURES_PER_IP: integer('LOGIN_MAX_FAILURES_PER_IP', 1, 100_000).default(20),
-  LOGIN_FAILURE_WINDOW: integer('LOGIN_FAILURE_WINDOW', 1, 86_400).default(900),
-  PASSWORD_VERIFY_CONCURRENCY: integer('PASSWORD_VERIFY_CONCURRENCY', 1, 256).default(4),
-  PASSWORD_VERIFY_QUEUE: integer('PASSWORD_VERIFY_QUEUE', 0, 10_000).default(8),
-  HTTP_REQUEST_TIMEOUT: integer('HTTP_REQUEST_TIMEOUT', 1, 3600).default(30),
-  SHUTDOWN_TIMEOUT: integer('SHUTDOWN_TIMEOUT', 0, 600).default(10),
-  WORKERS: workerCount.default(1),
-  CLIENT_ID_METADATA_DOCUMENTS: flag('CLIENT_ID_METADATA_DOCUMENTS'),
-  CLIENT_ID_METADATA_ALLOW_INSECURE: flag('CLIENT_ID_METADATA_ALLOW_INSECURE'),
-  CLIENT_ID_METADATA_MIN_TTL: integer('CLIENT_ID_METADATA_MIN_TTL', 0, 86_400).default(60),
-  CLIENT_ID_METADATA_MAX_TTL: integer('CLIENT_ID_METADATA_MAX_TTL', 0, 604_800).default(86_400),
-  CLIENT_ID_METADATA_TIMEOUT_MS: integer('CLIENT_ID_METADATA_TIMEOUT_MS', 100, 30_000).default(5000),
-  CLIENT_ID_METADATA_MAX_BYTES: integer('CLIENT_ID_METADATA_MAX_BYTES', 512, 1_048_576).default(5120),
-  ...CLIENT_ADDRESS_FIELDS,
-  ...REGISTRATION_FIELDS,
-  ...DPOP_FIELDS,
-  ...SIGNING_FIELDS,
-  ...BRAND_FIELDS,
-});
 
 /** Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): clients whose client_id is an https URL. */
 export interface ClientIdMetadataConfig {
@@ -161,20 +85,6 @@ export interface Config extends ClientAddressConfig, RegistrationConfig, DpopCon
   readonly clientIdMetadata: ClientIdMetadataConfig;
   /** BRAND_NAME, BRAND_LOGO_URL, BRAND_PRIMARY_COLOR: what the pages show of the operator. */
   readonly brand: BrandConfig;
-}
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
-    this.name = 'ConfigError';
-  }
-}
-
-/** Empty variables count as unset, as shells and compose files often export them blank. */
-function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') out[name] = value;
-  return out;
 }
 
 /**
@@ -264,27 +174,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     ...dpopConfig(e),
     ...signingConfig(e, workers, availableParallelism()),
     brand: brandConfig(e),
-  });
-}
-
-/** The subset the operator scripts need, read without requiring the server's full configuration. */
-export interface OperatorDefaults {
-  readonly keysDir: string;
-  readonly jwksCacheTtl: number;
-  readonly accessTokenTtl: number;
-  readonly clientsFile: string | undefined;
-  readonly usersFile: string | undefined;
-}
-
-export function loadOperatorDefaults(env: NodeJS.ProcessEnv = process.env): OperatorDefaults {
-  const schema = EnvSchema.pick({ KEYS_DIR: true, JWKS_CACHE_TTL: true, ACCESS_TOKEN_TTL: true, CLIENTS_FILE: true, USERS_FILE: true });
-  const parsed = schema.safeParse(withoutBlanks(env));
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
-  return Object.freeze({
-    keysDir: parsed.data.KEYS_DIR,
-    jwksCacheTtl: parsed.data.JWKS_CACHE_TTL,
-    accessTokenTtl: parsed.data.ACCESS_TOKEN_TTL,
-    clientsFile: parsed.data.CLIENTS_FILE,
-    usersFile: parsed.data.USERS_FILE,
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { flag, integer } from './env-fields.js';
-import type { ReplicaAck } from './store/replica-ack.js';
-import type { RedisAddress, RedisTopology } from './store/redis-connection.js';
+import { flag, integer } from './fields.js';
+import type { ReplicaAck } from '../store/replica-ack.js';
+import type { RedisAddress, RedisTopology } from '../store/redis-connection.js';
 
 /**
  * The Redis variables of src/config.ts: their zod fields, and the rules between them

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SigningThread } from './tokens/jws.js';
+import type { SigningThread } from '../tokens/jws.js';
 
 /** ACCESS_TOKEN_SIGNING, parsed by src/config.ts with the others (it stays the only reader of process.env). */
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { integer } from './env-fields.js';
+import { integer } from './fields.js';
 
 /**
  * The variables that decide which address a client has (TRUST_PROXY) and what a

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_DPOP_ALGORITHMS, DPOP_ASYMMETRIC_ALGORITHMS, type DpopAlgorithm } from './dpop/proof.js';
-import { flag, integer } from './env-fields.js';
+import { DEFAULT_DPOP_ALGORITHMS, DPOP_ASYMMETRIC_ALGORITHMS, type DpopAlgorithm } from '../dpop/proof.js';
+import { flag, integer } from './fields.js';
 
 /** The variables of DPoP (RFC 9449), parsed by src/config.ts with the others (it stays the only reader of process.env). */
 
