@@ -13,7 +13,7 @@ import {
   type ResponseTarget,
   type ResponseType,
 } from '../oauth/response-mode.js';
-import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
+import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.js';
 import type { ProtectedResource } from '../resources/registry.js';
 
 /**

@@ -1,7 +1,7 @@
 import { InvalidGrant } from '../errors.js';
 import type { SecurityEvents } from '../events/types.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
-import { narrowGrantTarget, type ResourceLookup } from '../oauth/resource.js';
+import { narrowGrantTarget, type ResourceLookup } from '../resources/indicators.js';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';

@@ -1,5 +1,5 @@
 import type { SecurityEvents } from '../events/types.js';
-import { type ResourceLookup, resolveNewTarget } from '../oauth/resource.js';
+import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 

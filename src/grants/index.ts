@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { SecurityEvents } from '../events/types.js';
-import type { ResourceLookup } from '../oauth/resource.js';
+import type { ResourceLookup } from '../resources/indicators.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
@@ -34,7 +34,9 @@ export interface GrantTableDependencies {
  * The grant table the token endpoint dispatches through: one module per grant_type,
  * each handed only the services it uses.
  */
-export function grantTable(deps: GrantTableDependencies): ReadonlyMap<string, Grant> {
+export type GrantTable = ReadonlyMap<string, Grant>;
+
+export function grantTable(deps: GrantTableDependencies): GrantTable {
   const { store, accessTokens, resources, refreshLifetimes, events } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing, deps.refreshTokenSealing);
   const grants: Grant[] = [

@@ -1,5 +1,5 @@
 import { InvalidGrant } from '../errors.js';
-import { narrowGrantTarget } from '../oauth/resource.js';
+import { narrowGrantTarget } from '../resources/indicators.js';
 import type { LegacyRefreshTokenStore } from '../store/types.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';

@@ -2,7 +2,7 @@ import type { Client } from '../clients/registry.js';
 import type { DpopBinding } from '../dpop/token-endpoint.js';
 import { InvalidGrant } from '../errors.js';
 import type { SecurityEvents } from '../events/types.js';
-import type { ResourceLookup } from '../oauth/resource.js';
+import type { ResourceLookup } from '../resources/indicators.js';
 import type { RefreshFamilyRecord, RotationOutcome } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { issuedEvent, type TokenResponse } from './types.js';

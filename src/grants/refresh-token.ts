@@ -1,5 +1,5 @@
 import { InvalidGrant } from '../errors.js';
-import { narrowGrantTarget } from '../oauth/resource.js';
+import { narrowGrantTarget } from '../resources/indicators.js';
 import type { LegacyRefreshTokenStore, RefreshFamilyStore } from '../store/types.js';
 import { newRefreshTokenHead, parseRefreshToken } from '../tokens/refresh-token-format.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';

@@ -2,7 +2,7 @@ import type { Client, GrantTypeName } from '../clients/registry.js';
 import type { DpopBinding } from '../dpop/token-endpoint.js';
 import type { IssuingGrant, SecurityEvent } from '../events/types.js';
 import type { FormParams } from '../oauth/form-params.js';
-import type { TargetRequest } from '../oauth/resource.js';
+import type { TargetRequest } from '../resources/indicators.js';
 
 /** RFC 6749 §5.1 successful token response. */
 export interface TokenResponse {

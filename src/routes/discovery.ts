@@ -2,14 +2,15 @@ import { PROMPT_VALUES } from '../oauth/prompt.js';
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
+import type { Endpoints } from '../endpoints.js';
 import { allowAnyOrigin } from '../http/cors.js';
 import type { Keystore } from '../keys/keystore.js';
 import { RESPONSE_MODES, RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 
 export interface DiscoveryOptions {
-  readonly issuer: string;
-  readonly pathPrefix: string;
+  /** Where each endpoint is (src/endpoints.ts). */
+  readonly endpoints: Endpoints;
   readonly jwksCacheTtl: number;
   readonly keystore: Keystore;
   readonly clients: ClientRegistry;
@@ -25,7 +26,7 @@ export interface DiscoveryOptions {
   readonly dpopAlgorithms: readonly string[];
   readonly clock: Clock;
   /** With dynamic client registration on: its endpoint and the grants a registered client may get. */
-  readonly registration?: { readonly endpoint: string; readonly grantTypes: readonly GrantTypeName[] } | undefined;
+  readonly registration?: { readonly grantTypes: readonly GrantTypeName[] } | undefined;
 }
 
 /** What a client described by a metadata document may use (src/clients/metadata-document.ts). */
@@ -53,7 +54,7 @@ function dynamicallyRegistered(
  * dynamic registration).
  */
 export function authorizationServerMetadata(options: DiscoveryOptions): Record<string, unknown> {
-  const { issuer, clients, registration } = options;
+  const { endpoints, clients, registration } = options;
   const registered = [
     ...clients.all(),
     ...(options.clientIdMetadataDocuments ? [metadataDocumentClient(options.clientIdMetadataDocuments.grantTypes)] : []),
@@ -65,26 +66,26 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const scopes = [...new Set([...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
   const responseTypes = RESPONSE_TYPES.filter((r) => registered.some((c) => c.responseTypes.has(r)));
   return {
-    issuer,
-    ...(responseTypes.length > 0 ? { authorization_endpoint: `${issuer}/oauth2/authorize` } : {}),
+    issuer: endpoints.issuer,
+    ...(responseTypes.length > 0 ? { authorization_endpoint: endpoints.url('authorize') } : {}),
     // OpenID Connect Prompt Create §4.1 registers prompt_values_supported for RFC 8414 metadata too.
     ...(responseTypes.length > 0 ? { prompt_values_supported: [...PROMPT_VALUES] } : {}),
     // OpenID Connect RP-Initiated Logout 1.0 §2.1 (registered for RFC 8414 metadata as well): where a
     // client sends the browser to sign out; our endpoint takes its client_id, post_logout_redirect_uri
     // and state (there are no ID tokens, so no id_token_hint), and always asks the user first.
-    ...(responseTypes.length > 0 ? { end_session_endpoint: `${issuer}/oauth2/logout` } : {}),
-    token_endpoint: `${issuer}/oauth2/token`,
-    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    ...(responseTypes.length > 0 ? { end_session_endpoint: endpoints.url('logout') } : {}),
+    token_endpoint: endpoints.url('token'),
+    jwks_uri: endpoints.url('jwks'),
     grant_types_supported: grantTypes,
     response_types_supported: responseTypes,
     response_modes_supported: RESPONSE_MODES,
     token_endpoint_auth_methods_supported: authMethods,
-    revocation_endpoint: `${issuer}/oauth2/revoke`,
+    revocation_endpoint: endpoints.url('revocation'),
     revocation_endpoint_auth_methods_supported: authMethods,
-    introspection_endpoint: `${issuer}/oauth2/introspect`,
+    introspection_endpoint: endpoints.url('introspection'),
     introspection_endpoint_auth_methods_supported: authMethods.filter((m) => m !== 'none'),
     // RFC 8414 §2: "URL of the authorization server's OAuth 2.0 Dynamic Client Registration endpoint [RFC7591]".
-    ...(registration ? { registration_endpoint: registration.endpoint } : {}),
+    ...(registration ? { registration_endpoint: endpoints.url('registration') } : {}),
     scopes_supported: scopes,
     code_challenge_methods_supported: ['S256'],
     // RFC 9449 §5.1: "A JSON array containing a list of the JWS alg values (from the
@@ -102,9 +103,9 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
 }
 
 export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOptions): Promise<void> {
-  const { keystore, clock, pathPrefix } = options;
+  const { keystore, clock, endpoints } = options;
 
-  app.get(`${pathPrefix}/.well-known/jwks.json`, async (_request, reply) => {
+  app.get(endpoints.path('jwks'), async (_request, reply) => {
     const jwks = keystore.jwksAt(nowSeconds(clock));
     return allowAnyOrigin(reply)
       .header('content-type', 'application/json;charset=UTF-8')
@@ -114,7 +115,7 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
 
   // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
   // Built on every request, from the registries as they are now (they may be reloaded).
-  app.get(`/.well-known/oauth-authorization-server${pathPrefix}`, async (_request, reply) =>
+  app.get(endpoints.authorizationServerMetadataPath, async (_request, reply) =>
     allowAnyOrigin(reply)
       .header('content-type', 'application/json;charset=UTF-8')
       .header('cache-control', 'public, max-age=300')

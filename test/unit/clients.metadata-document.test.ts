@@ -6,7 +6,7 @@ import {
   metadataDocumentGrants,
 } from '../../src/clients/metadata-document.js';
 import type { ClientMetadataPolicy } from '../../src/clients/registration-metadata.js';
-import { offeredScope } from '../../src/oauth/resource.js';
+import { offeredScope } from '../../src/resources/indicators.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { clientMetadataDocument } from '../helpers/metadata-document-fixtures.js';
 import { REFUSED_METADATA } from '../helpers/refused-metadata.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { OAuthError } from '../../src/errors.js';
 import { FormParams } from '../../src/oauth/form-params.js';
-import { type AccessTarget, narrowGrantTarget, resolveNewTarget, type TargetRequest } from '../../src/oauth/resource.js';
+import { type AccessTarget, narrowGrantTarget, resolveNewTarget, type TargetRequest } from '../../src/resources/indicators.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { API, FILES, MCP, RESOURCES, UNREGISTERED } from '../helpers/resource-fixtures.js';
 

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Client } from '../../clients/registry.js';
 import type { Pages } from '../../pages/view.js';
 import type { ProtectedResource } from '../../resources/registry.js';
-import type { ResourceLookup } from '../../oauth/resource.js';
+import type { ResourceLookup } from '../../resources/indicators.js';
 import type { BrowserSession } from '../../session/browser-session.js';
 import type { Signer } from '../../session/signer.js';
 import type { ConsentStore } from '../../store/types.js';

@@ -1,6 +1,6 @@
 import { InvalidTarget } from '../errors.js';
-import type { ProtectedResource } from '../resources/registry.js';
-import { assertScopeAllowed, parseRequestedScope, resolveRequestedScope, scopeOutside } from './scope.js';
+import type { ProtectedResource } from './registry.js';
+import { assertScopeAllowed, parseRequestedScope, resolveRequestedScope, scopeOutside } from '../oauth/scope.js';
 
 /**
  * Resource indicators (RFC 8707): which registered resources a request names, and the

@@ -1,0 +1,59 @@
+/**
+ * The one table of the server's endpoints: each one's path below the issuer, and from it
+ * the path a route registers and the URL metadata documents publish. Nothing else writes
+ * an endpoint's path (routes, discovery, the services that name a URL all read it here).
+ */
+
+/** Paths below the issuer's own path (ISSUER https://as.example.com/tenant → /tenant/oauth2/token). */
+const BELOW_ISSUER = {
+  authorize: '/oauth2/authorize',
+  login: '/oauth2/authorize/login',
+  consent: '/oauth2/authorize/consent',
+  logout: '/oauth2/logout',
+  token: '/oauth2/token',
+  revocation: '/oauth2/revoke',
+  introspection: '/oauth2/introspect',
+  registration: '/oauth2/register',
+  jwks: '/.well-known/jwks.json',
+} as const;
+
+export type EndpointName = keyof typeof BELOW_ISSUER;
+
+/** Paths at the host's root whatever the issuer's path: health checks and the metrics scrape. */
+export const HOST_PATHS = { health: '/healthz', readiness: '/readyz', metrics: '/metrics' } as const;
+
+/** RFC 8414 §3: "inserting a well-known URI string into the authorization server's issuer identifier between the host component and the path component". */
+const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-server';
+
+export interface Endpoints {
+  /** The issuer identifier, without a trailing slash. */
+  readonly issuer: string;
+  /** Where the route of `name` listens. */
+  path(name: EndpointName): string;
+  /** The absolute URL of `name`, as metadata and responses name it. */
+  url(name: EndpointName): string;
+  /** A client's configuration endpoint (RFC 7592 §1): below the registration endpoint. */
+  clientConfigurationUrl(clientId: string): string;
+  /** Where the RFC 8414 metadata document is served. */
+  readonly authorizationServerMetadataPath: string;
+  /** The path the browser session's cookies are sent to: every page of the authorization endpoint and sign-out. */
+  readonly browserCookiePath: string;
+  /** Whether `path` is one of the pages a browser sees (they answer errors with a page, not JSON). */
+  isBrowserPath(path: string): boolean;
+}
+
+export function endpointsOf(issuer: string): Endpoints {
+  const origin = issuer.replace(/\/+$/, '');
+  const prefix = new URL(origin).pathname.replace(/\/+$/, '');
+  const path = (name: EndpointName) => `${prefix}${BELOW_ISSUER[name]}`;
+  const authorize = path('authorize');
+  return {
+    issuer: origin,
+    path,
+    url: (name) => `${origin}${BELOW_ISSUER[name]}`,
+    clientConfigurationUrl: (clientId) => `${origin}${BELOW_ISSUER.registration}/${clientId}`,
+    authorizationServerMetadataPath: `${AUTHORIZATION_SERVER_METADATA}${prefix}`,
+    browserCookiePath: `${prefix}/oauth2/`,
+    isBrowserPath: (candidate) => candidate === authorize || candidate.startsWith(`${authorize}/`) || candidate === path('logout'),
+  };
+}

@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import { clientDirectory, type ClientSource, registrySource } from './clients/directory.js';
+import { InitialAccessTokens } from './clients/initial-access-tokens.js';
+import { MetadataDocumentClients } from './clients/metadata-documents.js';
+import type { ClientMetadataPolicy } from './clients/registration-metadata.js';
+import { ClientRegistrations } from './clients/registrations.js';
+import type { ClientRegistry } from './clients/registry.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config/index.js';
+import { DpopNonces } from './dpop/nonce.js';
+import { TokenEndpointProofs } from './dpop/token-endpoint.js';
+import { type Endpoints, endpointsOf } from './endpoints.js';
+import { auditLog, type AuditSink } from './events/audit-log.js';
+import { fanOut, type SecurityEvents } from './events/types.js';
+import type { Resolver } from './fetch/safe-fetch.js';
+import { GrantIndexing } from './grants/grant-index.js';
+import { type GrantTable, grantTable } from './grants/index.js';
+import type { Keystore } from './keys/keystore.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
+import { offeredScope } from './resources/indicators.js';
+import { ResourceRegistry } from './resources/registry.js';
+import { BrowserSession } from './session/browser-session.js';
+import type { Signer } from './session/signer.js';
+import type { Store } from './store/types.js';
+import { AccessTokens } from './tokens/access-token.js';
+import { RefreshTokenSealing } from './tokens/refresh-token-sealer.js';
+import type { UserRegistry } from './users/registry.js';
+import { PasswordSignIn } from './users/sign-in.js';
+import { SignInThrottle } from './users/sign-in-throttle.js';
+import { VerificationSlots } from './users/verification-slots.js';
+
+/**
+ * The service wiring: from the configuration and what the process opened (keys, registries,
+ * store), the domain services the routes use. No Fastify here; app.ts hands them to the routes.
+ */
+
+export interface ServiceDependencies {
+  readonly keystore: Keystore;
+  readonly clients: ClientRegistry;
+  readonly users: UserRegistry;
+  /** Protected resources (RFC 8707) clients may name with `resource`; default: none. */
+  readonly resources?: ResourceRegistry;
+  readonly store: Store;
+  /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
+  readonly signer: Signer;
+  /** Injected so tests control time. */
+  readonly clock?: Clock;
+  /** Trust anchors (PEM) and DNS for fetching URLs clients control (tests); default: Node's CA list and DNS. */
+  readonly outboundFetch?: { readonly ca?: string; readonly resolve?: Resolver };
+  /**
+   * The Prometheus series to record into, when METRICS_PORT is set (served by
+   * buildMetricsServer, or by this app when METRICS_PORT equals PORT); none: nothing is measured.
+   */
+  readonly metrics?: ServerMetrics | undefined;
+}
+
+/** The log the services write to (the app's). */
+export type ServiceLog = AuditSink & {
+  info(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+};
+
+/**
+ * Where the server's security events go: the audit log (one `info` line each), and the
+ * metrics when there are any. A consumer that throws is logged, never fails the request.
+ */
+export function serverEvents(log: ServiceLog | (AuditSink & Pick<ServiceLog, 'error'>), metrics?: ServerMetrics): SecurityEvents {
+  return fanOut([auditLog(log), ...(metrics ? [metrics] : [])], (err) =>
+    log.error({ err: { message: (err as Error).message } }, 'security event consumer failed'),
+  );
+}
+
+/**
+ * What a client describing itself may have, by registration or by metadata document (one
+ * is as self-asserted as the other): DYNAMIC_CLIENT_GRANTS, and scopes some resource offers.
+ */
+function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): ClientMetadataPolicy {
+  return { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(resources.all()) };
+}
+
+/** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
+function metadataDocumentSource(
+  config: Config,
+  deps: ServiceDependencies,
+  log: ServiceLog,
+  clock: Clock,
+  policy: ClientMetadataPolicy,
+): ClientSource[] {
+  const settings = config.clientIdMetadata;
+  if (!settings.enabled) return [];
+  const source = new MetadataDocumentClients({
+    policy,
+    fetch: {
+      allowHttp: settings.allowInsecure,
+      allowSpecialUseAddresses: settings.allowInsecure,
+      timeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxBytes,
+      ca: deps.outboundFetch?.ca,
+      resolve: deps.outboundFetch?.resolve,
+    },
+    ttl: { minSeconds: settings.minTtl, maxSeconds: settings.maxTtl },
+    clock,
+    onRefused: (clientId, reason) => log.info({ clientId, reason }, 'client id metadata document not usable: the client is unknown'),
+  });
+  return [source];
+}
+
+/** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */
+function dynamicRegistrations(
+  config: Config,
+  endpoints: Endpoints,
+  deps: { store: Store; clients: ClientRegistry; policy: ClientMetadataPolicy; clock: Clock; events: SecurityEvents },
+): ClientRegistrations | undefined {
+  if (config.dynamicClientRegistration === 'off') return undefined;
+  return new ClientRegistrations(
+    deps.store.clientRegistrations,
+    deps.store.attempts,
+    deps.clients,
+    {
+      policy: deps.policy,
+      ttlSeconds: config.dynamicClientTtl,
+      rateLimit: {
+        limit: config.registrationRateLimit,
+        windowSeconds: config.registrationRateWindow,
+        ipv6LimitPrefix: config.ipv6LimitPrefix,
+      },
+      registrationClientUri: (clientId) => endpoints.clientConfigurationUrl(clientId),
+    },
+    deps.clock,
+    deps.events,
+  );
+}
+
+export type Services = ReturnType<typeof buildServices>;
+
+export function buildServices(config: Config, deps: ServiceDependencies, log: ServiceLog) {
+  const { keystore, clients, store } = deps;
+  const resources = deps.resources ?? ResourceRegistry.fromEntries([]);
+  const clock = deps.clock ?? systemClock;
+  const endpoints = endpointsOf(config.issuer);
+  const events = serverEvents(log, deps.metrics);
+  const accessTokens = new AccessTokens(
+    keystore,
+    {
+      issuer: config.issuer,
+      audience: config.accessTokenAudience,
+      ttlSeconds: config.accessTokenTtl,
+      signingThread: config.accessTokenSigning,
+    },
+    clock,
+  );
+  // One sign-in service, so the login page and the password grant share limits and verification slots.
+  const signIn = new PasswordSignIn(
+    deps.users,
+    new SignInThrottle(store.attempts, {
+      maxPerUsername: config.loginMaxFailures,
+      maxPerAddress: config.loginMaxFailuresPerIp,
+      windowSeconds: config.loginFailureWindow,
+      ipv6LimitPrefix: config.ipv6LimitPrefix,
+    }),
+    new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
+    events,
+  );
+  const grantIndexing = new GrantIndexing(store.grantIndex, clock);
+  const refreshTokenSealing = new RefreshTokenSealing(store, clock);
+  const grants: GrantTable = grantTable({
+    store,
+    accessTokens,
+    resources,
+    signIn,
+    clock,
+    grantIndexing,
+    refreshLifetimes: { absoluteSeconds: config.refreshTokenTtl, idleSeconds: config.refreshTokenIdleTtl },
+    refreshReuseGraceSeconds: config.refreshReuseGrace,
+    refreshTokenSealing,
+    events,
+  });
+  const selfAsserted = selfAssertedClientPolicy(config, resources);
+  const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });
+  // The clients file first, so no other source can shadow one of its ids.
+  const directory = clientDirectory(
+    registrySource(clients),
+    ...(registrations ? [registrations] : []),
+    ...metadataDocumentSource(config, deps, log, clock, selfAsserted),
+  );
+  const proofs = new TokenEndpointProofs(
+    store,
+    // Derived from SESSION_SECRET, so instances behind one load balancer accept each other's nonces.
+    new DpopNonces(config.sessionSecret ?? randomBytes(32), config.dpop.proofWindowSeconds),
+    {
+      tokenEndpoint: endpoints.url('token'),
+      algorithms: config.dpop.algorithms,
+      windowSeconds: config.dpop.proofWindowSeconds,
+      requireNonce: config.dpop.requireNonce,
+      onRefused: (reason) => events.emit({ event: 'dpop.proof_failed', reason }),
+    },
+    clock,
+  );
+  return {
+    clock,
+    endpoints,
+    events,
+    resources,
+    accessTokens,
+    signIn,
+    grantIndexing,
+    grants,
+    /** What revocation and introspection read of a token's state. */
+    tokenStatus: { accessTokens, refreshTokens: store, refreshTokenSealing, denylist: store, grants: store, clock },
+    selfAsserted,
+    registrations,
+    initialAccessTokens:
+      config.dynamicClientRegistration === 'token' ? new InitialAccessTokens(config.registrationInitialAccessTokens) : undefined,
+    directory,
+    proofs,
+    session: new BrowserSession(
+      deps.signer,
+      { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
+      clock,
+    ),
+  };
+}
