@@ -1,4 +1,13 @@
-import type { ResponseTarget } from './oauth/response-mode.js';
+/**
+ * Where an error of an authorization request goes back to once the client and its redirect
+ * URI are known valid: that URI, in the request's response mode, with its state
+ * (src/oauth/response-mode.ts builds it).
+ */
+export interface RedirectTarget {
+  readonly redirectUri: string;
+  readonly responseMode: 'query' | 'fragment' | 'form_post';
+  readonly state: string | undefined;
+}
 
 /**
  * One error hierarchy for every protocol failure (RFC 6749 §4.1.2.1, §4.2.2.1, §5.2).
@@ -56,7 +65,7 @@ export abstract class OAuthError extends Error {
    * automatically redirect the user-agent"; only once both are valid does an error get a
    * target. Undefined: the user sees an error page.
    */
-  redirectTo: ResponseTarget | undefined;
+  redirectTo: RedirectTarget | undefined;
 
   readonly description: string;
 
@@ -67,7 +76,7 @@ export abstract class OAuthError extends Error {
   }
 
   /** Marks the error as one the client receives at `target`. */
-  redirectingTo(target: ResponseTarget): this {
+  redirectingTo(target: RedirectTarget): this {
     this.redirectTo = target;
     return this;
   }

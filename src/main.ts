@@ -4,7 +4,7 @@ import { runPrimary } from './cluster/primary.js';
 import { primaryLog } from './cluster/primary-log.js';
 import { type Config, loadConfig } from './config/index.js';
 import { clusterMetrics } from './metrics/cluster.js';
-import { buildMetricsServer } from './metrics-server.js';
+import { buildMetricsServer } from './routes/metrics-server.js';
 import { startServer, stopOnSignals } from './server.js';
 
 /** Production entry: configuration from the environment only. The only process.exit. */

@@ -1,5 +1,5 @@
 import { ClientRegistry, ReloadableClients } from './clients/registry.js';
-import { assertDistinctSubjects, type RegistrySources } from './oauth/subjects.js';
+import { assertDistinctSubjects, type RegistrySources } from './clients/subjects.js';
 import { ReloadableResources, ResourceRegistry } from './resources/registry.js';
 import { ReloadableUsers, UserRegistry } from './users/registry.js';
 

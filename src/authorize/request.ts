@@ -22,7 +22,8 @@ import type { ProtectedResource } from '../resources/registry.js';
  * client and its redirect URI are known carry `redirectTo`, the others must not redirect.
  */
 
-export type Parameters = ReadonlyArray<readonly [string, string]>;
+export type { Parameters } from '../oauth/form-params.js';
+import type { Parameters } from '../oauth/form-params.js';
 
 export interface AuthorizationRequest extends ResponseTarget {
   readonly client: Client;

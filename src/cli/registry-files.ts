@@ -1,6 +1,6 @@
 import { ClientRegistry } from '../clients/registry.js';
-import { assertDistinctSubjects } from '../oauth/subjects.js';
-import { readRegistryEntries, withRegistryLock, writeRegistryEntries } from '../registry-file.js';
+import { assertDistinctSubjects } from '../clients/subjects.js';
+import { readRegistryEntries, withRegistryLock, writeRegistryEntries } from '../registry/file.js';
 import { UserRegistry } from '../users/registry.js';
 import { UsageError } from './command.js';
 

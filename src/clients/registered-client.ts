@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DynamicGrantType } from '../config/registration.js';
+import type { DynamicGrantType } from './registration-metadata.js';
 import type { ClientRegistrationRecord } from '../store/types.js';
 import type { RegisteredMetadata } from './registration-metadata.js';
 import { type Client, clientFromMetadata } from './registry.js';

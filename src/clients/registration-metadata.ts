@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import type { DynamicGrantType } from '../config/registration.js';
 import { InvalidClientMetadata, InvalidRedirectUri } from '../errors.js';
 import { parseScope, scopeOutside } from '../oauth/scope.js';
 import { type ApplicationType, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
 import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';
+
+/** The grants a dynamically registered client may get; `password` and `implicit` never (RFC 9700 §2.4, §2.1.2). */
+export const DYNAMIC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export type DynamicGrantType = (typeof DYNAMIC_GRANT_TYPES)[number];
 
 /**
  * The client metadata (RFC 7591 §2) of a client that describes itself, checked against what

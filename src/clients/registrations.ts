@@ -1,4 +1,4 @@
-import { addressLimitKey } from '../address-limit-key.js';
+import { addressLimitKey } from '../shared/address-limit-key.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import { NO_EVENTS, type SecurityEvents } from '../events/types.js';
 import { InvalidClientMetadata, InvalidToken, ServerError, TooManyRegistrations } from '../errors.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
-import { isHttpsOrLocalUrl } from '../config/brand.js';
-import { readRegistryEntries } from '../registry-file.js';
+import { isHttpsOrLocalUrl } from '../oauth/urls.js';
+import { readRegistryEntries } from '../registry/file.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sha256Bytes } from '../sha256.js';
+import { sha256Bytes } from '../shared/sha256.js';
 
 /**
  * Client secrets are generated with 256 bits of entropy, so a fast SHA-256 digest is

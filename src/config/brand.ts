@@ -1,19 +1,11 @@
 import { z } from 'zod';
+import { isHttpsOrLocalUrl } from '../oauth/urls.js';
+import type { BrandConfig } from '../pages/brand.js';
 
 /**
  * The variables that brand the login, consent and error pages, parsed by src/config.ts
  * with the others (it stays the only reader of process.env).
  */
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** Whether `value` is an https URL, or an http URL on this computer (development). */
-export function isHttpsOrLocalUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  if (url.username !== '' || url.password !== '' || value.includes('#')) return false;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
-}
 
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
@@ -46,14 +38,6 @@ export const BRAND_FIELDS = {
 type BrandVariables = z.output<z.ZodObject<typeof BRAND_FIELDS>>;
 
 /** What the pages show of the operator. */
-export interface BrandConfig {
-  /** BRAND_NAME: shown above every page and in its title; undefined: no name. */
-  readonly name: string | undefined;
-  /** BRAND_LOGO_URL: the operator's logo; its origin is allowed by the pages' CSP (img-src). */
-  readonly logoUrl: string | undefined;
-  /** BRAND_PRIMARY_COLOR as #rrggbb: the primary button and the accent line. */
-  readonly primaryColor: string;
-}
 
 export function brandConfig(e: BrandVariables): BrandConfig {
   return Object.freeze({ name: e.BRAND_NAME, logoUrl: e.BRAND_LOGO_URL, primaryColor: e.BRAND_PRIMARY_COLOR });

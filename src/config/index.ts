@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { type BrandConfig, brandConfig } from './brand.js';
+import type { BrandConfig } from '../pages/brand.js';
+import { brandConfig } from './brand.js';
 import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
 import { type DpopConfig, dpopConfig } from './dpop.js';
 import { ConfigError, EnvSchema, type LOG_LEVELS, withoutBlanks } from './environment.js';
-import { type RedisSettings, redisProblems, redisSettings } from './redis.js';
+import type { RedisSettings } from '../store/open-store.js';
+import { redisProblems, redisSettings } from './redis.js';
 import { type RegistrationConfig, registrationConfig, registrationProblems } from './registration.js';
 import { type SigningConfig, signingConfig } from './signing.js';
 

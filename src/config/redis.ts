@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { flag, integer } from './fields.js';
-import type { ReplicaAck } from '../store/replica-ack.js';
+import type { RedisSettings } from '../store/open-store.js';
 import type { RedisAddress, RedisTopology } from '../store/redis-connection.js';
 
 /**
@@ -8,14 +8,6 @@ import type { RedisAddress, RedisTopology } from '../store/redis-connection.js';
  * (exactly one topology; what each topology requires and accepts). Messages name the
  * variables, never a value: a URL or a password may be in it.
  */
-
-export interface RedisSettings {
-  readonly topology: RedisTopology;
-  readonly tls: boolean;
-  readonly username: string | undefined;
-  readonly password: string | undefined;
-  readonly replicaAck: ReplicaAck;
-}
 
 /** `host:port`, the host a name, an IPv4 address or a bracketed IPv6 address. */
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DYNAMIC_GRANT_TYPES, type DynamicGrantType } from '../clients/registration-metadata.js';
 import { integer } from './fields.js';
 
 /**
@@ -7,9 +8,6 @@ import { integer } from './fields.js';
  */
 
 export const REGISTRATION_MODES = ['off', 'open', 'token'] as const;
-/** The grants a dynamically registered client may get; `password` and `implicit` never (RFC 9700 §2.4, §2.1.2). */
-export const DYNAMIC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
-export type DynamicGrantType = (typeof DYNAMIC_GRANT_TYPES)[number];
 
 const NEVER_DYNAMIC: Record<string, string> = {
   password: 'DYNAMIC_CLIENT_GRANTS: password is never allowed for dynamically registered clients (RFC 9700 section 2.4)',

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequest, type OAuthError } from '../errors.js';
-import { FormParams } from '../oauth/form-params.js';
+import { FormParams, queryParametersOf } from '../oauth/form-params.js';
 import { type StoreOutageAnswer, sendOAuthError, toOAuthError } from './oauth-reply.js';
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
@@ -44,6 +44,5 @@ export function useOAuthFormBodies(scope: FastifyInstance, options: BackChannelO
 export function formRequest(body: unknown, url: string): { body: FormParams; query: FormParams } {
   // RFC 6749 §3.2: "The client MUST use the HTTP "POST" method when making access token requests."
   if (!(body instanceof FormParams)) throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
-  const queryStart = url.indexOf('?');
-  return { body, query: queryStart === -1 ? FormParams.empty() : FormParams.parse(url.slice(queryStart + 1)) };
+  return { body, query: FormParams.fromEntries(queryParametersOf(url)) };
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { nowSeconds } from '../clock.js';
-import { withLockFile } from '../file-lock.js';
+import { withLockFile } from '../registry/file-lock.js';
 import { checkKeyFolder } from './folder-safety.js';
 import { deleteKeyFile, generateKeyRecord, type KeyRecord, readKeyFolder, type SigningAlgorithm, writeKeyFile } from './key-file.js';
 import { planCleanup, planRevocation, planRotation, type RotationPlan, signingKeyAt, signsAt } from './lifecycle.js';

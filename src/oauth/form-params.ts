@@ -11,6 +11,20 @@ export function isRepeatable(name: string): boolean {
   return REPEATABLE.has(name);
 }
 
+/** Parameters as received, in order, repeats kept (the validators judge them). */
+export type Parameters = ReadonlyArray<readonly [string, string]>;
+
+/** The parameters of an application/x-www-form-urlencoded string (a form body, or a query string). */
+export function parametersOf(encoded: string): Parameters {
+  return [...new URLSearchParams(encoded)];
+}
+
+/** The parameters of a request URL's query string (none without `?`). */
+export function queryParametersOf(url: string): Parameters {
+  const start = url.indexOf('?');
+  return start === -1 ? [] : parametersOf(url.slice(start + 1));
+}
+
 /**
  * Parameters of an application/x-www-form-urlencoded body (or a query string).
  * RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were

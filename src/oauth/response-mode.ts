@@ -1,3 +1,5 @@
+import type { RedirectTarget } from '../errors.js';
+
 /**
  * Where the authorization response goes (OAuth 2.0 Multiple Response Type Encoding
  * Practices §2.1, OAuth 2.0 Form Post Response Mode). Pure: builds URLs and field
@@ -6,17 +8,12 @@
 
 /** The response types this server implements (RFC 6749 §3.1.1): the code flow and the implicit flow. */
 export const RESPONSE_TYPES = ['code', 'token'] as const;
-export const RESPONSE_MODES = ['query', 'fragment', 'form_post'] as const;
-
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
-export type ResponseMode = (typeof RESPONSE_MODES)[number];
+export type ResponseMode = RedirectTarget['responseMode'];
+export const RESPONSE_MODES = ['query', 'fragment', 'form_post'] as const satisfies readonly ResponseMode[];
 
 /** Where and how an authorization response (or error) reaches the client. */
-export interface ResponseTarget {
-  readonly redirectUri: string;
-  readonly responseMode: ResponseMode;
-  readonly state: string | undefined;
-}
+export type ResponseTarget = RedirectTarget;
 
 export function isResponseType(value: string): value is ResponseType {
   return (RESPONSE_TYPES as readonly string[]).includes(value);

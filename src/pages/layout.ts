@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BrandConfig } from '../config/brand.js';
+import type { BrandConfig } from './brand.js';
 import { textColorOn } from './contrast.js';
 import { type Html, html, type Page } from './html.js';
 import type { Messages } from './messages/index.js';

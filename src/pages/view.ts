@@ -1,4 +1,4 @@
-import type { BrandConfig } from '../config/brand.js';
+import type { BrandConfig } from './brand.js';
 import type { Html, Page } from './html.js';
 import { negotiateLanguage } from './language.js';
 import { type PageExtras, Layout } from './layout.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseScope } from '../oauth/scope.js';
-import { readRegistryEntries } from '../registry-file.js';
+import { readRegistryEntries } from '../registry/file.js';
 import { type ScopeDescription, scopeDescriptionsSchema } from './scope-descriptions.js';
 
 /**

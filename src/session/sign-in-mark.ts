@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Parameters } from '../authorize/request.js';
+import type { Parameters } from '../oauth/form-params.js';
 import type { AuthenticatedUser } from './browser-session.js';
 import type { Signer } from './signer.js';
 

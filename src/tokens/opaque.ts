@@ -1,4 +1,4 @@
-import { sha256Base64url } from '../sha256.js';
+import { sha256Base64url } from '../shared/sha256.js';
 import type { OpaqueTokenRef } from '../store/types.js';
 import { randomBase64url, randomId } from './random-id.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readRegistryEntries } from '../registry-file.js';
+import { readRegistryEntries } from '../registry/file.js';
 import { isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
 
 /** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE. */

@@ -1,4 +1,4 @@
-import { addressLimitKey } from '../address-limit-key.js';
+import { addressLimitKey } from '../shared/address-limit-key.js';
 import type { AttemptCounter, AttemptReservation } from '../store/types.js';
 import { SettledAttempts } from './settled-attempts.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import type { ServerMetrics } from '../../src/metrics/server-metrics.js';
-import { buildMetricsServer } from '../../src/metrics-server.js';
+import { buildMetricsServer } from '../../src/routes/metrics-server.js';
 
 export interface Sample {
   readonly name: string;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { addressLimitKey } from '../../src/address-limit-key.js';
+import { addressLimitKey } from '../../src/shared/address-limit-key.js';
 
 t.test('addressLimitKey: what a per-address limit counts a client under', async (t) => {
   t.test('IPv4 as is', async (t) => {

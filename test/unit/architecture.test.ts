@@ -3,30 +3,40 @@ import { dirname, join, relative, resolve } from 'node:path';
 import t from 'tap';
 
 /**
- * The one rule between the layers (ARCHITECTURE.md): data enters at a route and flows
- * down; domain code never reaches back up into HTTP.
+ * The one rule between the layers (ARCHITECTURE.md): the folders and root modules of src/
+ * stand in an order, top to bottom, and a module imports only from its own layer and the
+ * layers below it. Data enters at a route and flows down; nothing reaches back up.
  */
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const DOMAIN_FOLDERS = [
-  'authorize',
-  'clients',
-  'dpop',
-  'fetch',
-  'grants',
-  'keys',
-  'events',
-  'fetch',
-  'grants',
-  'keys',
-  'metrics',
-  'oauth',
-  'resources',
-  'session',
-  'store',
-  'tokens',
-  'users',
+export const LAYERS: readonly (readonly string[])[] = [
+  ['main.ts', 'dev.ts', 'dev-credentials.ts', 'cluster', 'cli'],
+  ['server.ts', 'registries.ts'],
+  ['app.ts', 'services.ts'],
+  ['config'],
+  ['verifier'],
+  ['routes'],
+  ['http'],
+  ['metrics'],
+  ['pages'],
+  ['authorize'],
+  ['grants'],
+  ['dpop'],
+  ['tokens'],
+  ['keys'],
+  ['session'],
+  ['clients'],
+  ['users'],
+  ['resources'],
+  ['fetch'],
+  ['oauth'],
+  ['events'],
+  ['store'],
+  ['registry'],
+  ['endpoints.ts', 'errors.ts', 'clock.ts', 'shared'],
 ];
-const HTTP_FOLDERS = ['src/http', 'src/routes', 'src/pages'];
+const HTTP_PACKAGES = (imported: string) => imported === 'fastify' || imported.startsWith('@fastify/');
+/** The layers that answer HTTP: only they (and what builds the app) may import Fastify. */
+const HTTP_LAYERS = new Set(['routes', 'http', 'pages']);
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -48,31 +58,72 @@ export async function importsOf(file: string): Promise<string[]> {
   });
 }
 
-t.test('domain folders never import fastify, src/http, src/routes or src/pages', async (t) => {
+/** The entry of LAYERS a file of src/ belongs to: its folder, or its own name for a root module. */
+function unitOf(path: string): string {
+  const [first = '', second] = relative(join(ROOT, 'src'), path).split('/');
+  return second === undefined ? first.replace(/\.js$/, '.ts') : first;
+}
+
+const layerOf = (unit: string) => LAYERS.findIndex((layer) => layer.includes(unit));
+
+t.test('every folder and root module of src/ has its place in the list of layers', async (t) => {
+  const units = new Set((await sourceFiles(join(ROOT, 'src'))).map(unitOf));
+  t.same([...units].filter((unit) => layerOf(unit) === -1).sort(), [], 'nothing unlisted');
+  t.same(
+    LAYERS.flat().filter((unit) => !units.has(unit)),
+    [],
+    'nothing listed that is not there',
+  );
+  t.equal(new Set(LAYERS.flat()).size, LAYERS.flat().length, 'each listed once');
+});
+
+const PAGES_LAYER = layerOf('pages');
+
+/** What is wrong with `file` importing `imported` (resolved as importsOf gives it): an upward import, or Fastify below the HTTP layers. */
+function violationOf(file: string, imported: string): string | undefined {
+  const unit = unitOf(file);
+  const layer = layerOf(unit);
+  const name = relative(ROOT, file);
+  if (HTTP_PACKAGES(imported) && layer > PAGES_LAYER && !HTTP_LAYERS.has(unit)) return `${name} imports ${imported}`;
+  if (!imported.startsWith('src/')) return undefined;
+  const target = unitOf(join(ROOT, imported));
+  return layerOf(target) < layer ? `${name} (${unit}) imports ${imported} (${target}, a layer above)` : undefined;
+}
+
+t.test('imports only point down the list of layers, and only the HTTP layers import Fastify', async (t) => {
   const violations: string[] = [];
-  let checked = 0;
-  for (const folder of DOMAIN_FOLDERS) {
-    for (const file of await sourceFiles(join(ROOT, 'src', folder))) {
-      checked += 1;
-      for (const imported of await importsOf(file)) {
-        const upward =
-          imported === 'fastify' ||
-          imported.startsWith('@fastify/') ||
-          HTTP_FOLDERS.some((f) => imported === f || imported.startsWith(`${f}/`));
-        if (upward) violations.push(`${relative(ROOT, file)} imports ${imported}`);
-      }
+  const files = await sourceFiles(join(ROOT, 'src'));
+  for (const file of files) {
+    for (const imported of await importsOf(file)) {
+      const violation = violationOf(file, imported);
+      if (violation) violations.push(violation);
     }
   }
-  t.ok(checked > 30, `read ${checked} domain files`);
+  t.ok(files.length > 150, `read ${files.length} files`);
   t.same(violations, [], 'imports only point down');
 });
 
+t.test('what the rule finds', async (t) => {
+  const at = (path: string) => join(ROOT, path);
+  t.equal(
+    violationOf(at('src/session/sign-in-mark.ts'), 'src/authorize/request.js'),
+    'src/session/sign-in-mark.ts (session) imports src/authorize/request.js (authorize, a layer above)',
+  );
+  t.equal(
+    violationOf(at('src/errors.ts'), 'src/oauth/response-mode.js'),
+    'src/errors.ts (errors.ts) imports src/oauth/response-mode.js (oauth, a layer above)',
+  );
+  t.equal(violationOf(at('src/store/redis.ts'), 'fastify'), 'src/store/redis.ts imports fastify');
+  t.equal(violationOf(at('src/routes/token.ts'), 'src/store/types.js'), undefined, 'down is fine');
+  t.equal(violationOf(at('src/clients/registry.ts'), 'src/clients/secret.js'), undefined, 'within a layer is fine');
+  t.equal(violationOf(at('src/app.ts'), 'fastify'), undefined, 'the app builds Fastify');
+});
+
 t.test('the import scanner sees every form of import', async (t) => {
-  const file = join(ROOT, 'src', 'app.ts');
-  const imports = await importsOf(file);
+  const imports = await importsOf(join(ROOT, 'src', 'app.ts'));
   t.ok(imports.includes('fastify'), 'a package import');
   t.ok(imports.includes('src/routes/token.js'), 'a relative import, resolved');
-  t.ok(imports.includes('src/store/types.js'), 'an import type');
+  t.ok((await importsOf(join(ROOT, 'src', 'services.ts'))).includes('src/store/types.js'), 'an import type');
 });
 
 /** The DPoP proof validation the token endpoint and the verifier share (RFC 9449 §4.3). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { sha256Base64url, sha256Bytes } from '../../src/sha256.js';
+import { sha256Base64url, sha256Bytes } from '../../src/shared/sha256.js';
 
 t.test('sha256 of UTF-8 text: the same bytes as createHash, in both output forms', async (t) => {
   for (const text of ['', 'abc', 'grant.Zm9v', 'ünïcödé ✓', 'x'.repeat(5000)]) {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ClientRegistry } from '../../src/clients/registry.js';
-import { assertDistinctSubjects, SubjectCollisionError } from '../../src/oauth/subjects.js';
+import { assertDistinctSubjects, SubjectCollisionError } from '../../src/clients/subjects.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { collision, PASSWORD_HASH, service, webApp } from '../helpers/subject-collision.js';
 

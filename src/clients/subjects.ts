@@ -1,4 +1,4 @@
-import type { Client } from '../clients/registry.js';
+import type { Client } from './registry.js';
 import type { User } from '../users/registry.js';
 
 /** How messages name where the clients and the users came from (a file, or the dev entry's demo). */

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { useUnroutedAnswers } from './http/unrouted.js';
-import type { MetricsSource } from './metrics/server-metrics.js';
-import { metricsRoute } from './routes/metrics.js';
+import { useUnroutedAnswers } from '../http/unrouted.js';
+import type { MetricsSource } from '../metrics/server-metrics.js';
+import { metricsRoute } from './metrics.js';
 
 /**
  * The metrics listener (METRICS_PORT): `GET /metrics` and nothing else, apart from the
