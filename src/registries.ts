@@ -1,14 +1,15 @@
-import { ClientRegistry, ReloadableClients } from './clients/registry.js';
+import { ClientRegistry } from './clients/registry.js';
 import { assertDistinctSubjects, type RegistrySources } from './clients/subjects.js';
-import { ReloadableResources, ResourceRegistry } from './resources/registry.js';
-import { ReloadableUsers, UserRegistry } from './users/registry.js';
+import type { Registry } from './registry/registry.js';
+import { ResourceRegistry } from './resources/registry.js';
+import { UserRegistry } from './users/registry.js';
 
 /**
- * The clients, users and protected resources a server reads, and their reload from
- * CLIENTS_FILE, USERS_FILE and RESOURCES_FILE on SIGHUP. Each file reloads on its own: one that fails to load keeps its
- * previous registry while the other is still reloaded. The pair served must keep
- * client ids and user subjects apart (src/oauth/subjects.ts): a reload that would put a
- * client_credentials client id and a user's sub together keeps the previous registries.
+ * The registries a server reads — CLIENTS_FILE, USERS_FILE, RESOURCES_FILE — and their
+ * reload on SIGHUP. Each file reloads on its own: one that fails to load keeps its previous
+ * entries while the others are still reloaded. The clients and users served must keep
+ * client ids and user subjects apart (src/clients/subjects.ts): a reload that would put a
+ * client_credentials client id and a user's sub together keeps the previous pair.
  * Results are returned, not logged: this module knows no logger.
  */
 
@@ -27,22 +28,53 @@ export type RegistryReload =
 
 type Loaded<R> = { readonly ok: true; readonly registry: R } | { readonly ok: false; readonly error: Error };
 
-async function attempt<R>(load: () => Promise<R>): Promise<Loaded<R>> {
+/** One registry as held: the instance every reader has, and the file it is reloaded from (none: given in code). */
+interface Held<R extends Registry<unknown>> {
+  readonly name: RegistryName;
+  readonly registry: R;
+  readonly file: string | undefined;
+  readonly load: (file: string) => Promise<R>;
+}
+
+/** The file's new contents, loaded (or why not); nothing when it is not reloaded. */
+async function reread<R extends Registry<unknown>>(held: Held<R>): Promise<Loaded<R> | undefined> {
+  const { file } = held;
+  if (file === undefined) return undefined;
   try {
-    return { ok: true, registry: await load() };
+    return { ok: true, registry: await held.load(file) };
   } catch (err) {
     return { ok: false, error: err as Error };
   }
 }
 
+/** What a reload of `held` reports: the count it now serves, or why it kept the previous entries. */
+function outcome(held: Held<Registry<unknown>>, loaded: Loaded<Registry<unknown>> | undefined, refused?: Error): RegistryReload[] {
+  if (held.file === undefined || !loaded) return [];
+  const { name: registry, file } = held;
+  if (!loaded.ok) return [{ registry, file, ok: false, error: loaded.error }];
+  if (refused) return [{ registry, file, ok: false, error: refused }];
+  return [{ registry, file, ok: true, count: loaded.registry.size }];
+}
+
 export class Registries {
+  private previousReload: Promise<unknown> = Promise.resolve();
+
   private constructor(
-    readonly clients: ReloadableClients,
-    readonly users: ReloadableUsers,
-    readonly resources: ReloadableResources,
-    private readonly files: RegistryFiles,
+    private readonly held: { clients: Held<ClientRegistry>; users: Held<UserRegistry>; resources: Held<ResourceRegistry> },
     private readonly sources: RegistrySources,
   ) {}
+
+  get clients(): ClientRegistry {
+    return this.held.clients.registry;
+  }
+
+  get users(): UserRegistry {
+    return this.held.users.registry;
+  }
+
+  get resources(): ResourceRegistry {
+    return this.held.resources.registry;
+  }
 
   /** Loads all three (throwing on anything unusable, or on a client whose id is a user's sub). */
   static async open(
@@ -59,21 +91,20 @@ export class Registries {
     const resources =
       given.resources ?? (files.resources ? await ResourceRegistry.load(files.resources) : ResourceRegistry.fromEntries([]));
     assertDistinctSubjects(clients.all(), users.all(), given.sources);
-    const reloadable = {
-      clients: given.clients ? undefined : files.clients,
-      users: given.users ? undefined : files.users,
-      resources: given.resources ? undefined : files.resources,
-    };
     return new Registries(
-      ReloadableClients.holding(clients),
-      ReloadableUsers.holding(users),
-      ReloadableResources.holding(resources),
-      reloadable,
+      {
+        clients: { name: 'clients', registry: clients, file: given.clients ? undefined : files.clients, load: ClientRegistry.load },
+        users: { name: 'users', registry: users, file: given.users ? undefined : files.users, load: UserRegistry.load },
+        resources: {
+          name: 'resources',
+          registry: resources,
+          file: given.resources ? undefined : files.resources,
+          load: ResourceRegistry.load,
+        },
+      },
       given.sources,
     );
   }
-
-  private previousReload: Promise<unknown> = Promise.resolve();
 
   /**
    * Re-reads the files; one result per file, in the order clients, users, resources. Reloads run one
@@ -86,40 +117,24 @@ export class Registries {
   }
 
   private async reloadNow(): Promise<RegistryReload[]> {
-    const { clients: clientsFile, users: usersFile, resources: resourcesFile } = this.files;
-    const [clients, users, resources] = await Promise.all([
-      clientsFile ? attempt(() => ClientRegistry.load(clientsFile)) : undefined,
-      usersFile ? attempt(() => UserRegistry.load(usersFile)) : undefined,
-      resourcesFile ? attempt(() => ResourceRegistry.load(resourcesFile)) : undefined,
-    ]);
+    const { clients, users, resources } = this.held;
+    const [nextClients, nextUsers, nextResources] = await Promise.all([reread(clients), reread(users), reread(resources)]);
     // Resources are independent of the other two: a valid file is always taken.
-    if (resources?.ok) this.resources.replace(resources.registry);
-    const nextClients = clients?.ok ? clients.registry : this.clients;
-    const nextUsers = users?.ok ? users.registry : this.users;
+    if (nextResources?.ok) resources.registry.replace(nextResources.registry);
+    const pair = {
+      clients: nextClients?.ok ? nextClients.registry : clients.registry,
+      users: nextUsers?.ok ? nextUsers.registry : users.registry,
+    };
     let collision: Error | undefined;
     try {
-      assertDistinctSubjects(nextClients.all(), nextUsers.all(), this.sources);
+      assertDistinctSubjects(pair.clients.all(), pair.users.all(), this.sources);
     } catch (err) {
       collision = err as Error;
     }
     if (!collision) {
-      if (clients?.ok) this.clients.replace(clients.registry);
-      if (users?.ok) this.users.replace(users.registry);
+      if (nextClients?.ok) clients.registry.replace(nextClients.registry);
+      if (nextUsers?.ok) users.registry.replace(nextUsers.registry);
     }
-    const result = (registry: RegistryName, file: string | undefined, loaded: Loaded<{ all(): unknown[] }> | undefined) => {
-      if (!file || !loaded) return [];
-      if (!loaded.ok) return [{ registry, file, ok: false, error: loaded.error } as const];
-      if (collision) return [{ registry, file, ok: false, error: collision } as const];
-      return [{ registry, file, ok: true, count: loaded.registry.all().length } as const];
-    };
-    const resourcesResult =
-      resourcesFile && resources
-        ? [
-            resources.ok
-              ? ({ registry: 'resources', file: resourcesFile, ok: true, count: resources.registry.all().length } as const)
-              : ({ registry: 'resources', file: resourcesFile, ok: false, error: resources.error } as const),
-          ]
-        : [];
-    return [...result('clients', clientsFile, clients), ...result('users', usersFile, users), ...resourcesResult];
+    return [...outcome(clients, nextClients, collision), ...outcome(users, nextUsers, collision), ...outcome(resources, nextResources)];
   }
 }

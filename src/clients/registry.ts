@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
 import { isHttpsOrLocalUrl } from '../oauth/urls.js';
-import { readRegistryEntries } from '../registry/file.js';
+import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
@@ -143,63 +143,34 @@ export class ClientsFileError extends Error {
   }
 }
 
-export class ClientRegistry {
-  private byId: ReadonlyMap<string, Client>;
+const CLIENT_ENTRIES: EntryNaming = { member: 'clients', noun: 'client', keyField: 'client_id' };
 
+export class ClientRegistry extends Registry<Client> {
   constructor(clients: readonly Client[]) {
-    this.byId = new Map(clients.map((c) => [c.clientId, c]));
+    super(clients.map((c) => [c.clientId, c]));
   }
 
   get(clientId: string): Client | undefined {
-    return this.byId.get(clientId);
+    return this.entry(clientId);
   }
 
   all(): Client[] {
-    return [...this.byId.values()];
+    return this.entries();
   }
 
-  /** Validates metadata; throws ClientsFileError naming the client and the field. */
+  /** Validates metadata; throws ClientsFileError with one line per problem, naming the client and the field. */
   static fromMetadata(entries: readonly unknown[], source = 'clients'): ClientRegistry {
+    const { parsed, problems } = parseEntries(entries, ClientSchema, CLIENT_ENTRIES, source);
     const clients: Client[] = [];
-    entries.forEach((entry, index) => {
-      const id = (entry as { client_id?: unknown } | null)?.client_id;
-      const name = typeof id === 'string' ? `client "${id}"` : `client #${index + 1}`;
-      const parsed = ClientSchema.safeParse(entry);
-      if (!parsed.success) {
-        const lines = parsed.error.issues.map((i) => `${source}: ${name}: ${i.path.join('.') || 'entry'}: ${i.message}`);
-        throw new ClientsFileError(lines.join('\n'));
-      }
-      if (clients.some((c) => c.clientId === parsed.data.client_id)) {
-        throw new ClientsFileError(`${source}: ${name}: client_id: registered twice`);
-      }
-      clients.push(toClient(parsed.data));
-    });
+    for (const { name, value } of parsed) {
+      if (clients.some((c) => c.clientId === value.client_id)) problems.push(`${source}: ${name}: client_id: registered twice`);
+      else clients.push(toClient(value));
+    }
+    if (problems.length > 0) throw new ClientsFileError(problems.join('\n'));
     return new ClientRegistry(clients);
   }
 
   static async load(file: string): Promise<ClientRegistry> {
-    return ClientRegistry.fromMetadata(await readRegistryEntries(file, 'clients', (message) => new ClientsFileError(message)), file);
-  }
-
-  /** Takes over the clients of `next` in one assignment (ReloadableClients). */
-  protected adopt(next: ClientRegistry): void {
-    this.byId = next.byId;
-  }
-}
-
-/**
- * The clients the server hands to its routes: read like any ClientRegistry, replaced
- * as a whole when CLIENTS_FILE is reloaded (SIGHUP). A read sees the old clients or the
- * new ones, never a mix.
- */
-export class ReloadableClients extends ClientRegistry {
-  static holding(clients: ClientRegistry): ReloadableClients {
-    const reloadable = new ReloadableClients([]);
-    reloadable.adopt(clients);
-    return reloadable;
-  }
-
-  replace(next: ClientRegistry): void {
-    this.adopt(next);
+    return ClientRegistry.fromMetadata(await readEntries(file, CLIENT_ENTRIES, (message) => new ClientsFileError(message)), file);
   }
 }

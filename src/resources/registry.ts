@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseScope } from '../oauth/scope.js';
-import { readRegistryEntries } from '../registry/file.js';
+import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { type ScopeDescription, scopeDescriptionsSchema } from './scope-descriptions.js';
 
 /**
@@ -83,72 +83,46 @@ export class ResourcesFileError extends Error {
   }
 }
 
-export class ResourceRegistry {
-  private byUri: ReadonlyMap<string, ProtectedResource>;
+const RESOURCE_ENTRIES: EntryNaming = { member: 'resources', noun: 'resource', keyField: 'resource' };
 
+export class ResourceRegistry extends Registry<ProtectedResource> {
   protected constructor(resources: readonly ProtectedResource[]) {
-    this.byUri = new Map(resources.map((r) => [r.resource, r]));
+    super(resources.map((r) => [r.resource, r]));
   }
 
   /** The resource registered under exactly this string. */
   get(resource: string): ProtectedResource | undefined {
-    return this.byUri.get(resource);
+    return this.entry(resource);
   }
 
   all(): ProtectedResource[] {
-    return [...this.byUri.values()];
+    return this.entries();
   }
 
   /** Validates entries; throws ResourcesFileError with one line per problem, naming the resource and the field. */
   static fromEntries(entries: readonly unknown[], source = 'resources'): ResourceRegistry {
+    const { parsed, problems } = parseEntries(entries, ResourceSchema, RESOURCE_ENTRIES, source);
     const resources: ProtectedResource[] = [];
-    const problems: string[] = [];
-    entries.forEach((entry, index) => {
-      const uri = (entry as { resource?: unknown } | null)?.resource;
-      const name = typeof uri === 'string' ? `resource "${uri}"` : `resource #${index + 1}`;
-      const parsed = ResourceSchema.safeParse(entry);
-      if (!parsed.success) {
-        problems.push(...parsed.error.issues.map((i) => `${source}: ${name}: ${i.path.join('.') || 'entry'}: ${i.message}`));
-        return;
-      }
-      if (resources.some((r) => r.resource === parsed.data.resource)) {
+    for (const { name, value } of parsed) {
+      if (resources.some((r) => r.resource === value.resource)) {
         problems.push(`${source}: ${name}: resource: registered twice`);
-        return;
+        continue;
       }
-      const { resource, scope } = parsed.data;
       resources.push(
         Object.freeze({
-          resource,
-          name: parsed.data.name,
-          scope: Object.freeze(scope === '' ? [] : (parseScope(scope) ?? [])),
-          accessTokenTtl: parsed.data.access_token_ttl,
-          scopeDescriptions: new Map(Object.entries(parsed.data.scope_descriptions ?? {})),
+          resource: value.resource,
+          name: value.name,
+          scope: Object.freeze(value.scope === '' ? [] : (parseScope(value.scope) ?? [])),
+          accessTokenTtl: value.access_token_ttl,
+          scopeDescriptions: new Map(Object.entries(value.scope_descriptions ?? {})),
         }),
       );
-    });
+    }
     if (problems.length > 0) throw new ResourcesFileError(problems.join('\n'));
     return new ResourceRegistry(resources);
   }
 
   static async load(file: string): Promise<ResourceRegistry> {
-    return ResourceRegistry.fromEntries(await readRegistryEntries(file, 'resources', (message) => new ResourcesFileError(message)), file);
-  }
-
-  /** Takes over the resources of `next` in one assignment (ReloadableResources). */
-  protected adopt(next: ResourceRegistry): void {
-    this.byUri = next.byUri;
-  }
-}
-
-/** The resources the server reads, replaced as a whole when RESOURCES_FILE is reloaded (SIGHUP). */
-export class ReloadableResources extends ResourceRegistry {
-  static holding(resources: ResourceRegistry): ReloadableResources {
-    const reloadable = new ReloadableResources([]);
-    reloadable.adopt(resources);
-    return reloadable;
-  }
-
-  replace(next: ResourceRegistry): void {
-    this.adopt(next);
+    return ResourceRegistry.fromEntries(await readEntries(file, RESOURCE_ENTRIES, (message) => new ResourcesFileError(message)), file);
   }
 }

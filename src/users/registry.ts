@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readRegistryEntries } from '../registry/file.js';
+import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
 
 /** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE. */
@@ -40,71 +40,43 @@ export class UsersFileError extends Error {
   }
 }
 
-export class UserRegistry {
-  private byUsername: ReadonlyMap<string, Registered>;
+const USER_ENTRIES: EntryNaming = { member: 'users', noun: 'user', keyField: 'username' };
 
+export class UserRegistry extends Registry<Registered> {
   protected constructor(registered: readonly Registered[]) {
-    this.byUsername = new Map(registered.map((r) => [r.user.username, r]));
+    super(registered.map((r) => [r.user.username, r]));
   }
 
   get(username: string): User | undefined {
-    return this.byUsername.get(username)?.user;
+    return this.entry(username)?.user;
   }
 
   all(): User[] {
-    return [...this.byUsername.values()].map((r) => r.user);
+    return this.entries().map((r) => r.user);
   }
 
   /** Always runs exactly one password verification (a dummy one for unknown users). */
   async authenticate(username: string, password: string): Promise<User | undefined> {
-    const registered = this.byUsername.get(username);
+    const registered = this.entry(username);
     const valid = await verifyPassword(password, registered?.passwordHash);
     return valid ? registered?.user : undefined;
   }
 
-  /** Validates entries; throws UsersFileError naming the user and the field. */
+  /** Validates entries; throws UsersFileError with one line per problem, naming the user and the field. */
   static fromEntries(entries: readonly unknown[], source = 'users'): UserRegistry {
+    const { parsed, problems } = parseEntries(entries, UserSchema, USER_ENTRIES, source);
     const registered: Registered[] = [];
-    entries.forEach((entry, index) => {
-      const username = (entry as { username?: unknown } | null)?.username;
-      const name = typeof username === 'string' ? `user "${username}"` : `user #${index + 1}`;
-      const parsed = UserSchema.safeParse(entry);
-      if (!parsed.success) {
-        const lines = parsed.error.issues.map((i) => `${source}: ${name}: ${i.path.join('.') || 'entry'}: ${i.message}`);
-        throw new UsersFileError(lines.join('\n'));
-      }
-      const user = Object.freeze({ username: parsed.data.username, sub: parsed.data.sub ?? parsed.data.username });
-      if (registered.some((r) => r.user.username === user.username))
-        throw new UsersFileError(`${source}: ${name}: username: registered twice`);
-      if (registered.some((r) => r.user.sub === user.sub))
-        throw new UsersFileError(`${source}: ${name}: sub: already used by another user`);
-      registered.push({ user, passwordHash: parsed.data.password_hash });
-    });
+    for (const { name, value } of parsed) {
+      const user = Object.freeze({ username: value.username, sub: value.sub ?? value.username });
+      if (registered.some((r) => r.user.username === user.username)) problems.push(`${source}: ${name}: username: registered twice`);
+      else if (registered.some((r) => r.user.sub === user.sub)) problems.push(`${source}: ${name}: sub: already used by another user`);
+      else registered.push({ user, passwordHash: value.password_hash });
+    }
+    if (problems.length > 0) throw new UsersFileError(problems.join('\n'));
     return new UserRegistry(registered);
   }
 
   static async load(file: string): Promise<UserRegistry> {
-    return UserRegistry.fromEntries(await readRegistryEntries(file, 'users', (message) => new UsersFileError(message)), file);
-  }
-
-  /** Takes over the users of `next` in one assignment (ReloadableUsers). */
-  protected adopt(next: UserRegistry): void {
-    this.byUsername = next.byUsername;
-  }
-}
-
-/**
- * The users the server hands to its routes and to PasswordSignIn: read like any
- * UserRegistry, replaced as a whole when USERS_FILE is reloaded (SIGHUP).
- */
-export class ReloadableUsers extends UserRegistry {
-  static holding(users: UserRegistry): ReloadableUsers {
-    const reloadable = new ReloadableUsers([]);
-    reloadable.adopt(users);
-    return reloadable;
-  }
-
-  replace(next: UserRegistry): void {
-    this.adopt(next);
+    return UserRegistry.fromEntries(await readEntries(file, USER_ENTRIES, (message) => new UsersFileError(message)), file);
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
-import { ClientRegistry, ReloadableClients } from '../../src/clients/registry.js';
+import { ClientRegistry } from '../../src/clients/registry.js';
 import { AUTHORIZE_CLIENTS, testUsers } from './authorize-fixtures.js';
 import { RESOURCES } from './resource-fixtures.js';
 import { buildTestServer, type TestServer, type TestServerOptions } from './server.js';
@@ -36,7 +36,7 @@ export const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 export interface RegistrationServer extends TestServer {
   /** CLIENTS_FILE as the server reads it; tests replace it as a SIGHUP would. */
-  readonly fileClients: ReloadableClients;
+  readonly fileClients: ClientRegistry;
   /** POST /oauth2/register from `ip`; `body` is sent as JSON (a string as is). */
   register(body: unknown, headers?: Record<string, string>, ip?: string): Promise<LightMyRequestResponse>;
   /** RFC 7592 at the client configuration endpoint, with the registration access token. */
@@ -52,7 +52,7 @@ export async function registrationServer(
   env: Record<string, string> = {},
   options: Omit<TestServerOptions, 'env' | 'store'> = {},
 ): Promise<RegistrationServer> {
-  const fileClients = ReloadableClients.holding(ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS));
+  const fileClients = ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS);
   const server = await buildTestServer(t, {
     clientRegistry: fileClients,
     users: testUsers(),
@@ -64,7 +64,7 @@ export async function registrationServer(
   return withRegistration(server.app, server, fileClients);
 }
 
-export function withRegistration(app: FastifyInstance, server: TestServer, fileClients: ReloadableClients): RegistrationServer {
+export function withRegistration(app: FastifyInstance, server: TestServer, fileClients: ClientRegistry): RegistrationServer {
   const register = (body: unknown, headers: Record<string, string> = {}, ip = '198.51.100.20') =>
     app.inject({
       method: 'POST',

@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import { ClientRegistry, ReloadableClients } from '../../src/clients/registry.js';
+import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { AUTHORIZE_CLIENTS, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { NATIVE_CLIENT, withRegistration } from '../helpers/registration.js';
@@ -26,7 +26,7 @@ interface Arrival {
 }
 
 async function server(t: Test, open: OpenStore, env: Record<string, string> = {}) {
-  const fileClients = ReloadableClients.holding(ClientRegistry.fromMetadata([...AUTHORIZE_CLIENTS, PASSWORD_CLIENT]));
+  const fileClients = ClientRegistry.fromMetadata([...AUTHORIZE_CLIENTS, PASSWORD_CLIENT]);
   const built = await buildTestServer(t, {
     clientRegistry: fileClients,
     users: testUsers(30),

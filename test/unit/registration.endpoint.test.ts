@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ClientRegistry, ReloadableClients } from '../../src/clients/registry.js';
+import { ClientRegistry } from '../../src/clients/registry.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers } from '../helpers/authorize-fixtures.js';
 import { formAction, formFields, InjectBrowser, pkcePair } from '../helpers/browser-flow.js';
 import { capturedLogger } from '../helpers/logs.js';
@@ -107,7 +107,7 @@ t.test('one info line per registration, update and deletion; never a secret or a
     env: { DYNAMIC_CLIENT_REGISTRATION: 'open', LOG_LEVEL: 'trace' },
     logger: captured.logger,
   });
-  const server = withRegistration(base.app, base, ReloadableClients.holding(ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS)));
+  const server = withRegistration(base.app, base, ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS));
   const info = await server.registered(t, { ...WEB_CLIENT, software_id: 'example-app' });
   const token = info.registration_access_token;
   await server.manage('PUT', info.client_id, token, {
@@ -195,7 +195,7 @@ t.test('the login and consent pages mark a client that registered itself, escape
 });
 
 t.test('CLIENTS_FILE comes first: a registration whose id the file now holds is not served', async (t) => {
-  const fileClients = ReloadableClients.holding(ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS));
+  const fileClients = ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS);
   const base = await buildTestServer(t, {
     clientRegistry: fileClients,
     users: testUsers(),

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ClientRegistry, ReloadableClients } from '../../src/clients/registry.js';
+import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { AUTHORIZE_CLIENTS } from '../helpers/authorize-fixtures.js';
 import { MARKER, Random } from '../helpers/fuzz.js';
@@ -96,7 +96,7 @@ t.test(`registration fuzz: ${REQUESTS} requests (FUZZ_SEED=${SEED})`, async (t) 
     },
     logger: logs.logger,
   });
-  const server = withRegistration(base.app, base, ReloadableClients.holding(ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS)));
+  const server = withRegistration(base.app, base, ClientRegistry.fromMetadata(AUTHORIZE_CLIENTS));
   const known = await server.register(NATIVE_CLIENT, { authorization: `Bearer ${INITIAL_TOKEN}` });
   t.equal(known.statusCode, 201);
   const { client_id: clientId, registration_access_token: managementToken } = known.json();
