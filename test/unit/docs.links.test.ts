@@ -49,6 +49,16 @@ t.test('every page of docs/ starts with its title, a one-line purpose and a cont
   }
 });
 
+t.test("ARCHITECTURE.md's layout names every folder and root file of src/, and nothing that is gone", async (t) => {
+  const architecture = await readFile(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+  const layout = /^## Layout\n([\s\S]*?)^## /m.exec(architecture)?.[1] ?? '';
+  const named = [...layout.matchAll(/^(src\/\S+)/gm)].map((m) => m[1] as string).sort();
+  const entries = (await readdir(join(ROOT, 'src'), { withFileTypes: true }))
+    .map((entry) => `src/${entry.name}${entry.isDirectory() ? '/' : ''}`)
+    .sort();
+  t.same(named, entries);
+});
+
 t.test("githubSlug makes GitHub's anchors", async (t) => {
   t.equal(githubSlug('Sign-out (`/oauth2/logout`)'), 'sign-out-oauth2logout');
   t.equal(githubSlug('Remembered consent, `prompt` and `max_age`'), 'remembered-consent-prompt-and-max_age');
