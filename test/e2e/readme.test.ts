@@ -5,13 +5,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { tempDir } from '../helpers/keys.js';
-import { blockOutcomes, blocksScript, otherShellFences, runScript, scriptStatus, shellBlocks } from '../helpers/readme.js';
+import { blockOutcomes, blocksScript, docsShellBlocks, runScript, scriptStatus, shellBlocks } from '../helpers/readme.js';
 
 /**
- * The README runs as written (issue 10, item 6). Every ```sh block after the first runs, in
- * order, in ONE bash (`set -euo pipefail`, so variables carry from block to block and any
- * failing command fails the test), in a folder that looks like a built checkout, against
- * the dev server on http://localhost:3000.
+ * The docs run as written (issue 10, item 6; issue 21, item 7). Every ```sh block of
+ * README.md after the first, then every ```sh block of the pages in DOCS_PAGES, in that
+ * order, runs in ONE bash (`set -euo pipefail`, so variables carry from block to block and
+ * from page to page, and any failing command fails the test), in a folder that looks like
+ * a built checkout, against the dev server on http://localhost:3000.
  *
  * The first ```sh block is not run: it is the newcomer's setup (`npm ci && npm run dev`,
  * `npm test`); the test does its part itself (`npm run test:e2e` built dist/; the server
@@ -21,6 +22,14 @@ import { blockOutcomes, blocksScript, otherShellFences, runScript, scriptStatus,
  * meet a developer's servers; without namespaces the test needs those ports free.
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The pages of docs/ whose sh blocks run after README.md's, in this order. A page's blocks
+ * may use what the pages before it defined: the code flow's PKCE pair (`CHALLENGE`,
+ * `VERIFIER`) and `REFRESH` are used by tokens.md and clients.md. A page of docs/ with sh
+ * blocks that is not listed, or a listed page that does not exist, fails the test.
+ */
+const DOCS_PAGES = ['docs/operator-command.md', 'docs/authorization.md', 'docs/tokens.md', 'docs/clients.md', 'docs/resource-servers.md'];
 const PORTS = [3000, 4000, 4100];
 
 const canUnshare = () =>
@@ -76,12 +85,14 @@ const shellEnv = () => ({
   LANG: 'C.UTF-8',
 });
 
-t.test('every sh block of README.md runs as written, in order, against npm run dev', async (t) => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  t.same(otherShellFences(readme), [], 'shell commands are fenced as sh (run) or text/console (read), never bash or shell');
-  const [setup, ...blocks] = shellBlocks(readme);
-  t.match(setup?.code, /npm ci && npm run dev/, 'the first sh block is the setup the test performs itself');
-  t.ok(blocks.length >= 10, `the README has runnable blocks (${blocks.length})`);
+t.test('every sh block of README.md and of docs/, in the declared order, runs as written against npm run dev', async (t) => {
+  const docs = await docsShellBlocks(ROOT, DOCS_PAGES);
+  t.same(docs.absent, [], 'every page of DOCS_PAGES exists');
+  t.same(docs.unlisted, [], 'every page of docs/ with sh blocks is in DOCS_PAGES');
+  t.same(docs.otherFences, [], 'shell commands are fenced as sh (run) or text/console (read), never bash or shell');
+  const [setup, ...blocks] = docs.blocks;
+  t.match(setup, { file: 'README.md', code: /npm ci && npm run dev/ }, "README.md's first sh block is the setup the test performs itself");
+  t.ok(blocks.length >= 10, `the docs have runnable blocks (${blocks.length})`);
 
   const dir = await checkoutLike(t);
   const isolated = canUnshare();
@@ -99,13 +110,13 @@ t.test('every sh block of README.md runs as written, in order, against npm run d
   const command = isolated ? ['unshare', '--user', '--map-root-user', '--net', 'bash', 'readme.sh'] : ['bash', 'readme.sh'];
   const started = Date.now();
   const run = await runScript(command, dir, shellEnv(), 60_000);
-  t.comment(`README blocks: ${blocks.length} in ${Date.now() - started} ms${isolated ? ' (own network namespace)' : ''}`);
+  t.comment(`docs blocks: ${blocks.length} in ${Date.now() - started} ms${isolated ? ' (own network namespace)' : ''}`);
 
   t.notOk(run.timedOut, 'the blocks finish within 60 s');
   const outcomes = blockOutcomes(blocks, run.transcript);
   const broken = outcomes.find((outcome) => !outcome.finished);
   t.equal(
-    broken && `README.md line ${broken.block.line}`,
+    broken && `${broken.block.file} line ${broken.block.line}`,
     undefined,
     broken?.started
       ? `this block failed:\n${broken.block.code}\nit printed:\n${broken.output}`
@@ -189,4 +200,30 @@ t.test('a block that fails fails the run, naming its line; later blocks do not r
   t.equal(outcomes[1]?.output.trim(), 'hello from an indented block', 'variables carry over from block to block');
   t.not(scriptStatus(run.transcript), 0, 'a failed pipeline stops the script (pipefail)');
   t.not(run.code, 0);
+});
+
+t.test('the pages run in the declared order; an unlisted page with sh blocks or a listed page that is missing is reported', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(join(dir, 'docs'));
+  const sh = (code: string) => ['```sh', code, '```'].join('\n');
+  await writeFile(join(dir, 'README.md'), [sh('npm ci && npm run dev'), sh('FIRST=1')].join('\n'));
+  await writeFile(join(dir, 'docs', 'a.md'), ['# A', sh('echo "$SECOND"')].join('\n'));
+  await writeFile(join(dir, 'docs', 'b.md'), ['# B', sh('SECOND=2')].join('\n'));
+  await writeFile(join(dir, 'docs', 'c.md'), ['# C', '```bash', 'not run', '```', '```text', 'not run', '```'].join('\n'));
+  await writeFile(join(dir, 'docs', 'd.md'), ['# D', sh('echo unlisted')].join('\n'));
+
+  const docs = await docsShellBlocks(dir, ['docs/b.md', 'docs/a.md', 'docs/missing.md']);
+  t.same(
+    docs.blocks.map((block) => [block.file, block.line, block.code]),
+    [
+      ['README.md', 1, 'npm ci && npm run dev'],
+      ['README.md', 4, 'FIRST=1'],
+      ['docs/b.md', 2, 'SECOND=2'],
+      ['docs/a.md', 2, 'echo "$SECOND"'],
+    ],
+    'README.md first, then the pages in the declared order, not the folder order',
+  );
+  t.same(docs.absent, ['docs/missing.md'], 'a listed page that does not exist');
+  t.same(docs.unlisted, ['docs/d.md'], 'a page with sh blocks left out of the order (c.md has none)');
+  t.same(docs.otherFences, ['docs/c.md line 2: bash'], 'a bash fence in any page, listed or not');
 });

@@ -1,26 +1,39 @@
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /**
- * The README's convention: a ```sh block is a command sequence that runs as written, in
+ * The docs' convention: a ```sh block is a command sequence that runs as written, in
  * order, in one shell, against `npm run dev`; any other fence (text, console, json, yaml, …)
- * is to read. These helpers cut a Markdown file into its sh blocks and run them in one bash.
+ * is to read. These helpers cut Markdown files into their sh blocks and run them in one bash.
  */
 export interface ShellBlock {
+  /** The Markdown file, relative to the repository ('' when the text came from elsewhere). */
+  readonly file: string;
   /** 1-based line of the opening fence in the Markdown file. */
   readonly line: number;
   readonly code: string;
 }
 
+/** A fenced block: its info string, 0-based lines of its fences, and its body without the fence's indentation. */
+export interface FencedBlock {
+  readonly info: string;
+  readonly open: number;
+  /** The closing fence, or the number of lines when the block runs to the end. */
+  readonly close: number;
+  readonly body: string[];
+}
+
 const FENCE = /^( *)(`{3,}|~{3,})\s*([^\s`]*)/;
 
-/** Every fenced block whose info string is `sh`, in order, with the fence's indentation removed. */
-export function shellBlocks(markdown: string): ShellBlock[] {
-  const blocks: ShellBlock[] = [];
+/** Every fenced code block of a Markdown text, in order. */
+export function fencedBlocks(markdown: string): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i] as string);
     if (!open) continue;
-    const [, indent = '', fence = '', info] = open;
+    const [, indent = '', fence = '', info = ''] = open;
     const body: string[] = [];
     let j = i + 1;
     for (; j < lines.length; j++) {
@@ -28,10 +41,17 @@ export function shellBlocks(markdown: string): ShellBlock[] {
       if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') break;
       body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
     }
-    if (info === 'sh') blocks.push({ line: i + 1, code: body.join('\n') });
+    blocks.push({ info, open: i, close: j, body });
     i = j;
   }
   return blocks;
+}
+
+/** Every fenced block whose info string is `sh`, in order, with the fence's indentation removed. */
+export function shellBlocks(markdown: string, file = ''): ShellBlock[] {
+  return fencedBlocks(markdown)
+    .filter((block) => block.info === 'sh')
+    .map((block) => ({ file, line: block.open + 1, code: block.body.join('\n') }));
 }
 
 /** Info strings of fences that look like shell but are not `sh`: ambiguous under the convention. */
@@ -40,6 +60,46 @@ export function otherShellFences(markdown: string): { line: number; info: string
     .split('\n')
     .map((line, i) => ({ line: i + 1, info: FENCE.exec(line)?.[3] ?? '' }))
     .filter(({ info }) => ['bash', 'shell', 'zsh', 'shell-session'].includes(info));
+}
+
+export interface DocsBlocks {
+  /** README.md's blocks, then those of each declared page, in the declared order. */
+  readonly blocks: ShellBlock[];
+  /** Declared pages that do not exist. */
+  readonly absent: string[];
+  /** Pages of docs/ with sh blocks that the declared order leaves out. */
+  readonly unlisted: string[];
+  /** Shell commands fenced as something else than sh or text (`file line info`). */
+  readonly otherFences: string[];
+}
+
+/**
+ * The sh blocks of README.md and then of `pages` (paths such as `docs/tokens.md`), in that
+ * order: later pages may use what earlier ones defined, so the order is declared, never
+ * the folder's.
+ */
+export async function docsShellBlocks(root: string, pages: readonly string[]): Promise<DocsBlocks> {
+  const read = (file: string) =>
+    readFile(join(root, file), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+  const blocks: ShellBlock[] = [];
+  const absent: string[] = [];
+  for (const file of ['README.md', ...pages]) {
+    const markdown = await read(file);
+    if (markdown === undefined) absent.push(file);
+    else blocks.push(...shellBlocks(markdown, file));
+  }
+  const unlisted: string[] = [];
+  const otherFences: string[] = [];
+  const inFolder = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  for (const file of ['README.md', ...inFolder.sort()]) {
+    const markdown = (await read(file)) ?? '';
+    if (file !== 'README.md' && !pages.includes(file) && shellBlocks(markdown).length > 0) unlisted.push(file);
+    otherFences.push(...otherShellFences(markdown).map(({ line, info }) => `${file} line ${line}: ${info}`));
+  }
+  return { blocks, absent, unlisted, otherFences };
 }
 
 const MARK = '::readme-block';
