@@ -1,8 +1,8 @@
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import type { ServerProcess, Teardown } from '../test/helpers/process.js';
-import { startPrivateRedis } from '../test/helpers/redis.js';
+import type { ServerProcess, Teardown } from '../harness/process.js';
+import { startPrivateRedis } from '../harness/redis.js';
 import { measureFamilyMemory, redeem } from './family-memory.js';
 import { CODE_VERIFIER, createFixtures, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
 import { type BenchClient, clientCredentialsLoad, codeRedemptionLoad, FORM_HEADERS, refreshRotationLoad } from './grant-loads.js';

@@ -1,4 +1,4 @@
-import type { Teardown } from '../test/helpers/process.js';
+import type { Teardown } from '../harness/process.js';
 import { type DpopCost, measureWithAndWithoutDpop } from './dpop-cost.js';
 import type { Fixtures } from './fixtures.js';
 import { SCOPE } from './fixtures.js';

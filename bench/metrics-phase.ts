@@ -1,5 +1,5 @@
-import { freePort } from '../test/helpers/ports.js';
-import type { Teardown } from '../test/helpers/process.js';
+import { freePort } from '../harness/ports.js';
+import type { Teardown } from '../harness/process.js';
 import type { Fixtures } from './fixtures.js';
 import { SCOPE } from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';

@@ -5,10 +5,10 @@ import type { RedisTopology } from '../src/store/redis-connection.js';
 import type { AuthorizationCodeRecord, CodeRedemption } from '../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../src/tokens/opaque.js';
 import { newRefreshTokenHead } from '../src/tokens/refresh-token-format.js';
-import type { Teardown } from '../test/helpers/process.js';
-import { startPrivateRedis } from '../test/helpers/redis.js';
-import { startRedisCluster } from '../test/helpers/redis-cluster.js';
-import { nodeCommand } from '../test/helpers/redis-nodes.js';
+import type { Teardown } from '../harness/process.js';
+import { startPrivateRedis } from '../harness/redis.js';
+import { startRedisCluster } from '../harness/redis-cluster.js';
+import { nodeCommand } from '../harness/redis-nodes.js';
 
 /**
  * What the Redis side costs, measured on private redis-server processes:

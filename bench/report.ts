@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { signingConfig } from '../src/signing-config.js';
+import { signingConfig } from '../src/config/signing.js';
 import type { BenchSettings } from './bench.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { SigningThread } from '../src/tokens/jws.js';
-import { freePort } from '../test/helpers/ports.js';
-import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
+import { freePort } from '../harness/ports.js';
+import { type ServerProcess, startServerProcess, type Teardown } from '../harness/process.js';
 import { CLIENT_ID, type Fixtures, REDIRECT_URI, RESOURCE, SCOPE, SUBJECT } from './fixtures.js';
 
 /** The processes the bench measures, each started on a free 127.0.0.1 port and stopped by `cleanup`. */

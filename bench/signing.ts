@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { SigningThread } from '../src/tokens/jws.js';
-import { freePort } from '../test/helpers/ports.js';
-import { type ServerProcess, startServerProcess, type Teardown } from '../test/helpers/process.js';
-import { startPrivateRedis } from '../test/helpers/redis.js';
+import { freePort } from '../harness/ports.js';
+import { type ServerProcess, startServerProcess, type Teardown } from '../harness/process.js';
+import { startPrivateRedis } from '../harness/redis.js';
 import { createFixtures, SCOPE } from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
 import { measuringHostLoad } from './host.js';

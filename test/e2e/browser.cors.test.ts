@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import type { Test } from 'tap';
 import t from 'tap';
 import { launchChromium } from '../helpers/chromium.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../harness/ports.js';
 import { PROCESS_ALICE, startServerWithClients } from '../helpers/registry-files.js';
 
 /** Serves fixed HTML pages on a port of 127.0.0.1 (one origin per port); returns the origin. */

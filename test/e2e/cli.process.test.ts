@@ -5,7 +5,7 @@ import { readKeyFolder } from '../../src/keys/key-file.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { newGrantId } from '../../src/tokens/opaque.js';
 import { tempDir } from '../helpers/keys.js';
-import { CLI, runNode } from '../helpers/process.js';
+import { CLI, runNode } from '../../harness/process.js';
 import { redisStore } from '../helpers/stores.js';
 
 /**

@@ -4,7 +4,7 @@ import t from 'tap';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { readKeyFolder } from '../../src/keys/key-file.js';
 import { tempDir } from '../helpers/keys.js';
-import { DIST, REPOSITORY, runProgram } from '../helpers/process.js';
+import { DIST, REPOSITORY, runProgram } from '../../harness/process.js';
 
 /**
  * The CLI as it runs in production: package.json, package-lock.json and the built

@@ -4,7 +4,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
 import { loadOperatorDefaults } from '../../src/config/operator.js';
-import { DIST, REPOSITORY } from '../helpers/process.js';
+import { DIST, REPOSITORY } from '../../harness/process.js';
 
 /**
  * What can be checked of the Dockerfile and docker-compose.yml without a Docker engine:

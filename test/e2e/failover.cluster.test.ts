@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startRedisCluster } from '../helpers/redis-cluster.js';
+import { startRedisCluster } from '../../harness/redis-cluster.js';
 import { failoverSuite } from '../suites/failover.js';
 
 /** A primary of a 3-primary Redis Cluster dies; the cluster promotes a replica (cluster-node-timeout 1 s). */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startRedisCluster } from '../helpers/redis-cluster.js';
+import { startRedisCluster } from '../../harness/redis-cluster.js';
 import { twoInstancesSuite } from '../suites/two-instances.js';
 
 twoInstancesSuite(t, 'a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', async (t) => ({

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { keyFileName, readKeyFolder } from '../../src/keys/key-file.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { runNode, startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { runNode, startServerProcess } from '../../harness/process.js';
 
 const jwksKids = async (baseUrl: string) =>
   ((await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);

@@ -6,8 +6,8 @@ import { hashClientSecret } from '../../src/clients/secret.js';
 import { readKeyFolder } from '../../src/keys/key-file.js';
 import { createVerifier } from '../../src/verifier/index.js';
 import { tempDir } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { CLI, runNode, type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { CLI, runNode, type ServerProcess, startServerProcess } from '../../harness/process.js';
 
 const SECRET = 'rotation-test-secret-0123456789abcdefghijklmnop';
 const TOKEN_TTL = 4;

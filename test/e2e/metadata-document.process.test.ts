@@ -3,8 +3,8 @@ import { pkcePair } from '../helpers/browser-flow.js';
 import { DocumentServer } from '../helpers/document-server.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { clientMetadataDocument } from '../helpers/metadata-document-fixtures.js';
-import { freePort } from '../helpers/ports.js';
-import { startServerProcess, untilPrinted } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { startServerProcess, untilPrinted } from '../../harness/process.js';
 import { selfSignedCertificate, type TestCertificate } from '../helpers/tls.js';
 
 /**

@@ -4,9 +4,9 @@ import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { parseExposition } from '../helpers/metrics.js';
-import { freePort } from '../helpers/ports.js';
-import { startServerProcess, untilPrinted } from '../helpers/process.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { freePort } from '../../harness/ports.js';
+import { startServerProcess, untilPrinted } from '../../harness/process.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 
 const SECRET = 'metrics-process-secret-0123456789abcdefghijklmnop';
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import t from 'tap';
 import { tempDir } from '../helpers/keys.js';
-import { REPOSITORY, runProgram } from '../helpers/process.js';
+import { REPOSITORY, runProgram } from '../../harness/process.js';
 import { basic, buildTestServer, FORM_HEADERS, ISSUER, SECRETS } from '../helpers/server.js';
 
 /**

@@ -5,9 +5,9 @@ import { pkcePair } from '../helpers/browser-flow.js';
 import { approveOverHttp } from '../helpers/http-browser.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
-import { freePort } from '../helpers/ports.js';
-import { type ServerProcess, startServerProcess } from '../helpers/process.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { freePort } from '../../harness/ports.js';
+import { type ServerProcess, startServerProcess } from '../../harness/process.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 
 const MCP = 'https://mcp.example.com/mcp';
 

@@ -4,8 +4,8 @@ import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
-import { freePort } from '../helpers/ports.js';
-import { CLI, runNode, type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { CLI, runNode, type ServerProcess, startServerProcess } from '../../harness/process.js';
 
 /** A running server picks up CLIENTS_FILE and USERS_FILE on SIGHUP, keeping what it had when a file is bad. */
 

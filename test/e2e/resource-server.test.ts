@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { startServerProcess } from '../../harness/process.js';
 
 const SECRET = 'resource-server-secret-0123456789abcdefghijklm';
 

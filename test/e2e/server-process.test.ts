@@ -7,10 +7,10 @@ import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { runNode, startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { runNode, startServerProcess } from '../../harness/process.js';
 import { rawExchange } from '../helpers/raw-http.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 
 const SECRET = 'process-test-secret-0123456789abcdefghijklmnop';
 const CLIENTS = {

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import type { Test } from 'tap';
 import t from 'tap';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { type ServerProcess, startServerProcess } from '../../harness/process.js';
 import { clientMidRequest, parseRawResponse, recordingClient } from '../helpers/raw-http.js';
 
 /** SIGTERM as an orchestrator sends it, with clients holding connections. */

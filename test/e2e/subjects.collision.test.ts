@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { runNode } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { runNode } from '../../harness/process.js';
 import { collision, PASSWORD_HASH, service, webApp } from '../helpers/subject-collision.js';
 
 /**

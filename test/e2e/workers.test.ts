@@ -8,9 +8,9 @@ import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
-import { runNode, type ServerProcess, startServerProcess } from '../helpers/process.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { freePort } from '../../harness/ports.js';
+import { runNode, type ServerProcess, startServerProcess } from '../../harness/process.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 
 /**
  * WORKERS=2: one primary, two workers on the same PORT, sharing a private redis-server.

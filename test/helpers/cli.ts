@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { Clock } from '../../src/clock.js';
-import type { CommandResult } from './process.js';
+import type { CommandResult } from '../../harness/process.js';
 
 /**
  * Runs `oauth2-token-service <args>` in-process with captured streams: the same exit

@@ -1,4 +1,4 @@
-import type { RedisProcess } from './redis.js';
+import type { RedisProcess } from '../../harness/redis.js';
 
 /** What the failover harness (test/helpers/failover-load.ts) is given, and what it measures. */
 

@@ -1,10 +1,10 @@
 import type { Test } from 'tap';
 import { pkcePair } from './browser-flow.js';
 import { countAccepted, issueCodes, postToken, readyzStatus, REDIRECT, refreshAnswer, startServers } from './failover-servers.js';
-import type { ServerProcess } from './process.js';
+import type { ServerProcess } from '../../harness/process.js';
 import type { FailoverFigures, FailoverScenario } from './failover-figures.js';
-import type { RedisProcess } from './redis.js';
-import { nodeCommand } from './redis-nodes.js';
+import type { RedisProcess } from '../../harness/redis.js';
+import { nodeCommand } from '../../harness/redis-nodes.js';
 
 /**
  * Failover under load: two server processes on one Redis topology, a bounded load of

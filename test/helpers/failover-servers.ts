@@ -4,8 +4,8 @@ import { codeRequest, formAction, formFields } from './browser-flow.js';
 import { HttpBrowser, postAsClient } from './http-browser.js';
 import { keysDirWithSigningKey } from './keys.js';
 import { cheapPasswordHash } from './passwords.js';
-import { freePort } from './ports.js';
-import { type ServerProcess, startServerProcess } from './process.js';
+import { freePort } from '../../harness/ports.js';
+import { type ServerProcess, startServerProcess } from '../../harness/process.js';
 import { registryFiles } from './registries.js';
 
 /** The servers of the failover test (test/helpers/failover-load.ts) and how the load talks to them. */

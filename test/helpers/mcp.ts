@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { keysDirWithSigningKey, tempDir } from './keys.js';
-import { freePort } from './ports.js';
-import { type ServerProcess, startServerProcess } from './process.js';
+import { freePort } from '../../harness/ports.js';
+import { type ServerProcess, startServerProcess } from '../../harness/process.js';
 import { writeRegistryFiles } from './registry-files.js';
 
 /** The scope the example MCP server's tools require (examples/mcp-server/tools.ts). */

@@ -14,7 +14,7 @@ import { Signer } from '../../src/session/signer.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { cheapPasswordHash } from './passwords.js';
-import { freePort } from './ports.js';
+import { freePort } from '../../harness/ports.js';
 
 /**
  * The pages as an operator would brand them, served on 127.0.0.1 with a logo server

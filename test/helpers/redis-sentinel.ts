@@ -2,10 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RedisTopology } from '../../src/store/redis-connection.js';
-import { freePort } from './ports.js';
-import type { Teardown } from './process.js';
-import { QUIET_NODE, type RedisProcess, startRedisProcess } from './redis.js';
-import { inSync, nodeCommand, waitFor } from './redis-nodes.js';
+import { freePort } from '../../harness/ports.js';
+import type { Teardown } from '../../harness/process.js';
+import { QUIET_NODE, type RedisProcess, startRedisProcess } from '../../harness/redis.js';
+import { inSync, nodeCommand, waitFor } from '../../harness/redis-nodes.js';
 
 export const SENTINEL_MASTER_NAME = 'oauth-primary';
 /** How long a primary may be unreachable before the sentinels agree it is down. */

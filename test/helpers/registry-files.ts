@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { keysDirWithSigningKey, tempDir } from './keys.js';
 import { cheapPasswordHash } from './passwords.js';
-import { freePort } from './ports.js';
-import { type ServerProcess, startServerProcess } from './process.js';
+import { freePort } from '../../harness/ports.js';
+import { type ServerProcess, startServerProcess } from '../../harness/process.js';
 
 /** alice, who signs in on the pages of the process tests. */
 export const PROCESS_ALICE = { username: 'alice', password: 'alice-password-1', sub: 'user-alice' } as const;

@@ -5,9 +5,9 @@ import { RedisStore } from '../../src/store/redis.js';
 import type { ReplicaAck } from '../../src/store/replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisTopology } from '../../src/store/redis-connection.js';
 import type { Store, StoreCommandObserver } from '../../src/store/types.js';
-import { type PrivateRedis, startPrivateRedis } from './redis.js';
-import { type PrivateRedisCluster, startRedisCluster } from './redis-cluster.js';
-import { nodeCommand } from './redis-nodes.js';
+import { type PrivateRedis, startPrivateRedis } from '../../harness/redis.js';
+import { type PrivateRedisCluster, startRedisCluster } from '../../harness/redis-cluster.js';
+import { nodeCommand } from '../../harness/redis-nodes.js';
 import { type PrivateRedisSentinel, startRedisSentinel } from './redis-sentinel.js';
 
 /** The injected clock, in milliseconds since the epoch; the store and the server read it. */

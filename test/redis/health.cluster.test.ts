@@ -1,6 +1,6 @@
 import t from 'tap';
-import { CLUSTER_NODE_TIMEOUT_MS } from '../helpers/redis-cluster.js';
-import { nodeCommand, waitFor } from '../helpers/redis-nodes.js';
+import { CLUSTER_NODE_TIMEOUT_MS } from '../../harness/redis-cluster.js';
+import { nodeCommand, waitFor } from '../../harness/redis-nodes.js';
 import { buildTestServer } from '../helpers/server.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
 

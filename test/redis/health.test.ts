@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
-import { type PrivateRedis, startPrivateRedis } from '../helpers/redis.js';
+import { type PrivateRedis, startPrivateRedis } from '../../harness/redis.js';
 import { buildTestServer } from '../helpers/server.js';
 import { redisStore } from '../helpers/stores.js';
 

@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../../src/errors.js';
 import { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { metricsListener, scrape } from '../helpers/metrics.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 import { redisStore } from '../helpers/stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 import { NATIVE_CLIENT, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
 import { redisStore, type StandaloneTestStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { redirectParams } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 import { ISSUER } from '../helpers/server.js';
 import { redisStore } from '../helpers/stores.js';
 import { endpointLimitsSuite, setup } from '../suites/sign-in-limits.js';

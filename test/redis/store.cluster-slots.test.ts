@@ -5,7 +5,7 @@ import { SCRIPTS } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { newRefreshTokenHead } from '../../src/tokens/refresh-token-format.js';
-import { nodeCommand } from '../helpers/redis-nodes.js';
+import { nodeCommand } from '../../harness/redis-nodes.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 import { REGISTRATION } from '../suites/store.registrations.contract.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 import { redisStore } from '../helpers/stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 

@@ -6,7 +6,7 @@ import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { newRefreshTokenHead } from '../../src/tokens/refresh-token-format.js';
 import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import type { RedisProcess } from '../helpers/redis.js';
+import type { RedisProcess } from '../../harness/redis.js';
 import { basic, FORM_HEADERS, form } from '../helpers/server.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
 import { expectInvalidGrant, setup } from '../suites/authorization-code.js';

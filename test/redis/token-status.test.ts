@@ -3,7 +3,7 @@ import t from 'tap';
 import { STORE_RETRY_AFTER_SECONDS } from '../../src/http/oauth-reply.js';
 import { ALICE, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 import { buildTestServer } from '../helpers/server.js';
 import { redisStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { redisReplayCache } from 'oauth2-token-service/verifier';
 import t from 'tap';
-import { startPrivateRedis } from '../helpers/redis.js';
+import { startPrivateRedis } from '../../harness/redis.js';
 
 t.test("the verifier's Redis replay cache on a real Redis, through an ioredis client", async (t) => {
   const redis = await startPrivateRedis(t);

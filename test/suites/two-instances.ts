@@ -5,8 +5,8 @@ import { dpopKey, dpopProof } from '../helpers/dpop.js';
 import { approveOverHttp, postAsClient } from '../helpers/http-browser.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
-import { freePort } from '../helpers/ports.js';
-import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { freePort } from '../../harness/ports.js';
+import { type ServerProcess, startServerProcess } from '../../harness/process.js';
 import { registryFiles } from '../helpers/registries.js';
 
 const SECRET = 'instances-test-secret-0123456789abcdefghijklmn';

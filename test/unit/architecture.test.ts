@@ -158,3 +158,16 @@ t.test('the verifier package loads only jose and its own files (no server code)'
     );
   }
 });
+
+t.test('the build emits no test code: what it compiles never imports test/', async (t) => {
+  const build = JSON.parse(await readFile(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+  t.notOk(build.include.includes('test'), 'tsconfig.build.json leaves test/ out');
+  const intoTests: string[] = [];
+  for (const folder of build.include) {
+    for (const file of await sourceFiles(join(ROOT, folder))) {
+      for (const imported of await importsOf(file))
+        if (imported.startsWith('test/')) intoTests.push(`${relative(ROOT, file)} imports ${imported}`);
+    }
+  }
+  t.same(intoTests, [], 'src, bench, examples and harness import nothing of test/');
+});

@@ -4,7 +4,7 @@ import t from 'tap';
 import { FetchFailed, type FetchFailureCode } from '../../src/fetch/errors.js';
 import { type FetchPolicy, fetchJson, type ResolvedAddress, type Resolver } from '../../src/fetch/safe-fetch.js';
 import { DocumentServer } from '../helpers/document-server.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../harness/ports.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 
 const DOCUMENT = { client_id: 'https://mcp-client.test/client.json', redirect_uris: ['http://127.0.0.1/callback'] };

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../harness/ports.js';
 import { writeRegistryFiles } from '../helpers/registry-files.js';
 
 /** A port another socket holds, so a listen there fails with EADDRINUSE. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import type { RedisTopology } from '../../src/store/redis-connection.js';
+import type { RedisTopology } from '../src/store/redis-connection.js';
 import { freePort } from './ports.js';
 import type { Teardown } from './process.js';
 

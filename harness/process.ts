@@ -3,11 +3,12 @@ import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /**
- * Runs the built code (`npm test` builds first), as operators and CI do. The helpers are
- * also used by the bench (from dist/), so paths are resolved from the repository root.
+ * Runs the built code (`npm test` builds first), as operators and CI do. The harness is
+ * shared by the tests (loaded from harness/) and the bench (built, from dist/harness/), so
+ * paths are resolved from the repository root.
  */
-const twoUp = resolve(import.meta.dirname, '..', '..');
-export const REPOSITORY = basename(twoUp) === 'dist' ? dirname(twoUp) : twoUp;
+const oneUp = resolve(import.meta.dirname, '..');
+export const REPOSITORY = basename(oneUp) === 'dist' ? dirname(oneUp) : oneUp;
 export const DIST = join(REPOSITORY, 'dist');
 /** The built `oauth2-token-service` command, for `runNode`. */
 export const CLI = 'src/cli/index.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { RedisAddress, RedisTopology } from '../../src/store/redis-connection.js';
+import type { RedisAddress, RedisTopology } from '../src/store/redis-connection.js';
 import { freePort } from './ports.js';
 import type { Teardown } from './process.js';
 import { QUIET_NODE, type RedisProcess, startRedisProcess } from './redis.js';
