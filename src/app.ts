@@ -136,26 +136,11 @@ async function registerRoutes(
       consent: endpoints.path('consent'),
       logout: endpoints.path('logout'),
     },
+    pipeline: services.authorizePipeline,
     clients: directory,
     reviewedClients: clients,
     resources,
     pages,
-    signIn: services.signIn,
-    signer: deps.signer,
-    session: services.session,
-    responses: {
-      codes: store,
-      accessTokens: services.accessTokens,
-      authorizationCodeTtl: config.authorizationCodeTtl,
-      refreshTokenTtl: config.refreshTokenTtl,
-      grantIndexing: services.grantIndexing,
-      events,
-    },
-    consents: store.consents,
-    consentTtlSeconds: config.consentTtl,
-    defaultAudience: config.accessTokenAudience,
-    clock,
-    codeResponseMode: config.codeResponseMode,
   });
 }
 

@@ -69,6 +69,9 @@ export abstract class OAuthError extends Error {
 
   readonly description: string;
 
+  /** Sent as `Retry-After` when the error is answered as JSON (a limit, an overload). */
+  readonly retryAfterSeconds?: number | undefined;
+
   constructor(description: string, options: OAuthErrorOptions = {}) {
     super(description, options.cause === undefined ? undefined : { cause: options.cause });
     this.description = toErrorDescription(description);
@@ -104,18 +107,6 @@ export class InvalidClient extends OAuthError {
 
 export class InvalidGrant extends OAuthError {
   readonly error = 'invalid_grant';
-}
-
-/**
- * Throttled after repeated failures: 429 with Retry-After. The code stays
- * invalid_grant, the one RFC 6749 §5.2 gives for refused resource owner credentials.
- */
-export class TooManyFailedAttempts extends OAuthError {
-  readonly error = 'invalid_grant';
-  override readonly statusCode = 429;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`too many failed attempts: retry after ${retryAfterSeconds} seconds`);
-  }
 }
 
 export class UnauthorizedClient extends OAuthError {
@@ -185,41 +176,10 @@ export class TemporarilyUnavailable extends OAuthError {
   override readonly statusCode: number = 503;
   constructor(
     description = 'the authorization server is temporarily unavailable, try again later',
-    /** Sent as `Retry-After` when the error is answered as JSON. */
-    readonly retryAfterSeconds?: number,
+    override readonly retryAfterSeconds?: number,
     options: OAuthErrorOptions = {},
   ) {
     super(description, options);
-  }
-}
-
-/**
- * Every password verification slot is taken (PASSWORD_VERIFY_CONCURRENCY and its queue):
- * 503 with Retry-After. RFC 6749 §4.1.2.1 defines temporarily_unavailable as "unable to
- * handle the request due to a temporary overloading", exactly this case; §5.2 lists no
- * overload code for the token endpoint, and a client that does not know this one still
- * reads HTTP 503 + Retry-After (RFC 9110 §15.6.4). invalid_grant would tell the client
- * the password was wrong.
- */
-export class SignInBusy extends TemporarilyUnavailable {
-  constructor(retryAfterSeconds: number) {
-    super(`too many sign-ins in progress: retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`, retryAfterSeconds);
-  }
-}
-
-/**
- * The sign-in limit is held by attempts still being checked, not by failures, and none
- * finished within the wait: 429 with Retry-After (RFC 6585 §4), as the limit answers, but
- * temporarily_unavailable, since nothing failed (TooManyFailedAttempts' invalid_grant
- * would send the client away for the whole window).
- */
-export class SignInChecksInFlight extends TemporarilyUnavailable {
-  override readonly statusCode = 429;
-  constructor(retryAfterSeconds: number) {
-    super(
-      `sign-in attempts for this username or address are still being checked: retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`,
-      retryAfterSeconds,
-    );
   }
 }
 
@@ -247,7 +207,7 @@ export class InvalidToken extends OAuthError {
 export class TooManyRegistrations extends OAuthError {
   readonly error = 'invalid_request';
   override readonly statusCode = 429;
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(override readonly retryAfterSeconds: number) {
     super(`too many client registrations from this address: retry after ${retryAfterSeconds} seconds`);
   }
 }

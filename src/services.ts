@@ -23,6 +23,7 @@ import { BrowserSession } from './session/browser-session.js';
 import type { Signer } from './session/signer.js';
 import type { Store } from './store/types.js';
 import { AccessTokens } from './tokens/access-token.js';
+import type { AuthorizeDependencies } from './authorize/pipeline.js';
 import { RefreshTokenSealing } from './tokens/refresh-token-sealer.js';
 import type { UserRegistry } from './users/registry.js';
 import { PasswordSignIn } from './users/sign-in.js';
@@ -196,6 +197,28 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     },
     clock,
   );
+  const session = new BrowserSession(
+    deps.signer,
+    { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
+    clock,
+  );
+  const authorizePipeline: AuthorizeDependencies = {
+    registries: { clients: directory, resources },
+    codeResponseMode: config.codeResponseMode,
+    session,
+    signer: deps.signer,
+    clock,
+    passwordSignIn: signIn,
+    consent: { consents: store.consents, consentTtlSeconds: config.consentTtl, defaultAudience: config.accessTokenAudience },
+    responses: {
+      codes: store,
+      accessTokens,
+      authorizationCodeTtl: config.authorizationCodeTtl,
+      refreshTokenTtl: config.refreshTokenTtl,
+      grantIndexing,
+      events,
+    },
+  };
   return {
     clock,
     endpoints,
@@ -213,10 +236,6 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
       config.dynamicClientRegistration === 'token' ? new InitialAccessTokens(config.registrationInitialAccessTokens) : undefined,
     directory,
     proofs,
-    session: new BrowserSession(
-      deps.signer,
-      { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
-      clock,
-    ),
+    authorizePipeline,
   };
 }

@@ -1,5 +1,6 @@
 import { type Clock, nowSeconds } from '../clock.js';
-import { InvalidGrant, SignInBusy, SignInChecksInFlight, TooManyFailedAttempts } from '../errors.js';
+import { InvalidGrant } from '../errors.js';
+import { SignInBusy, SignInChecksInFlight, TooManyFailedAttempts } from './password-errors.js';
 import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';

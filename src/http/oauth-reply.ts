@@ -6,7 +6,6 @@ import {
   ServerError,
   StoreUnavailableError,
   TemporarilyUnavailable,
-  TooManyFailedAttempts,
   UseDpopNonce,
 } from '../errors.js';
 import type { TokenResponse } from '../grants/types.js';
@@ -104,8 +103,6 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError, realm: st
   }
   // RFC 9449 §8: "providing the nonce value to be used by the client in the DPoP-Nonce header".
   if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
-  if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
-  if (error instanceof TemporarilyUnavailable && error.retryAfterSeconds !== undefined)
-    reply.header('retry-after', String(error.retryAfterSeconds));
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return sendOAuthJson(reply, error.statusCode, error.toJSON());
 }

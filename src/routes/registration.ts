@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InitialAccessTokens } from '../clients/initial-access-tokens.js';
 import type { Registration, ClientRegistrations } from '../clients/registrations.js';
-import { InvalidRequest, InvalidToken, TooManyRegistrations } from '../errors.js';
+import { InvalidRequest, InvalidToken } from '../errors.js';
 import { bearerChallenge, bearerToken } from '../http/bearer.js';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../http/cors.js';
 import { sendOAuthError, sendOAuthJson, toOAuthError } from '../http/oauth-reply.js';
@@ -61,7 +61,6 @@ export async function registrationRoute(app: FastifyInstance, options: Registrat
   app.setErrorHandler((error, request, reply) => {
     const oauthError = toOAuthError(error, request, 'temporarily_unavailable');
     if (oauthError instanceof InvalidToken) bearerChallenge(reply, realm, oauthError, Boolean(request.headers.authorization));
-    if (oauthError instanceof TooManyRegistrations) reply.header('retry-after', String(oauthError.retryAfterSeconds));
     return sendOAuthError(reply, oauthError, realm);
   });
   app.addHook('onRequest', async (_request, reply) => {

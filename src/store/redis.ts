@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
-import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
-import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
+import type { ReplicaAck } from './replica-ack.js';
+import type { RedisConnectionSettings } from './redis-connection.js';
+import { RedisCommands } from './redis-commands.js';
 import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
-import { RedisConsents, RedisGrantIndex, type GrantCommands } from './redis-grants.js';
+import { RedisConsents, RedisGrantIndex } from './redis-grants.js';
 import { RedisClientRegistrations } from './redis-registrations.js';
 import { RedisLegacyRefreshTokens } from './redis-legacy-refresh.js';
 import { RedisAttemptCounter } from './redis-attempts.js';
 import { RedisRefreshFamilies } from './redis-refresh.js';
-import { type ScriptArgument, type ScriptCommands, type ScriptName, SCRIPTS } from './redis-scripts.js';
 import type {
   AuthorizationCodeRecord,
   CodeRedemption,
@@ -39,8 +39,6 @@ export interface RedisStoreOptions {
 
 export { SCRIPTS } from './redis-scripts.js';
 
-type ScriptedClient = Record<ScriptName, (...args: ScriptArgument[]) => Promise<unknown>>;
-
 const READINESS_PROBE_TTL_MS = 5000;
 /** The least time a start gives Redis to connect before it goes on unready (a cluster connects to every node). */
 const CONNECT_TIMEOUT_FLOOR_MS = 3000;
@@ -52,17 +50,10 @@ const CONNECT_TIMEOUT_FLOOR_MS = 3000;
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
-  private readonly client: RedisClient;
-  /**
-   * With REDIS_MIN_REPLICAS_ACK: a second connection for the writes followed by WAIT.
-   * WAIT blocks its connection until the replicas answer (up to its timeout, when a
-   * replica is down), so reads and other writes keep their own connection.
-   */
-  private readonly acknowledgedClient: RedisClient | undefined;
+  private readonly commands: RedisCommands;
   private readonly keys: RedisKeys;
   private readonly clock: Clock;
   private readonly readinessKey: string;
-  private readonly timeoutMs: number;
   readonly clientRegistrations: RedisClientRegistrations;
   readonly grantIndex: RedisGrantIndex;
   readonly consents: RedisConsents;
@@ -70,40 +61,24 @@ export class RedisStore implements Store {
   readonly attempts: RedisAttemptCounter;
   private readonly families: RedisRefreshFamilies;
 
-  constructor(private readonly options: RedisStoreOptions) {
+  constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
     this.keys = new RedisKeys(options.keyPrefix);
     this.readinessKey = this.keys.readinessProbe(randomBytes(8).toString('hex'));
-    this.timeoutMs = options.connection.commandTimeoutMs;
-    this.client = createRedisClient(options.connection);
-    for (const [name, script] of Object.entries(SCRIPTS)) this.client.defineCommand(name, script);
-    this.acknowledgedClient = options.replicaAck?.minReplicas ? createRedisClient(options.connection) : undefined;
+    const commands = new RedisCommands(options.connection, this.keys, this.clock, options.replicaAck, options.observer);
+    this.commands = commands;
     this.clientRegistrations = new RedisClientRegistrations({
-      client: this.client,
+      client: commands.client,
       keys: this.keys,
       clock: this.clock,
-      call: (operation, command) => this.call(operation, command),
-      readClientRegistration: (key) => this.script('readClientRegistration', [key], []),
+      call: (operation, command) => commands.call(operation, command),
+      readClientRegistration: (key) => commands.script('readClientRegistration', [key], []),
     });
-    const grantCommands: GrantCommands = {
-      client: this.client,
-      keys: this.keys,
-      clock: this.clock,
-      call: (operation, command) => this.call(operation, command),
-      script: (name, keys, args) => this.script(name, keys, args),
-    };
-    this.grantIndex = new RedisGrantIndex(grantCommands);
-    this.consents = new RedisConsents(grantCommands);
-    const scriptCommands: ScriptCommands = {
-      keys: this.keys,
-      clock: this.clock,
-      call: (operation, command) => this.call(operation, command),
-      script: (name, keys, args) => this.script(name, keys, args),
-      acknowledgedScript: (name, keys, args, standsUnacknowledged) => this.acknowledgedScript(name, keys, args, standsUnacknowledged),
-    };
-    this.families = new RedisRefreshFamilies(scriptCommands);
-    this.legacyRefreshTokens = new RedisLegacyRefreshTokens(scriptCommands);
-    this.attempts = new RedisAttemptCounter(scriptCommands);
+    this.grantIndex = new RedisGrantIndex(commands);
+    this.consents = new RedisConsents(commands);
+    this.families = new RedisRefreshFamilies(commands);
+    this.legacyRefreshTokens = new RedisLegacyRefreshTokens(commands);
+    this.attempts = new RedisAttemptCounter(commands);
   }
 
   /**
@@ -111,15 +86,13 @@ export class RedisStore implements Store {
    * within a few command timeouts. The clients keep reconnecting in the background (a
    * Sentinel client would otherwise wait for a reachable sentinel without end).
    */
-  async connect(): Promise<void> {
-    const connecting = Promise.all([this.client.connect(), this.acknowledgedClient?.connect()]);
-    connecting.catch(() => undefined);
-    await this.call('connect', () => connecting, Math.max(3 * this.timeoutMs, CONNECT_TIMEOUT_FLOOR_MS));
+  connect(): Promise<void> {
+    return this.commands.connect(Math.max(3 * this.commands.timeoutMs, CONNECT_TIMEOUT_FLOOR_MS));
   }
 
   async saveAuthorizationCode(code: OpaqueTokenRef, record: AuthorizationCodeRecord, ttlSeconds: number): Promise<void> {
-    const created = await this.call('create code', () =>
-      this.script('createRecord', [this.keys.code(code)], [JSON.stringify(record), ttlSeconds * 1000]),
+    const created = await this.commands.call('create code', () =>
+      this.commands.script('createRecord', [this.keys.code(code)], [JSON.stringify(record), ttlSeconds * 1000]),
     );
     if (created !== 1) throw new StoreUnavailableError('authorization code already exists');
   }
@@ -127,8 +100,8 @@ export class RedisStore implements Store {
   async redeemAuthorizationCode(code: OpaqueTokenRef, redemption: CodeRedemption): Promise<RedemptionOutcome> {
     const now = this.clock();
     const first = redemption.firstRefreshToken;
-    const reply = await this.call('consume code', () =>
-      this.acknowledgedScript<[0] | [1, string, 0 | 1] | [2, string]>(
+    const reply = await this.commands.call('consume code', () =>
+      this.commands.acknowledgedScript<[0] | [1, string, 0 | 1] | [2, string]>(
         'redeemAuthorizationCode',
         [this.keys.code(code), this.keys.family(code.grantId)],
         [
@@ -169,43 +142,39 @@ export class RedisStore implements Store {
   }
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
-    await this.call('revoke grant', () => this.acknowledgedScript('revokeGrant', [this.keys.family(grantId)], [ttlSeconds * 1000]));
+    await this.commands.call('revoke grant', () =>
+      this.commands.acknowledgedScript('revokeGrant', [this.keys.family(grantId)], [ttlSeconds * 1000]),
+    );
   }
 
   async revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean> {
     const keys = [this.keys.family(grantId), this.keys.indexedGrant(grantId)];
-    return (await this.call('revoke known grant', () => this.acknowledgedScript('revokeKnownGrant', keys, [ttlSeconds * 1000]))) === 1;
+    return (
+      (await this.commands.call('revoke known grant', () =>
+        this.commands.acknowledgedScript('revokeKnownGrant', keys, [ttlSeconds * 1000]),
+      )) === 1
+    );
   }
 
   async isGrantRevoked(grantId: string): Promise<boolean> {
-    return (await this.call('read grant', () => this.client.hget(this.keys.family(grantId), 'revoked'))) === '1';
+    return (await this.commands.call('read grant', () => this.commands.client.hget(this.keys.family(grantId), 'revoked'))) === '1';
   }
 
   async denylistAccessToken(jti: string, ttlSeconds: number): Promise<void> {
     const key = this.keys.deniedAccessToken(jti);
     const ttl = Math.max(1, ttlSeconds);
-    await this.call('denylist access token', () =>
-      this.acknowledgedClient && this.options.replicaAck
-        ? writeAcknowledgedByReplicas(this.acknowledgedClient, this.options.replicaAck, (pipeline) => pipeline.set(key, '1', 'EX', ttl))
-        : this.client.set(key, '1', 'EX', ttl),
-    );
+    await this.commands.call('denylist access token', () => this.commands.acknowledgedSet(key, '1', 'EX', ttl, false));
   }
 
   async isAccessTokenDenylisted(jti: string): Promise<boolean> {
-    return (await this.call('read denylist', () => this.client.exists(this.keys.deniedAccessToken(jti)))) === 1;
+    return (await this.commands.call('read denylist', () => this.commands.client.exists(this.keys.deniedAccessToken(jti)))) === 1;
   }
 
   async rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
     const key = this.keys.dpopProof(jkt, jti);
     const ttlMs = Math.max(1, ttlSeconds) * 1000;
     // One SET NX PX: the check and the record are one command, so a concurrent replay cannot pass both.
-    const reply = await this.call('remember dpop proof', () =>
-      this.acknowledgedClient && this.options.replicaAck
-        ? writeAcknowledgedByReplicas<string | null>(this.acknowledgedClient, this.options.replicaAck, (pipeline) =>
-            pipeline.set(key, '1', 'PX', ttlMs, 'NX'),
-          )
-        : this.client.set(key, '1', 'PX', ttlMs, 'NX'),
-    );
+    const reply = await this.commands.call('remember dpop proof', () => this.commands.acknowledgedSet(key, '1', 'PX', ttlMs, true));
     return reply === 'OK';
   }
 
@@ -216,58 +185,15 @@ export class RedisStore implements Store {
    * reaches one slot, so every primary is asked too (see clusterIsServing).
    */
   async ping(): Promise<void> {
-    const reply = await this.call('readiness write', () => this.client.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS));
-    if (reply !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged');
-    const cluster = this.client;
-    if (cluster instanceof Cluster) await this.call('cluster state', () => clusterIsServing(cluster));
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([closeRedisClient(this.client), this.acknowledgedClient && closeRedisClient(this.acknowledgedClient)]);
-  }
-
-  private script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T> {
-    return (this.client as unknown as ScriptedClient)[name](...keys, ...args) as Promise<T>;
-  }
-
-  /** A write that makes a token single-use (or revokes): with REDIS_MIN_REPLICAS_ACK, followed by WAIT. */
-  private acknowledgedScript<T>(
-    name: ScriptName,
-    keys: string[],
-    args: ScriptArgument[],
-    standsUnacknowledged?: (reply: T) => boolean,
-  ): Promise<T> {
-    const ack = this.options.replicaAck;
-    if (!this.acknowledgedClient || !ack) return this.script(name, keys, args);
-    return writeAcknowledgedByReplicas<T>(
-      this.acknowledgedClient,
-      ack,
-      (pipeline) => pipeline.eval(SCRIPTS[name].lua, keys.length, ...keys, ...args),
-      standsUnacknowledged,
+    const reply = await this.commands.call('readiness write', () =>
+      this.commands.client.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS),
     );
+    if (reply !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged');
+    const cluster = this.commands.client;
+    if (cluster instanceof Cluster) await this.commands.call('cluster state', () => clusterIsServing(cluster));
   }
 
-  /**
-   * Bounds the whole operation by the command timeout: besides each command's own
-   * timeout, a cluster client retries a command while a failover is under way, and the
-   * caller must not wait for that longer than it would for a dead standalone Redis.
-   */
-  private async call<T>(operation: string, command: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    const started = process.hrtime.bigint();
-    let succeeded = false;
-    try {
-      const result = await Promise.race([command(), deadline]);
-      succeeded = true;
-      return result;
-    } catch (err) {
-      throw new StoreUnavailableError(`redis ${operation} failed: ${(err as Error).message}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-      this.options.observer?.storeCommandFinished(operation, Number(process.hrtime.bigint() - started) / 1e9, succeeded);
-    }
+  close(): Promise<void> {
+    return this.commands.close();
   }
 }

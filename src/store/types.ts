@@ -8,6 +8,10 @@
 import type { FirstRefreshToken, LegacyRefreshTokenStore, RefreshFamilyStore } from './refresh-types.js';
 
 export type * from './refresh-types.js';
+export type * from './registration-types.js';
+export type * from './grant-index-types.js';
+import type { ConsentStore, GrantIndex } from './grant-index-types.js';
+import type { ClientRegistrationStore } from './registration-types.js';
 
 /**
  * How the store names an authorization code (or a legacy refresh token): the grant it belongs to
@@ -141,102 +145,6 @@ export interface AttemptCounter {
   releaseAttempt(key: string): Promise<void>;
   /** Settles one attempt that succeeded: forgets it and every settled attempt under `key`; those in flight stay counted. */
   clearAttempts(key: string): Promise<void>;
-}
-
-/**
- * A client registered at the registration endpoint (RFC 7591), as the store keeps it:
- * its metadata and the digests of its secrets, never the secrets themselves.
- */
-export interface ClientRegistrationRecord {
-  readonly clientId: string;
-  /** The client metadata as registered (validated RFC 7591 fields); read back through the registration schema. */
-  readonly metadata: Readonly<Record<string, unknown>>;
-  /** `sha256:` digest of the client secret; absent for a public client. */
-  readonly clientSecretHash?: string;
-  /** `sha256:` digest of the registration access token (RFC 7592 §1). */
-  readonly registrationTokenHash: string;
-  /** `client_id_issued_at`: seconds since the epoch. */
-  readonly issuedAt: number;
-}
-
-export interface StoredClientRegistration {
-  readonly record: ClientRegistrationRecord;
-  /** When the registration expires unless it is used (touched) again, in milliseconds since the epoch. */
-  readonly expiresAt: number;
-}
-
-/**
- * Registered clients, shared by every instance. Each registration expires `ttlSeconds`
- * after it was created, replaced or last touched, so unused ones disappear on their own.
- */
-export interface ClientRegistrationStore {
-  /** Records a new registration; resolves false, changing nothing, when the id is taken (never overwrites). */
-  createClientRegistration(record: ClientRegistrationRecord, ttlSeconds: number): Promise<boolean>;
-  findClientRegistration(clientId: string): Promise<StoredClientRegistration | undefined>;
-  /** Replaces an existing registration (RFC 7592 §2.2); resolves false, creating nothing, when it is gone. */
-  replaceClientRegistration(record: ClientRegistrationRecord, ttlSeconds: number): Promise<boolean>;
-  /** Resolves false when there was nothing to delete. */
-  deleteClientRegistration(clientId: string): Promise<boolean>;
-  /** Restarts the expiry of an existing registration (the client was used); resolves false when it is gone. */
-  touchClientRegistration(clientId: string, ttlSeconds: number): Promise<boolean>;
-}
-
-/**
- * A grant as the indexes of its user and its client list it: an authorization (code,
- * refresh-token family, or the access tokens of an implicit or password grant) whose
- * tokens carry its id.
- */
-export interface IndexedGrant {
-  readonly grantId: string;
-  readonly sub: string;
-  readonly clientId: string;
-  /** When nothing of the grant is usable any more (its family, code or access tokens), in milliseconds since the epoch. */
-  readonly expiresAt: number;
-}
-
-/** Whose grants: one user's (`sub`) or one client's. */
-export type GrantOwner = { readonly sub: string } | { readonly clientId: string };
-
-/**
- * Per user and per client, the live grants. The indexes are not in the grant's hash slot
- * (Redis Cluster): each is written by its own single-key script, before the grant itself,
- * so a crash between the writes leaves an index entry for a grant that never started
- * (harmless, gone at its expiry), never a live grant that no index lists. Entries leave
- * at their expiry; an index never outlives its last entry.
- */
-export interface GrantIndex {
-  /**
-   * Adds the grant to its user's and its client's index, or extends its expiry there (never
-   * shortens it); the grant is also known by its id until then (`revokeKnownGrant`).
-   */
-  indexGrant(grant: IndexedGrant): Promise<void>;
-  /** The unexpired entries of one index, soonest expiry first (revoked grants included: the caller checks). */
-  listGrants(owner: GrantOwner): Promise<IndexedGrant[]>;
-  /** Drops the grants from their user's and their client's index. */
-  unindexGrants(grants: readonly IndexedGrant[]): Promise<void>;
-}
-
-/** What a user approved for a client: the scope, and the audiences of the tokens (see consentedAudiences). */
-export interface RememberedConsent {
-  readonly scope: readonly string[];
-  /** The resources (RFC 8707) approved, or ACCESS_TOKEN_AUDIENCE for a request that named none. */
-  readonly audiences: readonly string[];
-}
-
-/**
- * Consent a user gave a client, remembered for CONSENT_TTL; kept with the user's other data
- * (one slot per user), and the user listed under the client (its own slot) before it, so
- * the consents to one client can be forgotten without searching every user.
- */
-export interface ConsentStore {
-  /** Remembers (replacing what was remembered for this client) for `ttlSeconds`. */
-  rememberConsent(sub: string, clientId: string, consent: RememberedConsent, ttlSeconds: number): Promise<void>;
-  /** The unexpired consent; a record written before consents named their audiences is none (the user is asked again). */
-  findConsent(sub: string, clientId: string): Promise<RememberedConsent | undefined>;
-  /** Forgets the user's consent to one client, or, without `clientId`, to every client. */
-  forgetConsent(sub: string, clientId?: string): Promise<void>;
-  /** Forgets every user's consent to the client. */
-  forgetConsentsToClient(clientId: string): Promise<void>;
 }
 
 export interface StoreLifecycle {

@@ -171,3 +171,12 @@ t.test('the build emits no test code: what it compiles never imports test/', asy
   }
   t.same(intoTests, [], 'src, bench, examples and harness import nothing of test/');
 });
+
+t.test('no source file is over 250 lines (split it by responsibility)', async (t) => {
+  const long: string[] = [];
+  for (const file of await sourceFiles(join(ROOT, 'src'))) {
+    const lines = (await readFile(file, 'utf8')).split('\n').length - 1;
+    if (lines > 250) long.push(`${relative(ROOT, file)}: ${lines} lines`);
+  }
+  t.same(long, []);
+});

@@ -1,23 +1,23 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { nowSeconds } from '../../clock.js';
 import { OAuthError, StoreUnavailableError } from '../../errors.js';
+import { queryParametersOf } from '../../oauth/form-params.js';
 import { type ErrorPageContent, errorPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
-import { viewOf } from './interaction.js';
+import { viewOf } from './answer.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendErrorToClient } from './response.js';
 
 /** The client_id a failed request named: in the query, the form, or the signed interaction a login or consent form carries. */
 function clientIdOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): string | undefined {
-  const query = request.url.indexOf('?');
-  const fromQuery = query === -1 ? null : new URLSearchParams(request.url.slice(query + 1)).get('client_id');
+  const fromQuery = queryParametersOf(request.url).find(([name]) => name === 'client_id')?.[1];
   if (fromQuery) return fromQuery;
   if (!Array.isArray(request.body)) return undefined;
   const fields = request.body as [string, string][];
   const direct = fields.find(([name]) => name === 'client_id')?.[1];
   if (direct) return direct;
   const interaction = fields.find(([name]) => name === 'interaction')?.[1];
-  const carried = endpoint.signer.verify<[string, string][]>('interaction', interaction, nowSeconds(endpoint.clock));
+  const carried = endpoint.pipeline.signer.verify<[string, string][]>('interaction', interaction, nowSeconds(endpoint.pipeline.clock));
   return Array.isArray(carried) ? carried.find((entry) => Array.isArray(entry) && entry[0] === 'client_id')?.[1] : undefined;
 }
 
@@ -58,7 +58,7 @@ function errorCodeOf(error: unknown): string {
  * and a way back.
  */
 export function answerError(endpoint: AuthorizeRouteOptions, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  endpoint.responses.events.emit({ event: 'authorization.failed', error: errorCodeOf(error) });
+  endpoint.pipeline.responses.events.emit({ event: 'authorization.failed', error: errorCodeOf(error) });
   if (error instanceof OAuthError) {
     if (error.cause instanceof Error)
       request.log.error({ err: { type: error.cause.name, message: error.cause.message } }, `${error.error} sent to the client`);

@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type LogoutRequest, logoutParameters, validateLogoutRequest } from '../../authorize/logout-request.js';
-import type { Parameters } from '../../authorize/request.js';
 import { nowSeconds } from '../../clock.js';
 import { FormRefused, InvalidRequest } from '../../errors.js';
-import { FormParams } from '../../oauth/form-params.js';
+import { FormParams, type Parameters, queryParametersOf } from '../../oauth/form-params.js';
+import { carriedParameters } from '../../authorize/interaction.js';
+import { validRequest } from '../../authorize/pipeline.js';
 import { formTargetOf, sendPage } from '../../pages/html.js';
 import { logoutPage, signedOutPage } from '../../pages/logout.js';
-import { cookieJar } from './cookies.js';
+import { cookieJar, postedForm } from './browser.js';
 import type { PageView } from '../../pages/view.js';
-import { readInteraction, returnToAuthorize, validate, viewOf } from './interaction.js';
+import { answer, viewOf } from './answer.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
 /**
@@ -20,11 +21,6 @@ import type { AuthorizeRouteOptions } from './options.js';
 
 /** How long the confirmation form stays valid. */
 const LOGOUT_FORM_TTL_SECONDS = 900;
-
-function queryEntries(url: string): Parameters {
-  const start = url.indexOf('?');
-  return start === -1 ? [] : [...new URLSearchParams(url.slice(start + 1))];
-}
 
 /** Where the signed-out browser goes: the client's URI with `state` (303 after the form), else the page. */
 function signedOut(reply: FastifyReply, view: PageView, logout: LogoutRequest, statusAfterForm: 302 | 303): FastifyReply {
@@ -45,17 +41,18 @@ function signedOut(reply: FastifyReply, view: PageView, logout: LogoutRequest, s
  * RFC 6749 §4.1.2.1 for redirect URIs).
  */
 export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
+  const { session, signer, clock } = endpoint.pipeline;
   app.get(endpoint.paths.logout, async (request, reply) => {
-    const logout = await validateLogoutRequest(queryEntries(request.url), endpoint.clients);
+    const logout = await validateLogoutRequest(queryParametersOf(request.url), endpoint.clients);
     const view = viewOf(endpoint, request);
     const jar = cookieJar(request, reply);
-    const user = endpoint.session.current(jar);
+    const user = session.current(jar);
     // Nobody is signed in: nothing to confirm, nothing changes.
     if (!user) return signedOut(reply, view, logout, 302);
     const form = {
       action: endpoint.paths.logout,
-      logout: endpoint.signer.sign('logout', logoutParameters(logout), nowSeconds(endpoint.clock) + LOGOUT_FORM_TTL_SECONDS),
-      csrfToken: endpoint.session.csrfToken(jar),
+      logout: signer.sign('logout', logoutParameters(logout), nowSeconds(clock) + LOGOUT_FORM_TTL_SECONDS),
+      csrfToken: session.csrfToken(jar),
       subject: user.sub,
       clientName: logout.clientName,
     };
@@ -65,24 +62,23 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
   });
 
   app.post(endpoint.paths.logout, async (request, reply) => {
-    if (!Array.isArray(request.body)) throw new InvalidRequest('forms must be sent as application/x-www-form-urlencoded');
-    const fields = FormParams.fromEntries(request.body as [string, string][]);
+    const fields = FormParams.fromEntries(postedForm(request));
     const jar = cookieJar(request, reply);
-    if (!endpoint.session.csrfTokenValid(jar, fields.get('csrf_token'))) {
+    if (!session.csrfTokenValid(jar, fields.get('csrf_token'))) {
       throw new FormRefused('this form was not sent from this site, or your session changed: sign out from the page of this server');
     }
     // "Not you?" on the login or consent page: sign out, then the same authorization request again.
     const interaction = fields.get('interaction');
     if (interaction !== undefined) {
-      const authorization = await validate(endpoint, readInteraction(endpoint, interaction));
-      endpoint.session.end(jar);
-      return returnToAuthorize(endpoint, reply, authorization);
+      const authorization = await validRequest(carriedParameters(interaction, endpoint.pipeline), endpoint.pipeline);
+      session.end(jar);
+      return answer(endpoint, request, reply, { kind: 'restart', request: authorization });
     }
-    const carried = endpoint.signer.verify<Parameters>('logout', fields.get('logout'), nowSeconds(endpoint.clock));
+    const carried = signer.verify<Parameters>('logout', fields.get('logout'), nowSeconds(clock));
     if (!Array.isArray(carried)) throw new InvalidRequest('this sign-out form has expired or was altered: sign out again');
     // Again: the client may have been removed, or its URIs changed, since the page was shown.
     const logout = await validateLogoutRequest(carried, endpoint.clients);
-    endpoint.session.end(jar);
+    session.end(jar);
     return signedOut(reply, viewOf(endpoint, request), logout, 303);
   });
 }

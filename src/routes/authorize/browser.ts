@@ -1,5 +1,7 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidRequest } from '../../errors.js';
+import type { Parameters } from '../../oauth/form-params.js';
 import type { CookieJar } from '../../session/browser-session.js';
 
 /** The browser's cookies for the session module, which knows nothing of Fastify. */
@@ -8,4 +10,10 @@ export function cookieJar(request: FastifyRequest, reply: FastifyReply): CookieJ
     get: (name) => request.cookies[name],
     set: (name, value, options) => void reply.setCookie(name, value, options),
   };
+}
+
+/** The form a browser posted, in order, repeats kept (the steps judge them). */
+export function postedForm(request: FastifyRequest): Parameters {
+  if (!Array.isArray(request.body)) throw new InvalidRequest('forms must be sent as application/x-www-form-urlencoded');
+  return request.body as Parameters;
 }

@@ -1,0 +1,166 @@
+import { type Clock, nowSeconds } from '../clock.js';
+import {
+  ConsentRequired,
+  InvalidRequest,
+  LoginRequired,
+  type OAuthError,
+  StoreUnavailableError,
+  TemporarilyUnavailable,
+} from '../errors.js';
+import type { FormParams, Parameters } from '../oauth/form-params.js';
+import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/browser-session.js';
+import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER, signInMark } from '../session/sign-in-mark.js';
+import type { Signer } from '../session/signer.js';
+import type { PasswordSignIn } from '../users/sign-in.js';
+import { type ConsentSettings, consentPageNeeded, rememberApproval } from './consent.js';
+import { submittedParameters } from './interaction.js';
+import { type SignInReason, signInNeeded } from './interaction-policy.js';
+import { type AuthorizationRegistries, type AuthorizationRequest, validateAuthorizationRequest } from './request.js';
+import { type AuthorizationResponseDependencies, approvedResponseParameters, deniedAuthorization } from './respond.js';
+import { type SignInMethod, type SignInProblem, signInMethods, signInWithPassword } from './sign-in.js';
+
+/**
+ * The authorization endpoint (RFC 6749 §3.1), top to bottom. Each step returns what the
+ * next needs, or throws an OAuthError: before the client and its redirect URI are known
+ * good the user sees an error page; after, the error goes back to the client
+ * (`redirectTo`, RFC 6749 §4.1.2.1).
+ *
+ *   1. request   the parameters → the client → its redirect URI → the rest of the request
+ *                (response type and mode, scope and resources, PKCE, prompt, max_age,
+ *                dpop_jkt)                                           request.ts
+ *   2. session   who is signed in in this browser, and whether that sign-in was made on
+ *                this request's own login page                       session/
+ *   3. prompt    sign in (again)? consent? With prompt=none, login_required or
+ *                consent_required at the client instead of a page    interaction-policy.ts
+ *   4. then one of
+ *        sign-in  the login page with the ways to sign in             sign-in.ts
+ *        consent  the consent page, unless the user approved before   consent.ts
+ *        respond  the code, or the token, for the client             respond.ts
+ *
+ * The pages come back here. The login form (`signIn`) starts the session and returns to
+ * step 1 with the same request (303, so the browser never re-sends the password); the
+ * consent form (`decide`) resumes at step 4 with the user's decision. The route renders
+ * what a step returns (an `AuthorizeOutcome`) and nothing else.
+ */
+
+export interface AuthorizeDependencies {
+  readonly registries: AuthorizationRegistries;
+  readonly codeResponseMode: 'query' | 'fragment';
+  readonly session: BrowserSession;
+  readonly signer: Signer;
+  readonly clock: Clock;
+  /** Password sign-in with the limits shared with the password grant. */
+  readonly passwordSignIn: PasswordSignIn;
+  readonly consent: ConsentSettings;
+  /** Issues codes and implicit-flow tokens once the user approves. */
+  readonly responses: AuthorizationResponseDependencies;
+}
+
+/** What the route shows or sends for a step's result. */
+export type AuthorizeOutcome =
+  /** The login page; `signedIn`: the subject of a session that must sign in again (prompt=login, max_age). */
+  | {
+      readonly kind: 'sign-in';
+      readonly request: AuthorizationRequest;
+      readonly methods: readonly SignInMethod[];
+      readonly signedIn?: string | undefined;
+      /** Why the form came back, with what the user typed as username. */
+      readonly problem?: { readonly problem: SignInProblem; readonly username: string } | undefined;
+    }
+  | { readonly kind: 'consent'; readonly request: AuthorizationRequest; readonly user: AuthenticatedUser }
+  /** The authorization response for the client, in its response mode. */
+  | { readonly kind: 'respond'; readonly request: AuthorizationRequest; readonly parameters: Parameters }
+  /** The user said no: access_denied for the client (RFC 6749 §4.1.2.1). */
+  | { readonly kind: 'denied'; readonly request: AuthorizationRequest; readonly error: OAuthError }
+  /** Back to step 1 with the same request (303), after a sign-in with its mark, or when the session ended. */
+  | { readonly kind: 'restart'; readonly request: AuthorizationRequest; readonly signInMark?: string | undefined };
+
+const LOGIN_REQUIRED: Record<SignInReason, string> = {
+  no_session: 'the user is not signed in',
+  prompt_login: 'prompt=login asks the user to sign in again',
+  max_age: 'the user signed in longer ago than max_age',
+};
+
+/** GET or POST /oauth2/authorize: steps 1 to 4. */
+export async function authorize(received: Parameters, browser: CookieJar, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
+  // 1. request (the sign-in mark a login left on the way back is not part of it)
+  const mark = received.find(([name]) => name === SIGN_IN_MARK_PARAMETER)?.[1];
+  const request = await validRequest(
+    received.filter(([name]) => name !== SIGN_IN_MARK_PARAMETER),
+    deps,
+  );
+  // 2. session
+  const user = deps.session.current(browser);
+  const now = nowSeconds(deps.clock);
+  const signedInForThisRequest = isSignInMarkFor(deps.signer, mark, user, request.parameters, now);
+  // 3. prompt: sign in (again)?
+  const reason = signInNeeded(request, user, signedInForThisRequest, now);
+  if (reason !== undefined || !user) {
+    // OpenID Connect Core §3.1.2.1, prompt=none: "The Authorization Server MUST NOT display
+    // any authentication or consent user interface pages."
+    if (request.prompt.has('none')) throw new LoginRequired(LOGIN_REQUIRED[reason ?? 'no_session']).redirectingTo(request);
+    return { kind: 'sign-in', request, methods: signInMethods(), signedIn: user?.sub };
+  }
+  // 3. prompt: consent?
+  if (await withStore(request, () => consentPageNeeded(request, user, deps.consent))) {
+    if (request.prompt.has('none'))
+      throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(request);
+    return { kind: 'consent', request, user };
+  }
+  // 4. respond
+  return respond(request, user, deps);
+}
+
+/** POST of the login form: a sign-in for the request the form carries (validated again). */
+export async function signIn(
+  form: FormParams,
+  browser: CookieJar,
+  clientAddress: string,
+  deps: AuthorizeDependencies,
+): Promise<AuthorizeOutcome> {
+  const request = await validRequest(submittedParameters(form, browser, deps), deps);
+  const username = form.get('username') ?? '';
+  const attempt = await withStore(request, () =>
+    signInWithPassword(deps.passwordSignIn, { username, password: form.get('password') ?? '' }, clientAddress),
+  );
+  if (!attempt.ok) return { kind: 'sign-in', request, methods: signInMethods(), problem: { problem: attempt.problem, username } };
+  const user = deps.session.start(browser, attempt.sub);
+  return { kind: 'restart', request, signInMark: signInMark(deps.signer, user, request.parameters) };
+}
+
+/** POST of the consent form: Deny sends access_denied to the client, Allow resumes at step 4. */
+export async function decide(form: FormParams, browser: CookieJar, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
+  const request = await validRequest(submittedParameters(form, browser, deps), deps);
+  const user = deps.session.current(browser);
+  // The session ended while the page was open: sign in again, then consent again.
+  if (!user) return { kind: 'restart', request };
+  const decision = form.get('decision');
+  if (decision === 'deny') return { kind: 'denied', request, error: deniedAuthorization(request, user, deps.responses.events) };
+  if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
+  await withStore(request, () => rememberApproval(request, user, deps.consent));
+  return respond(request, user, deps);
+}
+
+/** A request carried through the pages, validated again (its client may be gone, its redirect URI changed). */
+export function validRequest(parameters: Parameters, deps: AuthorizeDependencies): Promise<AuthorizationRequest> {
+  return validateAuthorizationRequest(parameters, deps.registries, deps.codeResponseMode);
+}
+
+async function respond(request: AuthorizationRequest, user: AuthenticatedUser, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
+  const parameters = await withStore(request, () => approvedResponseParameters(request, user, deps.responses));
+  return { kind: 'respond', request, parameters };
+}
+
+/**
+ * Runs a step that needs the store once the request is known valid. Fail closed: a store
+ * that does not answer issues nothing, and the client hears `temporarily_unavailable`
+ * (RFC 6749 §4.1.2.1) at its redirect URI.
+ */
+async function withStore<T>(request: AuthorizationRequest, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(request);
+    throw err;
+  }
+}

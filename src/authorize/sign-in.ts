@@ -1,0 +1,46 @@
+import type { PasswordSignIn } from '../users/sign-in.js';
+
+/**
+ * The sign-in step of an authorization request: the ways the login page offers, and an
+ * attempt with one of them. One way today, the password form, through the sign-in limits
+ * shared with the password grant (users/sign-in.ts); upstream identity providers are
+ * further methods beside it.
+ */
+
+export type SignInMethod = { readonly kind: 'password' };
+
+/** Why an attempt sent the login page back. The message never says which of username or password was wrong. */
+export type SignInProblem =
+  /** Unknown username or wrong password. */
+  | { readonly reason: 'wrong_credentials' }
+  /** Past a limit (failures), while other attempts are still being checked, or with every verification slot taken. */
+  | { readonly reason: 'throttled' | 'checks_in_flight' | 'busy'; readonly retryAfterSeconds: number };
+
+export type SignInAttempt = { readonly ok: true; readonly sub: string } | { readonly ok: false; readonly problem: SignInProblem };
+
+export interface PasswordCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** The ways to sign in the login page shows: the password form when there are local users to sign in. */
+export function signInMethods(): readonly SignInMethod[] {
+  return [{ kind: 'password' }];
+}
+
+/** A sign-in with the password form; a store failure rejects (nobody is signed in). */
+export async function signInWithPassword(
+  signIn: PasswordSignIn,
+  { username, password }: PasswordCredentials,
+  clientAddress: string,
+): Promise<SignInAttempt> {
+  const outcome = await signIn.attempt(username, password, clientAddress, 'login_page');
+  switch (outcome.outcome) {
+    case 'signed_in':
+      return { ok: true, sub: outcome.user.sub };
+    case 'wrong_credentials':
+      return { ok: false, problem: { reason: 'wrong_credentials' } };
+    default:
+      return { ok: false, problem: { reason: outcome.outcome, retryAfterSeconds: outcome.retryAfterSeconds } };
+  }
+}

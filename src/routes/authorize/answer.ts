@@ -1,0 +1,123 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { carriedForm } from '../../authorize/interaction.js';
+import type { AuthorizeOutcome } from '../../authorize/pipeline.js';
+import type { AuthorizationRequest } from '../../authorize/request.js';
+import type { SignInProblem } from '../../authorize/sign-in.js';
+import {
+  consentPage,
+  type FormContext,
+  loginPage,
+  redirectTargetOf,
+  type RequestedAccess,
+  type UnregisteredClient,
+  unregisteredClient,
+} from '../../pages/authorization.js';
+import { formTargetOf, sendPage } from '../../pages/html.js';
+import type { Messages } from '../../pages/messages/index.js';
+import type { PageView } from '../../pages/view.js';
+import { describeScope } from '../../resources/scope-descriptions.js';
+import { SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
+import { cookieJar } from './browser.js';
+import type { AuthorizeRouteOptions } from './options.js';
+import { sendErrorToClient, sendToClient } from './response.js';
+
+/** What each step of the pipeline (src/authorize/pipeline.ts) returns, as the browser gets it. */
+
+/** The pages in the language the browser prefers (Accept-Language). */
+export function viewOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): PageView {
+  return endpoint.pages.viewFor(request.headers['accept-language']);
+}
+
+/** A client nobody registered: described by its metadata document, or registered by itself. */
+function unregisteredOf({ client }: AuthorizationRequest): UnregisteredClient | undefined {
+  if (client.fromMetadataDocument) return unregisteredClient(client.clientId);
+  if (client.dynamicallyRegistered) return unregisteredClient(undefined);
+  return undefined;
+}
+
+function formContext(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authorization: AuthorizationRequest,
+  action: string,
+): FormContext {
+  return {
+    action,
+    ...carriedForm(authorization.parameters, cookieJar(request, reply), endpoint.pipeline),
+    clientName: authorization.client.clientName ?? authorization.client.clientId,
+    signOutAction: endpoint.paths.logout,
+    logoUri: authorization.client.logoUri,
+    redirect: redirectTargetOf(authorization.redirectUri),
+    unregistered: unregisteredOf(authorization),
+  };
+}
+
+/** The resources and scopes asked for, each scope with its description in `language` (the requested resources' first). */
+function requestedAccess(endpoint: AuthorizeRouteOptions, authorization: AuthorizationRequest, language: string): RequestedAccess {
+  const describing = [...authorization.resources, ...endpoint.resources.all()];
+  return {
+    resources: authorization.resources,
+    scope: authorization.scope.map((scope) => ({ scope, description: describeScope(scope, language, describing) })),
+  };
+}
+
+/** The status, Retry-After and message of a login form that came back. */
+function problemAnswer(problem: SignInProblem): { statusCode: number; retryAfter?: number; message: (t: Messages) => string } {
+  switch (problem.reason) {
+    case 'wrong_credentials':
+      return { statusCode: 200, message: (t) => t.wrongCredentials };
+    case 'throttled': {
+      const minutes = Math.max(1, Math.ceil(problem.retryAfterSeconds / 60));
+      return { statusCode: 429, retryAfter: problem.retryAfterSeconds, message: (t) => t.tooManyAttempts(minutes) };
+    }
+    case 'checks_in_flight':
+      return { statusCode: 429, retryAfter: problem.retryAfterSeconds, message: (t) => t.signInChecksInFlight };
+    case 'busy':
+      return { statusCode: 503, retryAfter: problem.retryAfterSeconds, message: (t) => t.signInBusy };
+  }
+}
+
+/**
+ * Back to the authorization endpoint with the same request: 303 after a POST. After a
+ * sign-in, the mark tells the endpoint the session was started for this request.
+ */
+function restart(endpoint: AuthorizeRouteOptions, reply: FastifyReply, authorization: AuthorizationRequest, mark?: string): FastifyReply {
+  const query = new URLSearchParams(authorization.parameters as [string, string][]);
+  if (mark !== undefined) query.append(SIGN_IN_MARK_PARAMETER, mark);
+  return reply.code(303).header('location', `${endpoint.paths.authorize}?${query.toString()}`).header('cache-control', 'no-store').send();
+}
+
+export function answer(
+  endpoint: AuthorizeRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: AuthorizeOutcome,
+): FastifyReply {
+  const view = viewOf(endpoint, request);
+  const delivery = { issuer: endpoint.issuer, afterPost: request.method === 'POST', view };
+  // A page's form may end at the client at once (a sign-in whose consent is remembered, a
+  // consent), and Chrome applies form-action to the redirects after the submission: the
+  // pages allow the client's origin.
+  const formTargets = [formTargetOf(outcome.request.redirectUri)];
+  switch (outcome.kind) {
+    case 'sign-in': {
+      const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.login);
+      const came = outcome.problem && problemAnswer(outcome.problem.problem);
+      if (came?.retryAfter !== undefined) reply.header('retry-after', String(came.retryAfter));
+      const page = loginPage(view, form, came?.message(view.t), outcome.problem?.username, outcome.signedIn);
+      return sendPage(reply, came?.statusCode ?? 200, page, { formTargets });
+    }
+    case 'consent': {
+      const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.consent);
+      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, view.t.lang), outcome.user.sub);
+      return sendPage(reply, 200, page, { formTargets });
+    }
+    case 'respond':
+      return sendToClient(reply, outcome.request, outcome.parameters, delivery);
+    case 'denied':
+      return sendErrorToClient(reply, outcome.request, outcome.error, delivery);
+    case 'restart':
+      return restart(endpoint, reply, outcome.request, outcome.signInMark);
+  }
+}
