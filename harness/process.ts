@@ -1,14 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { REPOSITORY } from './repository.js';
 
-/**
- * Runs the built code (`npm test` builds first), as operators and CI do. The harness is
- * shared by the tests (loaded from harness/) and the bench (built, from dist/harness/), so
- * paths are resolved from the repository root.
- */
-const oneUp = resolve(import.meta.dirname, '..');
-export const REPOSITORY = basename(oneUp) === 'dist' ? dirname(oneUp) : oneUp;
+/** Runs the built code (`npm test` builds first), as operators and CI do; paths from the repository root. */
+export { REPOSITORY };
 export const DIST = join(REPOSITORY, 'dist');
 /** The built `oauth2-token-service` command, for `runNode`. */
 export const CLI = 'src/cli/index.js';

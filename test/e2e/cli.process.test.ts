@@ -6,7 +6,7 @@ import { UserRegistry } from '../../src/users/registry.js';
 import { newGrantId } from '../../src/tokens/opaque.js';
 import { tempDir } from '../helpers/keys.js';
 import { CLI, runNode } from '../../harness/process.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 
 /**
  * The built `oauth2-token-service` as a process: one run per exit code and stream

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPOSITORY } from '../../harness/repository.js';
 import t, { type Test } from 'tap';
 import { tempDir } from '../helpers/keys.js';
 import { blockOutcomes, blocksScript, docsShellBlocks, runScript, scriptStatus, shellBlocks } from '../helpers/readme.js';
@@ -21,7 +21,7 @@ import { blockOutcomes, blocksScript, docsShellBlocks, runScript, scriptStatus, 
  * (`unshare --net`), so the README's fixed ports (3000, the examples' 4000 and 4100) never
  * meet a developer's servers; without namespaces the test needs those ports free.
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = REPOSITORY;
 
 /**
  * The pages of docs/ whose sh blocks run after README.md's, in this order. A page's blocks

@@ -1,6 +1,6 @@
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import type { RefreshFamilyRecord, RefreshLifetimes } from '../../src/store/types.js';
-import type { RedisTestStore } from './stores.js';
+import type { RedisTestStore } from './redis-stores.js';
 
 /**
  * The script that started refresh families before constant-size families, verbatim, so a

@@ -5,7 +5,7 @@ import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { Keystore } from '../../src/keys/keystore.js';
-import { ServerMetrics } from '../../src/metrics/server-metrics.js';
+import type { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
@@ -91,7 +91,14 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
   const keysDir = options.keysDir ?? (await keysDirWithSigningKey(t, { now: Math.floor(clock.now / 1000) - 60 }));
   const config = loadConfig({ ISSUER, KEYS_DIR: keysDir, LOG_LEVEL: 'silent', ...options.env });
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
-  const metrics = options.metrics ? new ServerMetrics({ keys: keystore, clock: () => clock.now, processMetrics: false }) : undefined;
+  // prom-client is loaded only by the tests that measure (each test file is a process of its own).
+  const metrics = options.metrics
+    ? new (await import('../../src/metrics/server-metrics.js')).ServerMetrics({
+        keys: keystore,
+        clock: () => clock.now,
+        processMetrics: false,
+      })
+    : undefined;
   const app = await buildServer(config, {
     metrics,
     keystore,

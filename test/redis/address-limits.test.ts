@@ -1,5 +1,5 @@
 import t from 'tap';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { addressLimitsSuite } from '../suites/address-limits.js';
 
 addressLimitsSuite(t, 'Redis store', redisStore);

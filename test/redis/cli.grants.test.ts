@@ -5,7 +5,7 @@ import { ALICE, testUsers, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { runCommand } from '../helpers/cli.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { buildTestServer } from '../helpers/server.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { TokenClient } from '../helpers/token-client.js';
 import { CLIENTS } from '../suites/token-status.js';
 

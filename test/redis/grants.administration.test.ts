@@ -1,5 +1,5 @@
 import t from 'tap';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { grantAdministrationSuite } from '../suites/grant-administration.js';
 
 grantAdministrationSuite(t, 'Redis store', redisStore);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { CLUSTER_NODE_TIMEOUT_MS } from '../../harness/redis-cluster.js';
 import { nodeCommand, waitFor } from '../../harness/redis-nodes.js';
 import { buildTestServer } from '../helpers/server.js';
-import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
+import { clusterOfThisFile, clusterStore } from '../helpers/redis-stores.js';
 
 const UNAVAILABLE = { status: 'unavailable', checks: { signing_key: true, store: false } };
 

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { type PrivateRedis, startPrivateRedis } from '../../harness/redis.js';
 import { buildTestServer } from '../helpers/server.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 
 t.test('Redis down: 503 fast, while /healthz stays 200', async (t) => {
   const redis = await startPrivateRedis(t);

@@ -4,7 +4,7 @@ import { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { metricsListener, scrape } from '../helpers/metrics.js';
 import { startPrivateRedis } from '../../harness/redis.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 
 function metricsWithoutKeys(): ServerMetrics {

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { startPrivateRedis } from '../../harness/redis.js';
 import { NATIVE_CLIENT, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
-import { redisStore, type StandaloneTestStore } from '../helpers/stores.js';
+import { redisStore, type StandaloneTestStore } from '../helpers/redis-stores.js';
 import { TokenClient } from '../helpers/token-client.js';
 import { registrationManagementSuite } from '../suites/registration-management.js';
 import { registrationMetadataSuite } from '../suites/registration-metadata.js';

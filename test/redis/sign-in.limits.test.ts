@@ -4,7 +4,7 @@ import { redirectParams } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { startPrivateRedis } from '../../harness/redis.js';
 import { ISSUER } from '../helpers/server.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { endpointLimitsSuite, setup } from '../suites/sign-in-limits.js';
 
 endpointLimitsSuite(t, 'Redis store', redisStore);

@@ -6,7 +6,7 @@ import type { Store } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { newRefreshTokenHead } from '../../src/tokens/refresh-token-format.js';
 import { nodeCommand } from '../../harness/redis-nodes.js';
-import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
+import { clusterOfThisFile, clusterStore } from '../helpers/redis-stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 import { REGISTRATION } from '../suites/store.registrations.contract.js';
 

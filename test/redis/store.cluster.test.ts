@@ -1,5 +1,5 @@
 import t from 'tap';
-import { clusterStore } from '../helpers/stores.js';
+import { clusterStore } from '../helpers/redis-stores.js';
 import { storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';

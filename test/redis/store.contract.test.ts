@@ -5,7 +5,7 @@ import { UNLIST_UNCHANGED } from '../../src/store/lua.js';
 import { FORGET_BATCH } from '../../src/store/redis-grants.js';
 import { ATTEMPT_IN_FLIGHT_SECONDS } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
-import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
+import { type StandaloneTestStore, redisStore } from '../helpers/redis-stores.js';
 import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';

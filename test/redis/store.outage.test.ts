@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../../src/errors.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { startPrivateRedis } from '../../harness/redis.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
 
 t.test('RedisStore fails fast when Redis is down, and nothing is recorded', async (t) => {

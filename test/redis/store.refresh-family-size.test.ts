@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
-import { type StandaloneTestStore, redisStore } from '../helpers/stores.js';
+import { type StandaloneTestStore, redisStore } from '../helpers/redis-stores.js';
 import { setup } from '../suites/refresh-token.js';
 
 /**

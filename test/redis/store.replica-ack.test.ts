@@ -8,7 +8,7 @@ import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import type { RedisProcess } from '../../harness/redis.js';
 import { basic, FORM_HEADERS, form } from '../helpers/server.js';
-import { clusterOfThisFile, clusterStore } from '../helpers/stores.js';
+import { clusterOfThisFile, clusterStore } from '../helpers/redis-stores.js';
 import { expectInvalidGrant, setup } from '../suites/authorization-code.js';
 import { INVALID, REUSED } from '../suites/refresh-token.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';

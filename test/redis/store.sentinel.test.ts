@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sentinelStore } from '../helpers/stores.js';
+import { sentinelStore } from '../helpers/redis-stores.js';
 import { storeContract } from '../suites/store.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 

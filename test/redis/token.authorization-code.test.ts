@@ -2,7 +2,7 @@ import t from 'tap';
 import { WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { startPrivateRedis } from '../../harness/redis.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { parallelRedemptionSuite, setup } from '../suites/authorization-code.js';
 
 parallelRedemptionSuite(t, 'real Redis', redisStore);

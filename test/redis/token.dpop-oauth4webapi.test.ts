@@ -1,5 +1,5 @@
 import t from 'tap';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { dpopClientSuite } from '../suites/dpop-client.js';
 
 dpopClientSuite(t, 'Redis store', redisStore);

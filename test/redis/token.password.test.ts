@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ALICE } from '../helpers/authorize-fixtures.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { password, setup } from '../suites/password-grant.js';
 
 t.test('password-grant limits are shared through Redis (two servers, one store)', async (t) => {

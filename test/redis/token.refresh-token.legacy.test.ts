@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { type RedisTestStore, redisStore } from '../helpers/stores.js';
+import { type RedisTestStore, redisStore } from '../helpers/redis-stores.js';
 import { writeLegacyRefreshFamily } from '../helpers/legacy-refresh-family.js';
 import { expectInvalidGrant, INVALID, REUSED, setup } from '../suites/refresh-token.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { expectInvalidGrant, INVALID, REUSED, refreshTokenSuite, setup } from '../suites/refresh-token.js';
 
 refreshTokenSuite(t, 'Redis store', redisStore);

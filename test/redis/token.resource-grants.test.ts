@@ -1,5 +1,5 @@
 import t from 'tap';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { resourceIndicatorSuite } from '../suites/resource-indicators.js';
 
 resourceIndicatorSuite(t, 'Redis store', redisStore);

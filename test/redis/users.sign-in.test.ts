@@ -2,7 +2,7 @@ import t from 'tap';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { startPrivateRedis } from '../../harness/redis.js';
-import { redisStore } from '../helpers/stores.js';
+import { redisStore } from '../helpers/redis-stores.js';
 import { signInLimitsSuite, signInService } from '../suites/sign-in-service.js';
 
 signInLimitsSuite(t, 'RedisStore', redisStore);

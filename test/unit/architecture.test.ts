@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
+import { REPOSITORY } from '../../harness/repository.js';
 import t from 'tap';
 
 /**
@@ -7,7 +8,7 @@ import t from 'tap';
  * stand in an order, top to bottom, and a module imports only from its own layer and the
  * layers below it. Data enters at a route and flows down; nothing reaches back up.
  */
-const ROOT = resolve(import.meta.dirname, '..', '..');
+const ROOT = REPOSITORY;
 export const LAYERS: readonly (readonly string[])[] = [
   ['main.ts', 'dev.ts', 'dev-credentials.ts', 'cluster', 'cli'],
   ['server.ts', 'registries.ts'],

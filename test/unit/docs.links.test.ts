@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPOSITORY } from '../../harness/repository.js';
 import t from 'tap';
 import { tempDir } from '../helpers/keys.js';
 import { brokenLinks, githubSlug, headingSlugs, relativeLinks } from '../helpers/markdown-links.js';
@@ -9,7 +9,7 @@ import { brokenLinks, githubSlug, headingSlugs, relativeLinks } from '../helpers
  * Every relative link of the docs leads somewhere (issue 21, item 7): the file exists and,
  * with a #fragment, the file has a heading with that anchor, as GitHub makes anchors.
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = REPOSITORY;
 
 const docsFiles = async () => [
   'README.md',
