@@ -22,6 +22,23 @@ export interface RegistryFiles {
 
 export type RegistryName = 'clients' | 'users' | 'resources';
 
+/** The variable that names each file: a file that cannot be used at start is reported under it. */
+const VARIABLES: Record<RegistryName, string> = { clients: 'CLIENTS_FILE', users: 'USERS_FILE', resources: 'RESOURCES_FILE' };
+
+/** Loads a registry at start; its errors name the variable (`USERS_FILE: /srv/users.json: no such file`). */
+async function loadAtStart<R>(name: RegistryName, file: string, load: (file: string) => Promise<R>): Promise<R> {
+  try {
+    return await load(file);
+  } catch (err) {
+    const error = err as Error;
+    error.message = error.message
+      .split('\n')
+      .map((line) => `${VARIABLES[name]}: ${line}`)
+      .join('\n');
+    throw error;
+  }
+}
+
 export type RegistryReload =
   | { readonly registry: RegistryName; readonly file: string; readonly ok: true; readonly count: number }
   | { readonly registry: RegistryName; readonly file: string; readonly ok: false; readonly error: Error };
@@ -86,10 +103,12 @@ export class Registries {
       sources: RegistrySources;
     },
   ): Promise<Registries> {
-    const clients = given.clients ?? (files.clients ? await ClientRegistry.load(files.clients) : new ClientRegistry([]));
-    const users = given.users ?? (files.users ? await UserRegistry.load(files.users) : UserRegistry.fromEntries([]));
+    const clients =
+      given.clients ?? (files.clients ? await loadAtStart('clients', files.clients, ClientRegistry.load) : new ClientRegistry([]));
+    const users = given.users ?? (files.users ? await loadAtStart('users', files.users, UserRegistry.load) : UserRegistry.fromEntries([]));
     const resources =
-      given.resources ?? (files.resources ? await ResourceRegistry.load(files.resources) : ResourceRegistry.fromEntries([]));
+      given.resources ??
+      (files.resources ? await loadAtStart('resources', files.resources, ResourceRegistry.load) : ResourceRegistry.fromEntries([]));
     assertDistinctSubjects(clients.all(), users.all(), given.sources);
     return new Registries(
       {

@@ -68,7 +68,10 @@ async function listenForMetrics(
  * KEYS_RELOAD_INTERVAL.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const keystore = await Keystore.open(config.keysDir, nowSeconds());
+  const keystore = await Keystore.open(config.keysDir, nowSeconds()).catch((err: Error) => {
+    err.message = `KEYS_DIR: ${err.message}`;
+    throw err;
+  });
   const registries = await Registries.open(
     { clients: config.clientsFile, users: config.usersFile, resources: config.resourcesFile },
     {

@@ -80,7 +80,9 @@ export async function listKeyFiles(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).filter(isKeyFileName).sort();
   } catch (err) {
-    throw new KeyFolderError(`cannot read keys folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such folder (create it with "oauth2-token-service keys rotate")' : (code ?? String(err));
+    throw new KeyFolderError(`cannot read keys folder ${dir}: ${reason}`);
   }
 }
 

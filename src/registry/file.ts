@@ -21,6 +21,19 @@ function withoutQuotedInput(err: SyntaxError): string {
   return err.message.replace(/, (?:\.\.\.)?".*$/s, '');
 }
 
+/** What an operator reads for a file that cannot be read. */
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'a directory, not a file',
+  ENOTDIR: 'a folder on the path is a file',
+};
+
+function fileProblem(code: string | undefined, err: unknown): string {
+  return (code && FILE_PROBLEMS[code]) ?? code ?? String(err);
+}
+
 /** The entries of a registry file; every failure becomes one message that names the file. */
 export async function readRegistryEntries(
   file: string,
@@ -34,7 +47,7 @@ export async function readRegistryEntries(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && options.missingMeansEmpty) return [];
-    const reason = err instanceof SyntaxError ? `not valid JSON (${withoutQuotedInput(err)})` : (code ?? String(err));
+    const reason = err instanceof SyntaxError ? `not valid JSON (${withoutQuotedInput(err)})` : fileProblem(code, err);
     throw fail(`${file}: ${reason}`);
   }
   const entries = (json as Record<string, unknown> | null)?.[member];

@@ -146,27 +146,32 @@ t.test('docker-compose.yml', async (t) => {
     );
   });
 
-  t.test('the server: SESSION_SECRET required from the environment, clients and users files, a valid configuration', async (t) => {
-    const environment = oauth?.environment ?? {};
-    t.throws(() => interpolated(environment, {}), /SESSION_SECRET is required/, 'never a secret written in the file');
-    const config = loadConfig(interpolated(environment, { SESSION_SECRET: 'y'.repeat(48) }));
-    t.match(config, {
-      clientsFile: '/config/clients.json',
-      usersFile: '/config/users.json',
-      keysDir: '/keys',
-      redis: { topology: { kind: 'standalone', url: 'redis://redis:6379' } },
-      issuer: 'http://localhost:3000',
-    });
-    t.equal(config.trustProxy, false, 'no proxy unless TRUST_PROXY is set');
-    const proxied = loadConfig(interpolated(environment, { SESSION_SECRET: 'y'.repeat(48), TRUST_PROXY: '10.0.0.0/8' }));
-    t.same(proxied.trustProxy, ['10.0.0.0/8'], 'TRUST_PROXY from .env');
-    t.ok(oauth?.volumes?.includes('./config:/config:ro'));
-    t.same(
-      [keys?.image, oauth?.image, admin?.image, keys?.build, oauth?.build],
-      ['oauth2-token-service:local', 'oauth2-token-service:local', 'oauth2-token-service:local', '.', '.'],
-      'one image, built from this repository',
-    );
-  });
+  t.test(
+    'the server: SESSION_SECRET required from the environment, a clients file, users only when set, a valid configuration',
+    async (t) => {
+      const environment = oauth?.environment ?? {};
+      t.throws(() => interpolated(environment, {}), /SESSION_SECRET is required/, 'never a secret written in the file');
+      const config = loadConfig(interpolated(environment, { SESSION_SECRET: 'y'.repeat(48) }));
+      t.match(config, {
+        clientsFile: '/config/clients.json',
+        keysDir: '/keys',
+        redis: { topology: { kind: 'standalone', url: 'redis://redis:6379' } },
+        issuer: 'http://localhost:3000',
+      });
+      t.equal(config.usersFile, undefined, 'clients alone: no users file to miss');
+      const withUsers = loadConfig(interpolated(environment, { SESSION_SECRET: 'y'.repeat(48), USERS_FILE: '/config/users.json' }));
+      t.equal(withUsers.usersFile, '/config/users.json', 'USERS_FILE from .env');
+      t.equal(config.trustProxy, false, 'no proxy unless TRUST_PROXY is set');
+      const proxied = loadConfig(interpolated(environment, { SESSION_SECRET: 'y'.repeat(48), TRUST_PROXY: '10.0.0.0/8' }));
+      t.same(proxied.trustProxy, ['10.0.0.0/8'], 'TRUST_PROXY from .env');
+      t.ok(oauth?.volumes?.includes('./config:/config:ro'));
+      t.same(
+        [keys?.image, oauth?.image, admin?.image, keys?.build, oauth?.build],
+        ['oauth2-token-service:local', 'oauth2-token-service:local', 'oauth2-token-service:local', '.', '.'],
+        'one image, built from this repository',
+      );
+    },
+  );
 
   t.test('an admin service runs the operator commands on the same files, on demand', async (t) => {
     t.same(admin?.profiles, ['admin'], 'not started by up');

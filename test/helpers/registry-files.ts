@@ -10,14 +10,17 @@ import { type ServerProcess, startServerProcess } from '../../harness/process.js
 export const PROCESS_ALICE = { username: 'alice', password: 'alice-password-1', sub: 'user-alice' } as const;
 
 /** CLIENTS_FILE and USERS_FILE in a temporary folder: the given clients, and alice. */
-export async function writeRegistryFiles(t: Test, clients: readonly unknown[]): Promise<{ clientsFile: string; usersFile: string }> {
+export async function writeRegistryFiles(
+  t: Test,
+  clients: readonly unknown[],
+): Promise<{ clientsFile: string; usersFile: string; dir: string }> {
   const dir = await tempDir(t);
   const clientsFile = join(dir, 'clients.json');
   const usersFile = join(dir, 'users.json');
   await writeFile(clientsFile, JSON.stringify({ clients }));
   const alice = { username: PROCESS_ALICE.username, password_hash: cheapPasswordHash(PROCESS_ALICE.password), sub: PROCESS_ALICE.sub };
   await writeFile(usersFile, JSON.stringify({ users: [alice] }));
-  return { clientsFile, usersFile };
+  return { clientsFile, usersFile, dir };
 }
 
 /** The built server on a free port of 127.0.0.1 (its issuer), with a fresh signing key, these clients and alice. */

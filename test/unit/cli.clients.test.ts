@@ -175,7 +175,7 @@ t.test('clients list', async (t) => {
   const missing = await clients(['list', '--file', join(dir, 'none.json')]);
   t.same(
     [missing.code, missing.stdout, missing.stderr],
-    [1, '', `error: ${join(dir, 'none.json')}: ENOENT\n`],
+    [1, '', `error: ${join(dir, 'none.json')}: no such file\n`],
     'as the server, a missing file fails',
   );
 });

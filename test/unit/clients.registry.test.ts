@@ -183,6 +183,6 @@ t.test('ClientRegistry', async (t) => {
     await t.rejects(ClientRegistry.load(file), { message: new RegExp(`^${file}: not valid JSON`) });
     await writeFile(file, '[]');
     await t.rejects(ClientRegistry.load(file), { message: `${file}: expected {"clients": [...]}` });
-    await t.rejects(ClientRegistry.load(join(dir, 'missing.json')), { message: /missing\.json: ENOENT$/ });
+    await t.rejects(ClientRegistry.load(join(dir, 'missing.json')), { message: /missing\.json: no such file$/ });
   });
 });

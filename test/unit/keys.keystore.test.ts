@@ -18,7 +18,7 @@ t.test('Keystore', async (t) => {
     await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 1000 });
     await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 500 });
     await t.rejects(Keystore.open(future, now() - 2000), { message: /none inside its signing window/ });
-    await t.rejects(Keystore.open(join(empty, 'missing'), now()), { message: /cannot read keys folder .*missing: ENOENT/ });
+    await t.rejects(Keystore.open(join(empty, 'missing'), now()), { message: /cannot read keys folder .*missing: no such folder/ });
   });
 
   t.test('names the file that cannot be used', async (t) => {

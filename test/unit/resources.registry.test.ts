@@ -134,6 +134,6 @@ t.test('ResourceRegistry', async (t) => {
     await t.rejects(ResourceRegistry.load(file), { message: new RegExp(`^${file}: not valid JSON`) });
     await writeFile(file, '{"clients": []}');
     await t.rejects(ResourceRegistry.load(file), { message: `${file}: expected {"resources": [...]}` });
-    await t.rejects(ResourceRegistry.load(join(dir, 'missing.json')), { message: /missing\.json: ENOENT$/ });
+    await t.rejects(ResourceRegistry.load(join(dir, 'missing.json')), { message: /missing\.json: no such file$/ });
   });
 });

@@ -1,4 +1,6 @@
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
@@ -41,4 +43,30 @@ t.test('a server that cannot listen leaves nothing behind: no SIGHUP handler, no
       t.pass('the public port is free again');
     }
   }
+});
+
+t.test('a file or folder the server cannot use at start is named by its variable', async (t) => {
+  const { clientsFile, usersFile, dir } = await writeRegistryFiles(t, []);
+  const keysDir = await keysDirWithSigningKey(t);
+  const base = { KEYS_DIR: keysDir, CLIENTS_FILE: clientsFile, USERS_FILE: usersFile, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' };
+  const missing = join(dir, 'nope.json');
+  for (const [variable, env, message] of [
+    ['USERS_FILE', { USERS_FILE: missing }, `USERS_FILE: ${missing}: no such file`],
+    ['CLIENTS_FILE', { CLIENTS_FILE: missing }, `CLIENTS_FILE: ${missing}: no such file`],
+    ['RESOURCES_FILE', { RESOURCES_FILE: missing }, `RESOURCES_FILE: ${missing}: no such file`],
+    ['a directory', { USERS_FILE: dir }, `USERS_FILE: ${dir}: a directory, not a file`],
+    [
+      'KEYS_DIR',
+      { KEYS_DIR: join(dir, 'no-keys') },
+      `KEYS_DIR: cannot read keys folder ${join(dir, 'no-keys')}: no such folder (create it with "oauth2-token-service keys rotate")`,
+    ],
+  ] as const) {
+    await t.rejects(startServer(loadConfig({ ...base, ...env })), { message }, variable);
+  }
+  await writeFile(join(dir, 'bad-users.json'), '{"users": [{"username": "a"}]}');
+  await t.rejects(
+    startServer(loadConfig({ ...base, USERS_FILE: join(dir, 'bad-users.json') })),
+    { message: `USERS_FILE: ${join(dir, 'bad-users.json')}: user "a": password_hash: Invalid input: expected string, received undefined` },
+    'each line of a file that does not validate names the variable',
+  );
 });

@@ -215,6 +215,6 @@ t.test('UserRegistry', async (t) => {
     await t.rejects(UserRegistry.load(file), new UsersFileError(`${file}: expected {"users": [...]}`));
     await writeFile(file, '[]');
     await t.rejects(UserRegistry.load(file), new UsersFileError(`${file}: expected {"users": [...]}`));
-    await t.rejects(UserRegistry.load(join(dir, 'missing.json')), new UsersFileError(`${join(dir, 'missing.json')}: ENOENT`));
+    await t.rejects(UserRegistry.load(join(dir, 'missing.json')), new UsersFileError(`${join(dir, 'missing.json')}: no such file`));
   });
 });
