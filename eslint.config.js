@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', '.tap/', '.tests/', 'node_modules/'] },
+  { ignores: ['dist/', '**/dist/', 'coverage/', '.tap/', '.tests/', 'node_modules/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -1,12 +1,12 @@
 import Fastify from 'fastify';
-import { requireScope } from '../src/verifier/fastify.js';
-import { createVerifier } from '../src/verifier/index.js';
+import { requireScope } from '@oauth2-token-service/verifier/fastify';
+import { createVerifier } from '@oauth2-token-service/verifier';
 
 /**
  * An example resource server: `GET /api/me` answers with the token's `sub` and `scope`
  * to requests with a valid access token carrying the `read` scope.
  *   ISSUER=http://localhost:3000 AUDIENCE=http://localhost:3000 PORT=4000 npm run example:resource-server
- * In your own service: import { createVerifier } from 'oauth2-token-service/verifier'.
+ * In your own service: import { createVerifier } from '@oauth2-token-service/verifier'.
  */
 const issuer = process.env.ISSUER ?? 'http://localhost:3000';
 const verifier = createVerifier({ issuer, audience: process.env.AUDIENCE ?? issuer });

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Fastify from 'fastify';
-import { protectedResource, requireScope } from '../../src/verifier/fastify.js';
-import { createVerifier } from '../../src/verifier/index.js';
+import { protectedResource, requireScope } from '@oauth2-token-service/verifier/fastify';
+import { createVerifier } from '@oauth2-token-service/verifier';
 import { exampleMcpServer, TOOLS_SCOPE } from './tools.js';
 
 /**
@@ -10,7 +10,7 @@ import { exampleMcpServer, TOOLS_SCOPE } from './tools.js';
  * MCP clients ask for) with the scope mcp:tools. It publishes its RFC 9728 metadata, so
  * MCP clients find the authorization server from the 401 alone.
  *   ISSUER=http://localhost:3000 PORT=4100 RESOURCE=http://localhost:4100/mcp npm run example:mcp-server
- * In your own service: import { createVerifier } from 'oauth2-token-service/verifier'.
+ * In your own service: import { createVerifier } from '@oauth2-token-service/verifier'.
  */
 const port = Number(process.env.PORT ?? 4100);
 const issuer = process.env.ISSUER ?? 'http://localhost:3000';

@@ -35,7 +35,21 @@ function commandList(groups: readonly CommandGroup[]): string {
   return rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n');
 }
 
-export const TOOL_HELP = `usage: ${TOOL} <group> <command> [options]
+const SERVE_HELP = `usage: ${TOOL} serve
+
+Starts the server, configured by its environment variables (PORT, ISSUER, KEYS_DIR,
+REDIS_URL, ...: docs/configuration.md); it runs until SIGTERM or SIGINT, reloads on SIGHUP.
+It takes no arguments.`;
+
+/** `serve` with nothing after it: the process becomes the server (src/cli/index.ts). */
+export function servesAlone(argv: readonly string[]): boolean {
+  return argv.length === 1 && argv[0] === 'serve';
+}
+
+export const TOOL_HELP = `usage: ${TOOL} serve
+       ${TOOL} <group> <command> [options]
+
+"${TOOL} serve" starts the server, configured by its environment.
 
 Operator commands of the OAuth 2.0 token service. They read the server's environment
 variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, JWKS_CACHE_TTL, ACCESS_TOKEN_TTL; REDIS_* for grants) for their
@@ -80,6 +94,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (groupName === '--help' || groupName === '-h' || groupName === 'help') {
     io.stdout.write(`${TOOL_HELP}\n`);
     return EXIT.ok;
+  }
+  if (groupName === 'serve') {
+    if (commandName === '--help' || commandName === '-h') {
+      io.stdout.write(`${SERVE_HELP}\n`);
+      return EXIT.ok;
+    }
+    return usageError(io, 'serve takes no arguments: the server is configured by its environment', `usage: ${TOOL} serve`);
   }
   const group = GROUPS.find((g) => g.name === groupName);
   if (!group) return usageError(io, `unknown command group '${groupName}'`, toolUsage);

@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-import { runCli } from './dispatch.js';
+import { runCli, servesAlone } from './dispatch.js';
 
-/** The `oauth2-token-service` command (package.json "bin"): runs from dist/ with production dependencies only. */
-process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
+/**
+ * The `oauth2-token-service` command (package.json "bin"): runs from dist/ with production
+ * dependencies only. `serve` starts the server (src/main.ts, configured by the environment).
+ */
+const argv = process.argv.slice(2);
+if (servesAlone(argv)) await import('../main.js');
+else process.exitCode = await runCli(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_DPOP_ALGORITHMS, DPOP_ASYMMETRIC_ALGORITHMS, type DpopAlgorithm } from '../dpop/proof.js';
+import { DEFAULT_DPOP_ALGORITHMS, DPOP_ASYMMETRIC_ALGORITHMS, type DpopAlgorithm } from '@oauth2-token-service/verifier/dpop-proof';
 import { flag, integer } from './fields.js';
 
 /** The variables of DPoP (RFC 9449), parsed by src/config.ts with the others (it stays the only reader of process.env). */

@@ -1,9 +1,15 @@
 import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidDpopProof, UseDpopNonce } from '../errors.js';
 import type { DpopProofReplayCache } from '../store/types.js';
-import { ProofKeyCache } from './key-cache.js';
+import { ProofKeyCache } from '@oauth2-token-service/verifier/dpop-key-cache';
 import type { DpopNonces } from './nonce.js';
-import { DpopProofError, type DpopRefusalReason, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from './proof.js';
+import {
+  DpopProofError,
+  type DpopRefusalReason,
+  replayWindowSeconds,
+  singleDpopHeader,
+  verifyDpopProof,
+} from '@oauth2-token-service/verifier/dpop-proof';
 
 /** What a valid DPoP proof at the token endpoint binds the issued tokens to. */
 export interface DpopBinding {

@@ -3,7 +3,7 @@ import { chmod, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { z } from 'zod';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './algorithms.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 
 /**
  * One signing key per file in KEYS_DIR: `<kid>.json`, mode 0600, holding the private
@@ -11,7 +11,7 @@ import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './algorithms.js';
  * only reads, and the rotation script, which writes.
  */
 
-export { SIGNING_ALGORITHMS, type SigningAlgorithm } from './algorithms.js';
+export { SIGNING_ALGORITHMS, type SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 
 const PrivateJwkSchema = z
   .object({

@@ -1,7 +1,7 @@
 import { type JWTPayload, jwtVerify } from 'jose';
 import { type Clock, nowSeconds } from '../clock.js';
 import { ServerError } from '../errors.js';
-import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
+import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
 import type { Keystore, LoadedKey } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';
 import type { ProtectedResource } from '../resources/registry.js';

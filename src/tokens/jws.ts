@@ -1,5 +1,5 @@
 import { constants, type KeyObject, sign, type SignKeyObjectInput, type SignPrivateKeyInput } from 'node:crypto';
-import type { SigningAlgorithm } from '../keys/algorithms.js';
+import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 
 /**
  * RFC 7515 compact JWS signing with node:crypto. Verification stays with jose.

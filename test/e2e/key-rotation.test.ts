@@ -4,7 +4,7 @@ import { decodeProtectedHeader } from 'jose';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { readKeyFolder } from '../../src/keys/key-file.js';
-import { createVerifier } from '../../src/verifier/index.js';
+import { createVerifier } from '@oauth2-token-service/verifier';
 import { tempDir } from '../helpers/keys.js';
 import { freePort } from '../../harness/ports.js';
 import { CLI, runNode, type ServerProcess, startServerProcess } from '../../harness/process.js';

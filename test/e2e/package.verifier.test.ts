@@ -23,7 +23,7 @@ async function sourceCopy(dir: string): Promise<string> {
   return copy;
 }
 
-const VERIFY = `import { createVerifier } from 'oauth2-token-service/verifier';
+const VERIFY = `import { createVerifier } from '@oauth2-token-service/verifier';
 const [issuer, jwksUri, ...tokens] = process.argv.slice(2);
 const verifier = createVerifier({ issuer, audience: issuer, jwksUri });
 for (const token of tokens) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { accessTokenHash } from '../../src/dpop/proof.js';
+import { accessTokenHash } from '@oauth2-token-service/verifier/dpop-proof';
 
 /** A client's DPoP key pair (generated per test, never written anywhere). */
 export interface DpopKey {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { redisReplayCache } from 'oauth2-token-service/verifier';
+import { redisReplayCache } from '@oauth2-token-service/verifier';
 import t from 'tap';
 import { startPrivateRedis } from '../../harness/redis.js';
 

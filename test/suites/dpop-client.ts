@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { createVerifier, TokenVerificationError } from 'oauth2-token-service/verifier';
+import { createVerifier, TokenVerificationError } from '@oauth2-token-service/verifier';
 import type { Test } from 'tap';
 import { ALICE, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { InjectBrowser, signInAndDecide } from '../helpers/browser-flow.js';

@@ -14,7 +14,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['server.ts', 'registries.ts'],
   ['app.ts', 'services.ts'],
   ['config'],
-  ['verifier'],
   ['routes'],
   ['http'],
   ['metrics'],
@@ -127,37 +126,35 @@ t.test('the import scanner sees every form of import', async (t) => {
   t.ok((await importsOf(join(ROOT, 'src', 'services.ts'))).includes('src/store/types.js'), 'an import type');
 });
 
-/** The DPoP proof validation the token endpoint and the verifier share (RFC 9449 §4.3). */
-const SHARED_DPOP_MODULES = ['src/dpop/proof.js', 'src/dpop/htu.js', 'src/dpop/key-cache.js'];
-
-t.test('the verifier package loads only jose and its own files (no server code)', async (t) => {
-  const allowed = (imported: string) =>
-    imported === 'jose' ||
-    imported === 'node:crypto' ||
-    imported.startsWith('src/verifier/') ||
-    imported === 'src/keys/algorithms.js' ||
-    SHARED_DPOP_MODULES.includes(imported);
+t.test('the verifier package (packages/verifier) loads only jose, node:crypto and its own files', async (t) => {
+  const files = await sourceFiles(join(ROOT, 'packages', 'verifier', 'src'));
   const outside: string[] = [];
-  const files = await sourceFiles(join(ROOT, 'src', 'verifier'));
   for (const file of files) {
     const name = relative(ROOT, file);
     for (const imported of await importsOf(file)) {
-      // The Fastify guard imports Fastify's types only (erased at build time).
-      if (name === 'src/verifier/fastify.ts' && imported === 'fastify') continue;
-      if (!allowed(imported)) outside.push(`${name} imports ${imported}`);
+      // The Fastify guard imports Fastify's types only (erased at build time; fastify is an optional peer).
+      if (name === 'packages/verifier/src/fastify.ts' && imported === 'fastify') continue;
+      const own = imported.startsWith('packages/verifier/src/');
+      if (!own && imported !== 'jose' && imported !== 'node:crypto') outside.push(`${name} imports ${imported}`);
     }
   }
-  t.ok(files.length >= 5, `read ${files.length} verifier files`);
+  t.ok(files.length >= 10, `read ${files.length} verifier files`);
   t.same(outside, []);
-  t.same(await importsOf(join(ROOT, 'src', 'keys', 'algorithms.ts')), [], 'the algorithms list imports nothing');
-  for (const shared of SHARED_DPOP_MODULES) {
-    const imports = await importsOf(join(ROOT, shared.replace(/\.js$/, '.ts')));
-    t.same(
-      imports.filter((imported) => !['jose', 'node:crypto', ...SHARED_DPOP_MODULES].includes(imported)),
-      [],
-      `${shared} (shared with the verifier) imports only jose, node:crypto and the other shared DPoP modules`,
-    );
-  }
+  const manifest = JSON.parse(await readFile(join(ROOT, 'packages', 'verifier', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional: boolean }>;
+  };
+  t.same(Object.keys(manifest.dependencies), ['jose'], 'its one runtime dependency');
+  t.same(manifest.peerDependenciesMeta, { fastify: { optional: true } }, 'Fastify only for the guard, and optional');
+});
+
+t.test('the server validates DPoP proofs with the verifier package: one implementation', async (t) => {
+  const endpoint = await importsOf(join(ROOT, 'src', 'dpop', 'token-endpoint.ts'));
+  t.ok(endpoint.includes('@oauth2-token-service/verifier/dpop-proof'), 'the token endpoint imports the proof check');
+  t.notOk(
+    (await sourceFiles(join(ROOT, 'src'))).some((file) => /dpop[-/](proof|htu|key-cache)\.ts$/.test(file)),
+    'and has no copy of its own',
+  );
 });
 
 t.test('the build emits no test code: what it compiles never imports test/', async (t) => {

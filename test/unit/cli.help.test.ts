@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { GROUPS, TOOL_HELP } from '../../src/cli/dispatch.js';
+import { GROUPS, servesAlone, TOOL_HELP } from '../../src/cli/dispatch.js';
 import { runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/keys.js';
 
@@ -20,7 +20,7 @@ t.test('the tool: --help lists every command and the exit codes', async (t) => {
     t.same([run.code, run.stdout, run.stderr], [0, `${TOOL_HELP}\n`, ''], args.join(' '));
   }
   const help = (await runCommand(['--help'])).stdout;
-  t.ok(help.startsWith('usage: oauth2-token-service <group> <command> [options]\n'));
+  t.ok(help.startsWith('usage: oauth2-token-service serve\n       oauth2-token-service <group> <command> [options]\n'));
   t.ok(help.endsWith(EXIT_CODES));
   for (const line of [
     'keys rotate',
@@ -87,4 +87,17 @@ t.test('a wrong or missing command is a usage error (exit 2), with the usage to 
     const run = await runCommand(args);
     t.same([run.code, run.stdout, run.stderr], [2, '', stderr], args.join(' ') || '(nothing)');
   }
+});
+
+t.test('serve: the server, configured by its environment; help, and no arguments', async (t) => {
+  t.equal(servesAlone(['serve']), true, 'serve alone starts the server');
+  t.equal(servesAlone(['serve', '--port', '3000']), false);
+  const help = await runCommand(['serve', '--help']);
+  t.same([help.code, help.stderr], [0, '']);
+  t.ok(help.stdout.startsWith('usage: oauth2-token-service serve\n\nStarts the server, configured by its environment variables'));
+  const extra = await runCommand(['serve', '--port', '3000']);
+  t.same(
+    [extra.code, extra.stdout, extra.stderr],
+    [2, '', 'error: serve takes no arguments: the server is configured by its environment\nusage: oauth2-token-service serve\n'],
+  );
 });

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import t, { type Test } from 'tap';
-import { normalizedHtu } from '../../src/dpop/htu.js';
-import { ProofKeyCache } from '../../src/dpop/key-cache.js';
+import { normalizedHtu } from '@oauth2-token-service/verifier/dpop-htu';
+import { ProofKeyCache } from '@oauth2-token-service/verifier/dpop-key-cache';
 import { DpopNonces } from '../../src/dpop/nonce.js';
 import {
   DEFAULT_DPOP_ALGORITHMS,
@@ -10,7 +10,7 @@ import {
   singleDpopHeader,
   verifyDpopProof,
   type DpopProofOptions,
-} from '../../src/dpop/proof.js';
+} from '@oauth2-token-service/verifier/dpop-proof';
 import { dpopKey, dpopProof, unsignedProof } from '../helpers/dpop.js';
 
 const NOW = 1_800_000_000;

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
-import type { SigningAlgorithm } from '../../src/keys/algorithms.js';
+import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import { ServerError } from '../../src/errors.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { tokenResponseJson } from '../../src/http/oauth-reply.js';

@@ -8,8 +8,8 @@ import {
   TokenVerificationError,
   type Verifier,
   type VerifierDpopOptions,
-} from 'oauth2-token-service/verifier';
-import { requireScope } from 'oauth2-token-service/verifier/fastify';
+} from '@oauth2-token-service/verifier';
+import { requireScope } from '@oauth2-token-service/verifier/fastify';
 import t, { type Test } from 'tap';
 import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
 import { basic, buildTestServer, FORM_HEADERS, form, ISSUER, SECRETS } from '../helpers/server.js';

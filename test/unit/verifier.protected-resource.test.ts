@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 // Imported through the package's public exports, as resource servers do.
-import { createVerifier, protectedResourceMetadata, protectedResourceMetadataUrl } from 'oauth2-token-service/verifier';
-import { protectedResource, requireScope } from 'oauth2-token-service/verifier/fastify';
+import { createVerifier, protectedResourceMetadata, protectedResourceMetadataUrl } from '@oauth2-token-service/verifier';
+import { protectedResource, requireScope } from '@oauth2-token-service/verifier/fastify';
 import t from 'tap';
 
 const ISSUER = 'https://as.example.com';

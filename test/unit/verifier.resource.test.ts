@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 // Imported through the package's public exports, as resource servers do.
-import { createVerifier, TokenVerificationError, type Verifier } from 'oauth2-token-service/verifier';
-import { requireScope } from 'oauth2-token-service/verifier/fastify';
+import { createVerifier, TokenVerificationError, type Verifier } from '@oauth2-token-service/verifier';
+import { requireScope } from '@oauth2-token-service/verifier/fastify';
 import t from 'tap';
 import { WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { API, MCP, RESOURCE_CLIENTS, RESOURCES } from '../helpers/resource-fixtures.js';

@@ -1,8 +1,8 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import Fastify from 'fastify';
 // Imported through the package's public exports, as resource servers do.
-import { createVerifier, TokenVerificationError } from 'oauth2-token-service/verifier';
-import { requireScope } from 'oauth2-token-service/verifier/fastify';
+import { createVerifier, TokenVerificationError } from '@oauth2-token-service/verifier';
+import { requireScope } from '@oauth2-token-service/verifier/fastify';
 import type { Test } from 'tap';
 import t from 'tap';
 import { signCompactJws } from '../../src/tokens/jws.js';

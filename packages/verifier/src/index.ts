@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
-import { SIGNING_ALGORITHMS } from '../keys/algorithms.js';
-import { ProofKeyCache } from '../dpop/key-cache.js';
-import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/proof.js';
+import { SIGNING_ALGORITHMS } from './algorithms.js';
+import { ProofKeyCache } from './dpop-key-cache.js';
+import { DEFAULT_DPOP_ALGORITHMS } from './dpop-proof.js';
 import { bearerChallenge, dpopChallenge } from './challenge.js';
 import { type DpopPresentation, proofBinding } from './dpop.js';
 import { TokenVerificationError } from './errors.js';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
-import type { ProofKeyCache } from './key-cache.js';
-import { normalizedHtu } from './htu.js';
+import type { ProofKeyCache } from './dpop-key-cache.js';
+import { normalizedHtu } from './dpop-htu.js';
 
 /**
  * DPoP proof validation (RFC 9449 §4.3), pure: shared by the token endpoint and the

@@ -1,5 +1,5 @@
-import type { ProofKeyCache } from '../dpop/key-cache.js';
-import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from '../dpop/proof.js';
+import type { ProofKeyCache } from './dpop-key-cache.js';
+import { DpopProofError, replayWindowSeconds, singleDpopHeader, verifyDpopProof } from './dpop-proof.js';
 import { ReplayCacheUnavailableError, type TokenScheme, type VerificationErrorCode } from './errors.js';
 import type { DpopReplayCache } from './replay-cache.js';
 
