@@ -1,17 +1,19 @@
 # syntax=docker/dockerfile:1
 
 # ---- build: compile TypeScript with the dev dependencies ----
-FROM node:22-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: "prepare" would build before the sources are here
+COPY packages/verifier/package.json ./packages/verifier/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/verifier/tsconfig.json ./packages/verifier/
+COPY packages/verifier/src ./packages/verifier/src
 COPY src ./src
 RUN npm run build
 
 # ---- runtime: production dependencies and compiled code only ----
-FROM node:22-slim AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production \
     # no build hooks (and no TypeScript) in the image: everything runs from dist/
     npm_config_ignore_scripts=true \
@@ -21,6 +23,8 @@ ENV NODE_ENV=production \
     KEYS_DIR=/keys
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/verifier/package.json ./packages/verifier/
+COPY --from=build /app/packages/verifier/dist ./packages/verifier/dist
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 # The operator command on PATH (docker run --rm … oauth2-token-service keys rotate), and the
@@ -37,4 +41,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/main.js"]
+CMD ["oauth2-token-service", "serve"]

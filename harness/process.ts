@@ -71,12 +71,24 @@ export interface ServerProcess {
 export async function startServerProcess(
   t: Teardown,
   env: Record<string, string>,
-  options: { script?: string; readyPath?: string; anyStatus?: boolean } = {},
+  options: {
+    script?: string;
+    /** Another command line to start it with (`npm start`, the installed bin), in `cwd`: stopped as a process group. */
+    command?: readonly [string, ...string[]];
+    cwd?: string;
+    readyPath?: string;
+    anyStatus?: boolean;
+  } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [resolve(DIST, options.script ?? 'src/main.js')], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+  const [file, ...args] = options.command ?? [process.execPath, resolve(DIST, options.script ?? 'src/main.js')];
+  const group = options.command !== undefined;
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   });
+  const signal = (name: NodeJS.Signals) => (group && child.pid !== undefined ? process.kill(-child.pid, name) : child.kill(name));
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -85,8 +97,8 @@ export async function startServerProcess(
   const stop = async () => {
     if (exited) return;
     const gone = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    signal('SIGTERM');
+    const timer = setTimeout(() => signal('SIGKILL'), 5000);
     await gone;
     clearTimeout(timer);
   };

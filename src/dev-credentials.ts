@@ -9,6 +9,18 @@ import { dirname } from 'node:path';
  */
 export const DEMO_CREDENTIALS_FILE = '.dev/demo.env';
 
+/** The port the README's lines assume (PORT's default). */
+const DEFAULT_PORT = 3000;
+
+/**
+ * The file of the dev server on `port`: `.dev/demo.env` on the default port, `.dev/demo-<port>.env`
+ * on any other, so two dev servers in one folder (they need two ports) never overwrite each
+ * other's credentials.
+ */
+export function demoCredentialsFile(port: number): string {
+  return port === DEFAULT_PORT ? DEMO_CREDENTIALS_FILE : `.dev/demo-${port}.env`;
+}
+
 export interface DemoCredentials {
   /** The demo client's secret (absent with CLIENTS_FILE). */
   readonly SECRET?: string | undefined;
@@ -32,7 +44,7 @@ export async function writeDemoCredentials(file: string, credentials: DemoCreden
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const lines = [
     '# Written by npm run dev: the demo credentials of the server running now (new at every start).',
-    '# Load them into a shell with: . .dev/demo.env',
+    `# Load them into a shell with: . ${file}`,
     ...entries.map(([name, value]) => `${name}=${value}`),
   ];
   await writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });

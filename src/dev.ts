@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { ClientRegistry } from './clients/registry.js';
-import { DEMO_CREDENTIALS_FILE, writeDemoCredentials } from './dev-credentials.js';
+import { demoCredentialsFile, writeDemoCredentials } from './dev-credentials.js';
 import { generateClientSecret, hashClientSecret } from './clients/secret.js';
 import { loadConfig } from './config/index.js';
 import { ensureSigningKey } from './keys/rotation.js';
@@ -14,7 +14,8 @@ import { UserRegistry } from './users/registry.js';
  * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
  * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
  * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
- * demo user with a fresh password (both also written to .dev/demo.env for a second shell), (without
+ * demo user with a fresh password (both also written to .dev/demo.env, or .dev/demo-<port>.env on
+ * another port than 3000, for a second shell), (without
  * RESOURCES_FILE) two demo resources: the
  * example resource server's API and the example MCP server, and (unless
  * DYNAMIC_CLIENT_REGISTRATION says otherwise) open dynamic client registration.
@@ -93,15 +94,17 @@ try {
   }
   const sources = { ...(clients ? { clients: 'the demo client' } : {}), ...(users ? { users: 'the demo user' } : {}) };
   const server = await startServer(config, { clients, users, resources, sources });
+  // Named by the port it listens on (PORT=0: the port it got), so a second dev server here never overwrites the first's.
+  const credentialsFile = demoCredentialsFile(Number(new URL(server.address).port || config.port));
   try {
-    await writeDemoCredentials(DEMO_CREDENTIALS_FILE, { SECRET: secret, PASSWORD: password });
+    await writeDemoCredentials(credentialsFile, { SECRET: secret, PASSWORD: password });
     if (secret || password) {
       process.stdout.write(
-        `Demo credentials also in ${DEMO_CREDENTIALS_FILE}: ". ${DEMO_CREDENTIALS_FILE}" sets SECRET and PASSWORD in a shell in this folder\n`,
+        `Demo credentials also in ${credentialsFile}: ". ${credentialsFile}" sets SECRET and PASSWORD in a shell in this folder\n`,
       );
     }
   } catch (err) {
-    process.stderr.write(`warning: could not write ${DEMO_CREDENTIALS_FILE} (${(err as Error).message}): copy the values printed above\n`);
+    process.stderr.write(`warning: could not write ${credentialsFile} (${(err as Error).message}): copy the values printed above\n`);
   }
   stopOnSignals(server, (code) => process.exit(code));
 } catch (err) {

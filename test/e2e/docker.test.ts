@@ -41,8 +41,8 @@ const exists = (path: string) =>
 t.test('Dockerfile', async (t) => {
   const instructions = await dockerfile();
   const stages = instructions.filter((i) => i.keyword === 'FROM').map((i) => i.args);
-  t.same(stages, ['node:22-slim AS build', 'node:22-slim AS runtime'], 'both stages on Node 22 LTS');
-  const runtime = instructions.slice(instructions.findIndex((i) => i.args === 'node:22-slim AS runtime'));
+  t.same(stages, ['node:24-slim AS build', 'node:24-slim AS runtime'], 'both stages on Node 24, the active LTS');
+  const runtime = instructions.slice(instructions.findIndex((i) => i.args === 'node:24-slim AS runtime'));
   const workdir = runtime.find((i) => i.keyword === 'WORKDIR')?.args;
   t.equal(workdir, '/app');
 
@@ -62,7 +62,7 @@ t.test('Dockerfile', async (t) => {
     }
   });
 
-  t.test('the runtime stage: production dependencies, the CLI on PATH, USER node, a health check, CMD in dist/', async (t) => {
+  t.test('the runtime stage: production dependencies, the CLI on PATH, USER node, a health check, CMD serve', async (t) => {
     const runs = runtime.filter((i) => i.keyword === 'RUN').map((i) => i.args);
     t.ok(
       runs.some((r) => r.includes('npm ci --omit=dev --ignore-scripts')),
@@ -78,13 +78,14 @@ t.test('Dockerfile', async (t) => {
     t.ok(userAt > runtime.findLastIndex((i) => i.keyword === 'RUN' || i.keyword === 'COPY'), 'USER node after the last RUN and COPY');
     t.match(runtime.find((i) => i.keyword === 'HEALTHCHECK')?.args, /\/healthz/);
     const cmd = JSON.parse(runtime.find((i) => i.keyword === 'CMD')?.args ?? '[]') as string[];
-    t.same(cmd, ['node', 'dist/src/main.js']);
-    t.ok(await exists(join(DIST, 'src', 'main.js')), 'the CMD file exists in dist/');
+    t.same(cmd, ['oauth2-token-service', 'serve'], 'the command on PATH starts the server');
+    t.ok(await exists(join(DIST, 'src', 'main.js')), 'what serve runs exists in dist/');
   });
 
   t.test('.dockerignore keeps keys, configuration, secrets and local builds out of the context', async (t) => {
     const ignored = (await readFile(join(REPOSITORY, '.dockerignore'), 'utf8')).split('\n');
-    for (const entry of ['keys', 'config', '.env', 'node_modules', 'dist', 'test', '.git']) t.ok(ignored.includes(entry), entry);
+    for (const entry of ['keys', 'config', '.env', 'node_modules', 'dist', 'test', '.git', 'packages/*/dist', '.tests'])
+      t.ok(ignored.includes(entry), entry);
   });
 });
 

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { REPOSITORY } from '../../harness/repository.js';
 import t, { type Test } from 'tap';
 import { tempDir } from '../helpers/keys.js';
-import { blockOutcomes, blocksScript, docsShellBlocks, runScript, scriptStatus, shellBlocks } from '../helpers/readme.js';
+import { bareNpxLines, blockOutcomes, blocksScript, docsShellBlocks, runScript, scriptStatus, shellBlocks } from '../helpers/readme.js';
 
 /**
  * The docs run as written (issue 10, item 6; issue 21, item 7). Every ```sh block of
@@ -153,6 +153,21 @@ t.test('every sh block of README.md and of docs/, in the declared order, runs as
   const devLog = await readFile(join(dir, 'dev-server.log'), 'utf8');
   const secret = /^SECRET=(.+)$/m.exec(credentials)?.[1] as string;
   t.ok(devLog.includes(`client_secret: ${secret}`), 'the same secret npm run dev printed');
+});
+
+t.test('no documented command fetches a package it did not install: npx oauth2-token-service only with --no-install', async (t) => {
+  t.same(bareNpxLines('```text\nnpx oauth2-token-service keys list\nnpx --no-install oauth2-token-service keys list\n```\n'), [2], 'found');
+  t.same(bareNpxLines('```cron\n0 3 * * *  npx --yes oauth2-token-service keys prune\n```\n'), [2], 'other flags do not help');
+  const pages = [
+    'README.md',
+    'CONTRIBUTING.md',
+    'ARCHITECTURE.md',
+    'packages/verifier/README.md',
+    ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ];
+  const bare: string[] = [];
+  for (const page of pages) for (const line of bareNpxLines(await readFile(join(ROOT, page), 'utf8'))) bare.push(`${page} line ${line}`);
+  t.same(bare, [], 'every npx of the command says --no-install');
 });
 
 t.test('a block that fails fails the run, naming its line; later blocks do not run', async (t) => {

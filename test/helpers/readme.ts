@@ -176,3 +176,13 @@ export async function runScript(
   killGroup(); // what the script left behind, if anything
   return { code, transcript, timedOut };
 }
+
+/** `npx` running our command without `--no-install`: outside an install, npx would fetch a stranger's package of that name. */
+const BARE_NPX = /\bnpx\s+(?:(?!--no-install\b)-\S+\s+)*oauth2-token-service\b/;
+
+/** The lines (1-based) of every code block of `markdown` that runs `npx oauth2-token-service` without `--no-install`. */
+export function bareNpxLines(markdown: string): number[] {
+  return fencedBlocks(markdown).flatMap((block) =>
+    block.body.flatMap((line, index) => (BARE_NPX.test(line) ? [block.open + index + 2] : [])),
+  );
+}

@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { writeDemoCredentials } from '../../src/dev-credentials.js';
+import { demoCredentialsFile, writeDemoCredentials } from '../../src/dev-credentials.js';
 import { tempDir } from '../helpers/keys.js';
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
@@ -38,4 +38,10 @@ t.test('a value a shell would interpret is refused, and nothing is written', asy
   const file = join(dir, '.dev', 'demo.env');
   await t.rejects(writeDemoCredentials(file, { PASSWORD: 'x$(reboot)' }), { message: 'PASSWORD is not shell-safe' });
   await t.rejects(stat(file), { code: 'ENOENT' });
+});
+
+t.test('named by the port: .dev/demo.env on 3000 (the README), .dev/demo-<port>.env on any other', async (t) => {
+  t.equal(demoCredentialsFile(3000), '.dev/demo.env');
+  t.equal(demoCredentialsFile(3001), '.dev/demo-3001.env');
+  t.equal(demoCredentialsFile(41234), '.dev/demo-41234.env');
 });

@@ -1,0 +1,197 @@
+import { access, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import t, { type Test } from 'tap';
+import { freePort } from '../../harness/ports.js';
+import { REPOSITORY, runProgram, startServerProcess } from '../../harness/process.js';
+import { tempDir } from '../helpers/keys.js';
+
+/**
+ * Every way the docs start the server in production, each in a fresh copy with production
+ * dependencies only, so no compiler, no tsx and no tap is there to lean on:
+ *   - the packed tarball: `npm install --omit=dev <tgz>`, then `oauth2-token-service serve`;
+ *   - a checkout: `npm ci --omit=dev` succeeds without a build and `npm start` says to build
+ *     first; `npm ci && npm run build && npm prune --omit=dev && npm start` serves;
+ *   - the Docker image's runtime stage, replayed from the Dockerfile (no Docker engine here).
+ * npm needs the registry or its cache.
+ */
+
+t.setTimeout(360_000);
+
+const NPM_QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
+
+const absent = (path: string) =>
+  access(path).then(
+    () => false,
+    () => true,
+  );
+
+async function assertNoDevDependencies(t: Test, dir: string): Promise<void> {
+  for (const devDependency of ['typescript', 'tsx', 'tap', 'esbuild'])
+    t.ok(await absent(join(dir, 'node_modules', devDependency)), `no ${devDependency}`);
+}
+
+/** With a key and a client of its own, the server answers /readyz and issues a token. */
+async function assertServes(
+  t: Test,
+  start: { command: readonly [string, ...string[]]; cwd: string; env?: Record<string, string> },
+  cli: (...args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>,
+): Promise<void> {
+  const keysDir = join(start.cwd, 'keys');
+  const rotate = await cli('keys', 'rotate', '--dir', keysDir);
+  t.same([rotate.code, rotate.stderr], [0, ''], 'keys rotate');
+  const clientsFile = join(start.cwd, 'clients.json');
+  const add = await cli('clients', 'add', '--id', 'reports', '--scope', 'read', '--file', clientsFile);
+  t.same([add.code, add.stderr], [0, ''], 'clients add');
+  const secret = /client_secret: (\S+)/.exec(add.stdout)?.[1] as string;
+  const port = await freePort();
+  const server = await startServerProcess(
+    t,
+    {
+      PORT: String(port),
+      ISSUER: `http://127.0.0.1:${port}`,
+      KEYS_DIR: keysDir,
+      CLIENTS_FILE: clientsFile,
+      LOG_LEVEL: 'warn',
+      ...start.env,
+    },
+    { command: start.command, cwd: start.cwd, readyPath: '/readyz' },
+  );
+  const res = await fetch(`${server.baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`reports:${secret}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials&scope=read',
+  });
+  t.equal(res.status, 200, 'a token');
+  t.match(await res.json(), { token_type: 'bearer', scope: 'read' });
+  await server.stop();
+}
+
+t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-service serve', async (t) => {
+  const dir = await tempDir(t, 'oauth-tarball-');
+  const pack = await runProgram('npm', ['pack', '--json', '--pack-destination', dir], REPOSITORY);
+  t.equal(pack.code, 0, pack.stderr);
+  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  const paths = packed?.files.map((f) => f.path) ?? [];
+  t.ok(paths.includes('dist/src/main.js') && paths.includes('dist/src/cli/index.js'), 'the server and the command');
+  t.ok(paths.includes('node_modules/@oauth2-token-service/verifier/dist/dpop-proof.js'), 'the verifier package, bundled');
+  t.same(
+    paths.filter((p) => /(^|\/)test\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || /(^|\/)keys\/[^/]+\.json$/.test(p)),
+    [],
+    'no tests, no TypeScript sources, no keys',
+  );
+
+  const app = join(dir, 'app');
+  await mkdir(app);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'operator', private: true }));
+  const started = Date.now();
+  const install = await runProgram('npm', ['install', '--omit=dev', join(dir, packed?.filename as string), ...NPM_QUIET], app);
+  t.equal(install.code, 0, install.stderr);
+  t.notMatch(install.stderr, /EBADENGINE/, 'no engine warning');
+  t.comment(`npm install --omit=dev of the tarball took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await assertNoDevDependencies(t, app);
+
+  const npx = ['npx', '--no-install', 'oauth2-token-service'] as const;
+  // npm's own notices (this machine's npmrc) are npm's, not the command's.
+  const cli = async (...args: string[]) => {
+    const run = await runProgram(npx[0], [...npx.slice(1), ...args], app);
+    return { ...run, stderr: run.stderr.replace(/^npm warn .*\n/gm, '') };
+  };
+  const help = await cli('--help');
+  t.same([help.code, help.stdout.split('\n')[0]], [0, 'usage: oauth2-token-service serve'], 'npx --no-install finds the installed command');
+  await assertServes(t, { command: [...npx, 'serve'], cwd: app }, cli);
+});
+
+/** The files of a fresh clone: what git tracks, as the working tree has them. */
+async function checkoutCopy(t: Test): Promise<string> {
+  const dir = join(await tempDir(t, 'oauth-checkout-'), 'oauth2-token-service');
+  const listed = await runProgram('git', ['ls-files', '-z'], REPOSITORY);
+  t.equal(listed.code, 0, listed.stderr);
+  for (const file of listed.stdout.split('\0').filter(Boolean)) {
+    if (await absent(join(REPOSITORY, file))) continue; // deleted in the working tree, not yet committed
+    await cp(join(REPOSITORY, file), join(dir, file));
+  }
+  return dir;
+}
+
+t.test('a checkout: npm start never builds; npm ci && npm run build && npm prune --omit=dev && npm start serves', async (t) => {
+  const checkout = await checkoutCopy(t);
+
+  const production = await runProgram('npm', ['ci', '--omit=dev', ...NPM_QUIET], checkout);
+  t.equal(production.code, 0, `npm ci --omit=dev on a checkout installs without building: ${production.stderr}`);
+  t.notMatch(production.stderr, /EBADENGINE/, 'no engine warning');
+  const unbuilt = await runProgram('npm', ['start', '--silent'], checkout);
+  t.same(
+    [unbuilt.code, unbuilt.stderr],
+    [1, 'dist/ is missing: build first (npm ci && npm run build && npm prune --omit=dev), then npm start\n'],
+    'npm start without dist/: one line saying to build first',
+  );
+
+  const started = Date.now();
+  for (const step of [
+    ['ci', ...NPM_QUIET],
+    ['run', 'build'],
+    ['prune', '--omit=dev', ...NPM_QUIET],
+  ]) {
+    const run = await runProgram('npm', step, checkout);
+    t.equal(run.code, 0, `npm ${step.join(' ')}: ${run.stderr}`);
+  }
+  t.comment(`npm ci, build and prune took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await assertNoDevDependencies(t, checkout);
+  const cli = (...args: string[]) => runProgram(process.execPath, [join(checkout, 'dist', 'src', 'cli', 'index.js'), ...args], checkout);
+  await assertServes(t, { command: ['npm', 'start'], cwd: checkout }, cli);
+});
+
+interface Instruction {
+  readonly keyword: string;
+  readonly args: string;
+}
+
+/** The Dockerfile's runtime stage: its instructions, continuation lines joined, comments dropped. */
+async function runtimeStage(): Promise<Instruction[]> {
+  const text = await readFile(join(REPOSITORY, 'Dockerfile'), 'utf8');
+  const instructions = text
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [keyword = '', ...rest] = line.trim().split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+  return instructions.slice(instructions.findIndex((i) => i.keyword === 'FROM' && i.args.endsWith('AS runtime')));
+}
+
+t.test("the Docker image's runtime stage, replayed: its COPY lines and its npm ci, then the image's CMD", async (t) => {
+  const image = join(await tempDir(t, 'oauth-image-'), 'app');
+  const stage = await runtimeStage();
+  for (const copy of stage.filter((i) => i.keyword === 'COPY')) {
+    const words = copy.args.split(' ');
+    const fromBuild = words[0] === '--from=build';
+    const paths = words.filter((w) => !w.startsWith('--'));
+    const target = paths.pop() as string;
+    for (const source of paths) {
+      // The build stage's /app is this repository after `npm run build`.
+      const from = fromBuild ? join(REPOSITORY, source.replace(/^\/app\//, '')) : join(REPOSITORY, source);
+      const to = target.endsWith('/') ? join(image, target, basename(source)) : join(image, target);
+      await cp(from, to, { recursive: true });
+    }
+  }
+  const install = stage.find((i) => i.keyword === 'RUN' && i.args.startsWith('npm ci'))?.args.split(' && ')[0] ?? '';
+  t.match(install, /^npm ci --omit=dev --ignore-scripts/, 'production dependencies only, no install scripts');
+  const ci = await runProgram('npm', [...install.split(' ').slice(1), '--prefer-offline'], image, { NODE_ENV: 'production' });
+  t.equal(ci.code, 0, ci.stderr);
+  await assertNoDevDependencies(t, image);
+
+  const cmd = JSON.parse(stage.find((i) => i.keyword === 'CMD')?.args ?? '[]') as string[];
+  t.same(cmd, ['oauth2-token-service', 'serve']);
+  // The image links the command onto PATH: here, the same file.
+  const command = join(image, 'dist', 'src', 'cli', 'index.js');
+  t.ok(!(await absent(command)), 'the command the image links exists');
+  const cli = (...args: string[]) => runProgram(process.execPath, [command, ...args], image);
+  await assertServes(t, { command: [process.execPath, command, ...cmd.slice(1)], cwd: image, env: { NODE_ENV: 'production' } }, cli);
+});
