@@ -43,10 +43,34 @@ async function startPrimary(config: Config): Promise<void> {
   );
 }
 
+/**
+ * How a worker exits once its server has stopped: it first disconnects from the primary and
+ * waits for the primary's acknowledgement. The primary may have handed it a connection just as
+ * its server closed; the worker answers such a hand-over "not accepted" and the primary gives the
+ * connection to another worker, but only while the worker is there to answer. Exiting at once
+ * could leave that connection with the primary, answered by no one (a request that hangs during
+ * a graceful restart). The acknowledgement comes after every hand-over sent before it.
+ */
+function exitWorker(code: number): void {
+  if (!process.connected) process.exit(code);
+  const fallback = setTimeout(() => process.exit(code), WORKER_DISCONNECT_WAIT_MS);
+  process.once('disconnect', () => {
+    clearTimeout(fallback);
+    process.exit(code);
+  });
+  cluster.worker?.disconnect();
+}
+
+/** The most a worker waits for the primary to acknowledge its disconnection. */
+const WORKER_DISCONNECT_WAIT_MS = 2000;
+
 try {
   const config = loadConfig();
   if (config.workers > 1 && cluster.isPrimary) await startPrimary(config);
-  else stopOnSignals(await startServer(config, { worker: cluster.isWorker }), (code) => process.exit(code));
+  else {
+    const exit = cluster.isWorker ? exitWorker : (code: number) => process.exit(code);
+    stopOnSignals(await startServer(config, { worker: cluster.isWorker }), exit);
+  }
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(1);

@@ -24,7 +24,7 @@ t.test('the server refuses a keys folder that group or others can write', async 
   t.equal(run.code, 1);
   t.equal(
     run.stderr,
-    `keys folder ${keysDir} is writable by group or others (mode 0775), so anyone there can plant a signing key: fix it with "chmod go-w ${keysDir}"\n`,
+    `KEYS_DIR: keys folder ${keysDir} is writable by group or others (mode 0775), so anyone there can plant a signing key: fix it with "chmod go-w ${keysDir}"\n`,
   );
 });
 

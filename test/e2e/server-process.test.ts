@@ -58,7 +58,7 @@ t.test('the server process refuses to start on bad input, with a clear message',
   const emptyKeys = await tempDir(t);
   const noKeys = await runNode('src/main.js', [], { KEYS_DIR: emptyKeys, PORT: String(await freePort()) });
   t.equal(noKeys.code, 1);
-  t.equal(noKeys.stderr, `no signing key in ${emptyKeys}: create one with "oauth2-token-service keys rotate"\n`);
+  t.equal(noKeys.stderr, `KEYS_DIR: no signing key in ${emptyKeys}: create one with "oauth2-token-service keys rotate"\n`);
 
   const badConfig = await runNode('src/main.js', [], { PORT: '99999', ACCESS_TOKEN_TTL: 'hour' });
   t.equal(badConfig.code, 1);
@@ -72,7 +72,10 @@ t.test('the server process refuses to start on bad input, with a clear message',
   );
   const badClients = await runNode('src/main.js', [], { KEYS_DIR: keysDir, CLIENTS_FILE: file, PORT: String(await freePort()) });
   t.equal(badClients.code, 1);
-  t.equal(badClients.stderr, `${file}: client "svc": client_secret_hash: must be the output of "oauth2-token-service secret hash"\n`);
+  t.equal(
+    badClients.stderr,
+    `CLIENTS_FILE: ${file}: client "svc": client_secret_hash: must be the output of "oauth2-token-service secret hash"\n`,
+  );
 
   const resources = await resourcesFile(t, [
     { resource: `${RESOURCE}#tools`, scope: 'tools' },
@@ -82,8 +85,8 @@ t.test('the server process refuses to start on bad input, with a clear message',
   t.equal(badResources.code, 1);
   t.equal(
     badResources.stderr,
-    `${resources}: resource "${RESOURCE}#tools": resource: must not have a fragment (RFC 8707 §2)\n` +
-      `${resources}: resource "${RESOURCE}": access_token_ttl: Too small: expected number to be >=1\n`,
+    `RESOURCES_FILE: ${resources}: resource "${RESOURCE}#tools": resource: must not have a fragment (RFC 8707 §2)\n` +
+      `RESOURCES_FILE: ${resources}: resource "${RESOURCE}": access_token_ttl: Too small: expected number to be >=1\n`,
     'every problem, one line each',
   );
 });
