@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { RedisAddress, RedisTopology } from '../src/store/redis-connection.js';
 import { freePort } from './ports.js';
 import type { Teardown } from './process.js';
-import { QUIET_NODE, type RedisProcess, startRedisProcess } from './redis.js';
+import { onFreePorts, QUIET_NODE, type RedisProcess, startRedisProcess } from './redis.js';
 import { inSync, nodeCommand, waitFor } from './redis-nodes.js';
 
 const run = promisify(execFile);
@@ -76,32 +76,34 @@ export async function startRedisCluster(
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const count = primaries * (1 + replicasPerPrimary);
   const nodes = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const [port, busPort] = [await freePort(), await freePort()];
-      return startRedisProcess(
-        t,
-        port,
-        [
-          '--port',
-          String(port),
-          ...QUIET_NODE,
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-port',
-          String(busPort),
-          '--cluster-node-timeout',
-          String(CLUSTER_NODE_TIMEOUT_MS),
-          // Replicas sync at once instead of waiting 5 s for more replicas to join.
-          '--repl-diskless-sync-delay',
-          '0',
-          '--dir',
+    Array.from({ length: count }, () =>
+      onFreePorts(async () => {
+        const [port, busPort] = [await freePort(), await freePort()];
+        return startRedisProcess(
+          t,
+          port,
+          [
+            '--port',
+            String(port),
+            ...QUIET_NODE,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(dir, `nodes-${port}.conf`),
+            '--cluster-port',
+            String(busPort),
+            '--cluster-node-timeout',
+            String(CLUSTER_NODE_TIMEOUT_MS),
+            // Replicas sync at once instead of waiting 5 s for more replicas to join.
+            '--repl-diskless-sync-delay',
+            '0',
+            '--dir',
+            dir,
+          ],
           dir,
-        ],
-        dir,
-      );
-    }),
+        );
+      }),
+    ),
   );
   try {
     await run('redis-cli', [

@@ -72,8 +72,25 @@ export async function startRedisProcess(t: Teardown, port: number, args: string[
   };
 }
 
+/**
+ * Starts a server on ports `attempt` picks itself, again on other ports when it exits during
+ * start: a free port found by `freePort` can be taken by another process before redis-server
+ * binds it (tests and other work share the host), and a server that cannot bind exits.
+ */
+export async function onFreePorts<T>(attempt: () => Promise<T>, tries = 3): Promise<T> {
+  for (let left = tries - 1; ; left -= 1) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (left === 0 || !(err as Error).message.endsWith('exited during start')) throw err;
+    }
+  }
+}
+
 export async function startPrivateRedis(t: Teardown): Promise<PrivateRedis> {
-  const port = await freePort();
-  const server = await startRedisProcess(t, port, ['--port', String(port), ...QUIET_NODE]);
+  const server = await onFreePorts(async () => {
+    const port = await freePort();
+    return startRedisProcess(t, port, ['--port', String(port), ...QUIET_NODE]);
+  });
   return { ...server, topology: { kind: 'standalone', url: server.url } };
 }

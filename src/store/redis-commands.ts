@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../errors/index.js';
 import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -42,6 +42,11 @@ export class RedisCommands implements ScriptCommands {
     const connecting = Promise.all([this.client.connect(), this.acknowledgedClient?.connect()]);
     connecting.catch(() => undefined);
     return this.call('connect', () => connecting.then(() => undefined), timeoutMs);
+  }
+
+  /** Whether single-use writes wait for replicas (REDIS_MIN_REPLICAS_ACK above 0). */
+  get acknowledgesWrites(): boolean {
+    return this.acknowledgedClient !== undefined;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Clock } from '../clock.js';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../errors/index.js';
 import type { ReplicaAck } from './replica-ack.js';
 import type { RedisConnectionSettings } from './redis-connection.js';
 import { RedisCommands } from './redis-commands.js';
@@ -189,6 +189,14 @@ export class RedisStore implements Store {
       this.commands.client.set(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS),
     );
     if (reply !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged');
+    // With REDIS_MIN_REPLICAS_ACK, single-use writes go through their own connection followed
+    // by WAIT: ready means that path works too (after a failover it reconnects on its own time).
+    if (this.commands.acknowledgesWrites) {
+      const acknowledged = await this.commands.call('readiness write acknowledged by replicas', () =>
+        this.commands.acknowledgedSet(this.readinessKey, '1', 'PX', READINESS_PROBE_TTL_MS, false),
+      );
+      if (acknowledged !== 'OK') throw new StoreUnavailableError('redis readiness write not acknowledged by replicas');
+    }
     const cluster = this.commands.client;
     if (cluster instanceof Cluster) await this.commands.call('cluster state', () => clusterIsServing(cluster));
   }

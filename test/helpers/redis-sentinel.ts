@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { RedisTopology } from '../../src/store/redis-connection.js';
 import { freePort } from '../../harness/ports.js';
 import type { Teardown } from '../../harness/process.js';
-import { QUIET_NODE, type RedisProcess, startRedisProcess } from '../../harness/redis.js';
+import { onFreePorts, QUIET_NODE, type RedisProcess, startRedisProcess } from '../../harness/redis.js';
 import { inSync, nodeCommand, waitFor } from '../../harness/redis-nodes.js';
 
 export const SENTINEL_MASTER_NAME = 'oauth-primary';
@@ -31,18 +31,23 @@ export async function startRedisSentinel(t: Teardown, { replicas = 1 }: { replic
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   // Replicas sync at once (no 5 s wait for more replicas), and keep no RDB file.
   const fast = ['--repl-diskless-sync-delay', '0', '--dir', dir];
-  const primaryPort = await freePort();
-  const primary = await startRedisProcess(t, primaryPort, ['--port', String(primaryPort), ...QUIET_NODE, ...fast], dir);
+  const primary = await onFreePorts(async () => {
+    const port = await freePort();
+    return startRedisProcess(t, port, ['--port', String(port), ...QUIET_NODE, ...fast], dir);
+  });
+  const primaryPort = primary.port;
   const replicaNodes = await Promise.all(
-    Array.from({ length: replicas }, async () => {
-      const port = await freePort();
-      return startRedisProcess(
-        t,
-        port,
-        ['--port', String(port), ...QUIET_NODE, ...fast, '--replicaof', '127.0.0.1', String(primaryPort)],
-        dir,
-      );
-    }),
+    Array.from({ length: replicas }, () =>
+      onFreePorts(async () => {
+        const port = await freePort();
+        return startRedisProcess(
+          t,
+          port,
+          ['--port', String(port), ...QUIET_NODE, ...fast, '--replicaof', '127.0.0.1', String(primaryPort)],
+          dir,
+        );
+      }),
+    ),
   );
   const sentinels = await Promise.all(
     [0, 1, 2].map(async (index) => {
