@@ -18,6 +18,9 @@ import { metricsRoute } from './routes/metrics.js';
 import { registrationRoute } from './routes/registration.js';
 import { revocationRoute } from './routes/revocation.js';
 import { tokenRoute } from './routes/token.js';
+import { userinfoRoute } from './routes/userinfo.js';
+import { DEFAULT_ID_TOKEN_ALGORITHM } from './oidc/id-token.js';
+import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
 import { buildServices, type ServiceDependencies, type Services } from './services.js';
 
 export { serverEvents } from './services.js';
@@ -28,6 +31,9 @@ export interface ServerDependencies extends ServiceDependencies {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** What an ID token may be signed with: the default (RS256, which Discovery §3 requires listed) first. */
+const ID_TOKEN_ALGORITHMS = [DEFAULT_ID_TOKEN_ALGORITHM, ...SIGNING_ALGORITHMS.filter((alg) => alg !== DEFAULT_ID_TOKEN_ALGORITHM)];
 
 /** How often Node looks for requests past their deadline (its default is 30 s). */
 const REQUEST_DEADLINE_CHECK_MS = 1000;
@@ -102,9 +108,20 @@ async function registerRoutes(
     resources,
     implementedGrants: [...grants.keys()],
     clientIdMetadataDocuments: config.clientIdMetadata.enabled ? { grantTypes: metadataDocumentGrants(services.selfAsserted) } : undefined,
+    idTokenAlgorithms: ID_TOKEN_ALGORITHMS,
     dpopAlgorithms: config.dpop.algorithms,
     clock,
     registration: registrations && { grantTypes: config.dynamicClientGrants },
+  });
+  await app.register(userinfoRoute, {
+    path: endpoints.path('userinfo'),
+    url: endpoints.url('userinfo'),
+    realm,
+    userinfo: services.userinfo,
+    proofs: services.resourceProofs,
+    dpopAlgorithms: config.dpop.algorithms,
+    directory,
+    clients,
   });
   await app.register(tokenRoute, { path: endpoints.path('token'), realm, clients, directory, grants, proofs: services.proofs, events });
   await app.register(revocationRoute, {

@@ -14,7 +14,10 @@ const BELOW_ISSUER = {
   revocation: '/oauth2/revoke',
   introspection: '/oauth2/introspect',
   registration: '/oauth2/register',
+  userinfo: '/oauth2/userinfo',
   jwks: '/.well-known/jwks.json',
+  /** OpenID Connect Discovery 1.0 §4: the issuer with "/.well-known/openid-configuration" appended. */
+  openidConfiguration: '/.well-known/openid-configuration',
 } as const;
 
 export type EndpointName = keyof typeof BELOW_ISSUER;

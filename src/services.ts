@@ -23,6 +23,9 @@ import { BrowserSession } from './session/browser-session.js';
 import type { Signer } from './session/signer.js';
 import type { Store } from './store/types.js';
 import { AccessTokens } from './tokens/access-token.js';
+import { IdTokens } from './oidc/id-token.js';
+import type { UserinfoDependencies } from './oidc/userinfo.js';
+import { ResourceProofs } from './dpop/resource-proofs.js';
 import type { AuthorizeDependencies } from './authorize/pipeline.js';
 import { RefreshTokenSealing } from './tokens/refresh-token-sealer.js';
 import type { UserRegistry } from './users/registry.js';
@@ -150,6 +153,11 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     },
     clock,
   );
+  const idTokens = new IdTokens(
+    keystore,
+    { issuer: config.issuer, ttlSeconds: config.idTokenTtl, signingThread: config.accessTokenSigning },
+    clock,
+  );
   // One sign-in service, so the login page and the password grant share limits and verification slots.
   const signIn = new PasswordSignIn(
     deps.users,
@@ -167,6 +175,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   const grants: GrantTable = grantTable({
     store,
     accessTokens,
+    idTokens,
     resources,
     signIn,
     clock,
@@ -210,6 +219,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     clock,
     passwordSignIn: signIn,
     consent: { consents: store.consents, consentTtlSeconds: config.consentTtl, defaultAudience: config.accessTokenAudience },
+    idTokens,
+    users: deps.users,
     responses: {
       codes: store,
       accessTokens,
@@ -219,12 +230,28 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
       events,
     },
   };
+  const userinfo: UserinfoDependencies = {
+    accessTokens,
+    denylist: store,
+    grants: store,
+    // Tokens issued without `resource` are ours: their audience is ACCESS_TOKEN_AUDIENCE (the issuer unless set).
+    audiences: [...new Set([config.issuer, config.accessTokenAudience])],
+    claims: { claimsOf: async (sub) => deps.users.bySub(sub)?.claims },
+  };
+  const resourceProofs = new ResourceProofs(
+    store,
+    { algorithms: config.dpop.algorithms, windowSeconds: config.dpop.proofWindowSeconds },
+    clock,
+  );
   return {
     clock,
     endpoints,
+    userinfo,
+    resourceProofs,
     events,
     resources,
     accessTokens,
+    idTokens,
     signIn,
     grantIndexing,
     grants,

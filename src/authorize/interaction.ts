@@ -1,5 +1,5 @@
 import { type Clock, nowSeconds } from '../clock.js';
-import { FormRefused, InvalidRequest } from '../errors.js';
+import { FormRefused, InvalidRequest } from '../errors/index.js';
 import type { FormParams, Parameters } from '../oauth/form-params.js';
 import type { BrowserSession, CookieJar } from '../session/browser-session.js';
 import type { Signer } from '../session/signer.js';

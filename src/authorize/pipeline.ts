@@ -1,13 +1,15 @@
 import { type Clock, nowSeconds } from '../clock.js';
 import {
   ConsentRequired,
+  InteractionRequired,
   InvalidRequest,
   LoginRequired,
   type OAuthError,
   StoreUnavailableError,
   TemporarilyUnavailable,
-} from '../errors.js';
+} from '../errors/index.js';
 import type { FormParams, Parameters } from '../oauth/form-params.js';
+import type { IdTokens } from '../oidc/id-token.js';
 import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/browser-session.js';
 import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER, signInMark } from '../session/sign-in-mark.js';
 import type { Signer } from '../session/signer.js';
@@ -54,6 +56,10 @@ export interface AuthorizeDependencies {
   readonly consent: ConsentSettings;
   /** Issues codes and implicit-flow tokens once the user approves. */
   readonly responses: AuthorizationResponseDependencies;
+  /** Checks `id_token_hint` (OpenID Connect Core §3.1.2.1). */
+  readonly idTokens: Pick<IdTokens, 'verifyHint'>;
+  /** Who a signed-in subject is, to compare with `login_hint`. */
+  readonly users: { bySub(sub: string): { readonly username: string; readonly claims: Readonly<Record<string, unknown>> } | undefined };
 }
 
 /** What the route shows or sends for a step's result. */
@@ -75,11 +81,34 @@ export type AuthorizeOutcome =
   /** Back to step 1 with the same request (303), after a sign-in with its mark, or when the session ended. */
   | { readonly kind: 'restart'; readonly request: AuthorizationRequest; readonly signInMark?: string | undefined };
 
-const LOGIN_REQUIRED: Record<SignInReason, string> = {
+const LOGIN_REQUIRED: Record<SignInReason | 'other_user', string> = {
   no_session: 'the user is not signed in',
   prompt_login: 'prompt=login asks the user to sign in again',
   max_age: 'the user signed in longer ago than max_age',
+  other_user: 'the signed-in user is not the one id_token_hint names',
 };
+
+/**
+ * OpenID Connect Core §3.1.2.1: "id_token_hint: ID Token previously issued by the
+ * Authorization Server being passed as a hint about the End-User's current or past
+ * authenticated session with the Client." Ours (expired or not) and issued to this client,
+ * or the request is refused at the client.
+ */
+async function expectedSubject(request: AuthorizationRequest, deps: AuthorizeDependencies): Promise<string | undefined> {
+  if (request.idTokenHint === undefined) return undefined;
+  const hint = await deps.idTokens.verifyHint(request.idTokenHint);
+  if (!hint || !hint.audiences.includes(request.client.clientId)) {
+    throw new InvalidRequest('id_token_hint is not an ID token this server issued to this client').redirectingTo(request);
+  }
+  return hint.sub;
+}
+
+/** Whether `login_hint` names the signed-in user: their sub, username or email. */
+function isHintedUser(hint: string, sub: string, deps: AuthorizeDependencies): boolean {
+  const user = deps.users.bySub(sub);
+  const email = user?.claims.email;
+  return hint === sub || hint === user?.username || (typeof email === 'string' && hint.toLowerCase() === email.toLowerCase());
+}
 
 /** GET or POST /oauth2/authorize: steps 1 to 4. */
 export async function authorize(received: Parameters, browser: CookieJar, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
@@ -93,13 +122,20 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
   const user = deps.session.current(browser);
   const now = nowSeconds(deps.clock);
   const signedInForThisRequest = isSignInMarkFor(deps.signer, mark, user, request.parameters, now);
-  // 3. prompt: sign in (again)?
-  const reason = signInNeeded(request, user, signedInForThisRequest, now);
+  // 3. prompt: sign in (again)? The user the client expects (id_token_hint), checked first.
+  const expected = await expectedSubject(request, deps);
+  const reason =
+    expected !== undefined && user && user.sub !== expected ? 'other_user' : signInNeeded(request, user, signedInForThisRequest, now);
   if (reason !== undefined || !user) {
     // OpenID Connect Core §3.1.2.1, prompt=none: "The Authorization Server MUST NOT display
     // any authentication or consent user interface pages."
     if (request.prompt.has('none')) throw new LoginRequired(LOGIN_REQUIRED[reason ?? 'no_session']).redirectingTo(request);
     return { kind: 'sign-in', request, methods: signInMethods(), signedIn: user?.sub };
+  }
+  // §3.1.2.6 interaction_required: signed in, but as someone else than login_hint names; the
+  // user must choose the account, which prompt=none forbids.
+  if (request.prompt.has('none') && request.loginHint !== undefined && !isHintedUser(request.loginHint, user.sub, deps)) {
+    throw new InteractionRequired('the signed-in user is not the one login_hint names').redirectingTo(request);
   }
   // 3. prompt: consent?
   if (await withStore(request, () => consentPageNeeded(request, user, deps.consent))) {
@@ -124,7 +160,7 @@ export async function signIn(
     signInWithPassword(deps.passwordSignIn, { username, password: form.get('password') ?? '' }, clientAddress),
   );
   if (!attempt.ok) return { kind: 'sign-in', request, methods: signInMethods(), problem: { problem: attempt.problem, username } };
-  const user = deps.session.start(browser, attempt.sub);
+  const user = deps.session.start(browser, attempt.sub, attempt.amr);
   return { kind: 'restart', request, signInMark: signInMark(deps.signer, user, request.parameters) };
 }
 

@@ -1,6 +1,13 @@
 import type { ClientDirectory } from '../clients/directory.js';
 import type { Client } from '../clients/registry.js';
-import { InvalidRequest, OAuthError, UnauthorizedClient, UnsupportedResponseType } from '../errors.js';
+import {
+  InvalidRequest,
+  OAuthError,
+  RequestNotSupported,
+  RequestUriNotSupported,
+  UnauthorizedClient,
+  UnsupportedResponseType,
+} from '../errors/index.js';
 import { isRepeatable } from '../oauth/form-params.js';
 import { CODE_CHALLENGE_METHOD, isWellFormedCodeChallenge } from '../oauth/pkce.js';
 import { parseMaxAge, parsePrompt, type PromptValue } from '../oauth/prompt.js';
@@ -39,6 +46,12 @@ export interface AuthorizationRequest extends ResponseTarget {
   readonly maxAge: number | undefined;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to. */
   readonly dpopJkt: string | undefined;
+  /** OpenID Connect Core §3.1.2.1: echoed in the ID token. */
+  readonly nonce: string | undefined;
+  /** §3.1.2.1: an ID token we issued, naming the user the client expects (checked by the pipeline). */
+  readonly idTokenHint: string | undefined;
+  /** §3.1.2.1: the username (or email) the login page starts with. */
+  readonly loginHint: string | undefined;
   /** The request's parameters as received (empty ones dropped), carried through login and consent. */
   readonly parameters: Parameters;
 }
@@ -125,6 +138,13 @@ export async function validateAuthorizationRequest(
     const prompt = parsePrompt(values.get('prompt'));
     const maxAge = parseMaxAge(values.get('max_age'));
     const dpopJkt = checkDpopJkt(values.get('dpop_jkt'), responseType);
+    // OpenID Connect Core §6: "request_not_supported: The OP does not support use of the
+    // request parameter"; likewise request_uri. Discovery says both are false.
+    if (values.has('request')) throw new RequestNotSupported('request objects are not supported: send the parameters themselves');
+    if (values.has('request_uri')) throw new RequestUriNotSupported('request_uri is not supported: send the parameters themselves');
+    const nonce = bounded('nonce', values.get('nonce'));
+    const idTokenHint = bounded('id_token_hint', values.get('id_token_hint'), MAX_ID_TOKEN_HINT_LENGTH);
+    const loginHint = bounded('login_hint', values.get('login_hint'));
     return {
       ...target,
       client,
@@ -136,6 +156,9 @@ export async function validateAuthorizationRequest(
       prompt,
       maxAge,
       dpopJkt,
+      nonce,
+      idTokenHint,
+      loginHint,
       parameters,
     };
   } catch (err) {
@@ -169,4 +192,15 @@ function checkPkce(challenge: string | undefined, method: string | undefined, cl
   if (!isWellFormedCodeChallenge(challenge))
     throw new InvalidRequest('code_challenge must be 43-128 unreserved characters (RFC 7636 section 4.2)');
   return challenge;
+}
+
+/** The most characters of `nonce` and `login_hint` we keep (they travel in codes and forms). */
+const MAX_HINT_LENGTH = 512;
+/** An ID token with its claims and an RSA signature fits easily. */
+const MAX_ID_TOKEN_HINT_LENGTH = 4096;
+
+/** A free-form parameter, refused when longer than we keep. */
+function bounded(name: string, value: string | undefined, max = MAX_HINT_LENGTH): string | undefined {
+  if (value !== undefined && value.length > max) throw new InvalidRequest(`${name} must be at most ${max} characters`);
+  return value;
 }

@@ -1,5 +1,5 @@
 import type { GrantIndexing } from '../grants/grant-index.js';
-import { AccessDenied, type OAuthError } from '../errors.js';
+import { AccessDenied, type OAuthError } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { AuthenticatedUser } from '../session/browser-session.js';
 import type { AuthorizationCodeStore } from '../store/types.js';
@@ -81,6 +81,9 @@ export async function approvedResponseParameters(
       authTime: user.authTime,
       codeChallenge: request.codeChallenge,
       ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
+      ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+      ...(user.sid !== undefined ? { sid: user.sid } : {}),
+      ...(user.amr !== undefined && user.amr.length > 0 ? { amr: user.amr } : {}),
     },
     deps.authorizationCodeTtl,
   );

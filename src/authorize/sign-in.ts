@@ -16,7 +16,9 @@ export type SignInProblem =
   /** Past a limit (failures), while other attempts are still being checked, or with every verification slot taken. */
   | { readonly reason: 'throttled' | 'checks_in_flight' | 'busy'; readonly retryAfterSeconds: number };
 
-export type SignInAttempt = { readonly ok: true; readonly sub: string } | { readonly ok: false; readonly problem: SignInProblem };
+/** A sign-in that succeeded names the user and how they signed in (RFC 8176 `amr` values). */
+export type SignInAttempt =
+  { readonly ok: true; readonly sub: string; readonly amr: readonly string[] } | { readonly ok: false; readonly problem: SignInProblem };
 
 export interface PasswordCredentials {
   readonly username: string;
@@ -37,7 +39,8 @@ export async function signInWithPassword(
   const outcome = await signIn.attempt(username, password, clientAddress, 'login_page');
   switch (outcome.outcome) {
     case 'signed_in':
-      return { ok: true, sub: outcome.user.sub };
+      // RFC 8176 §2: "pwd: Password-based authentication".
+      return { ok: true, sub: outcome.user.sub, amr: ['pwd'] };
     case 'wrong_credentials':
       return { ok: false, problem: { reason: 'wrong_credentials' } };
     default:

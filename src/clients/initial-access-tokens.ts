@@ -1,4 +1,4 @@
-import { InvalidToken } from '../errors.js';
+import { InvalidToken } from '../errors/index.js';
 import { storedSecretDigest, verifyClientSecret } from './secret.js';
 
 /**

@@ -1,4 +1,4 @@
-import { OAuthError } from '../errors.js';
+import { OAuthError } from '../errors/index.js';
 import { RESPONSE_TYPES } from '../oauth/response-mode.js';
 import { originsAllowedBy } from './origins.js';
 import { type ClientMetadataPolicy, isHttpsUri, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';

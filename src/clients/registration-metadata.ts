@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidClientMetadata, InvalidRedirectUri } from '../errors.js';
+import { InvalidClientMetadata, InvalidRedirectUri } from '../errors/index.js';
 import { parseScope, scopeOutside } from '../oauth/scope.js';
 import { type ApplicationType, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
 import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';

@@ -1,4 +1,4 @@
-import { InvalidRedirectUri } from '../errors.js';
+import { InvalidRedirectUri } from '../errors/index.js';
 
 /**
  * Which redirect URIs a dynamically registered client may have (RFC 7591 §2, RFC 8252,

@@ -1,7 +1,7 @@
 import { addressLimitKey } from '../shared/address-limit-key.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import { NO_EVENTS, type SecurityEvents } from '../events/types.js';
-import { InvalidClientMetadata, InvalidToken, ServerError, TooManyRegistrations } from '../errors.js';
+import { InvalidClientMetadata, InvalidToken, ServerError, TooManyRegistrations } from '../errors/index.js';
 import type { AttemptCounter, ClientRegistrationRecord, ClientRegistrationStore, StoredClientRegistration } from '../store/types.js';
 import type { ClientSource } from './directory.js';
 import { clientInformation, clientOf, isDynamicClientId, newDynamicClientId } from './registered-client.js';

@@ -56,6 +56,7 @@ export const EnvSchema = z.object({
   USERS_FILE: optionalPath,
   RESOURCES_FILE: optionalPath,
   ACCESS_TOKEN_TTL: integer('ACCESS_TOKEN_TTL', 1, 86_400).default(3600),
+  ID_TOKEN_TTL: integer('ID_TOKEN_TTL', 60, 86_400).default(3600),
   ACCESS_TOKEN_AUDIENCE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   AUTHORIZATION_CODE_TTL: integer('AUTHORIZATION_CODE_TTL', 1, 600).default(60),

@@ -53,6 +53,8 @@ export interface Config extends ClientAddressConfig, RegistrationConfig, DpopCon
   /** JSON file of protected resources (RFC 8707 resource indicators); undefined: none. */
   readonly resourcesFile: string | undefined;
   readonly accessTokenTtl: number;
+  /** Lifetime of an ID token, in seconds (OpenID Connect). */
+  readonly idTokenTtl: number;
   readonly accessTokenAudience: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Lifetime of an authorization code in seconds (RFC 6749 §4.1.2: "maximum ... of 10 minutes"). */
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     usersFile: e.USERS_FILE,
     resourcesFile: e.RESOURCES_FILE,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
+    idTokenTtl: e.ID_TOKEN_TTL,
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? issuer,
     logLevel: e.LOG_LEVEL,
     authorizationCodeTtl: e.AUTHORIZATION_CODE_TTL,

@@ -1,5 +1,5 @@
 import { type Clock, nowSeconds } from '../clock.js';
-import { InvalidDpopProof, UseDpopNonce } from '../errors.js';
+import { InvalidDpopProof, UseDpopNonce } from '../errors/index.js';
 import type { DpopProofReplayCache } from '../store/types.js';
 import { ProofKeyCache } from '@oauth2-token-service/verifier/dpop-key-cache';
 import type { DpopNonces } from './nonce.js';

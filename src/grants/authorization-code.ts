@@ -1,4 +1,4 @@
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
 import { narrowGrantTarget, type ResourceLookup } from '../resources/indicators.js';
@@ -7,13 +7,16 @@ import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
 import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
 import type { FormParams } from '../oauth/form-params.js';
+import { idTokenFor, isAuthentication } from './identity.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
+import type { IdTokens } from '../oidc/id-token.js';
 
 export interface AuthorizationCodeGrantDependencies {
   readonly codes: AuthorizationCodeStore;
   readonly grants: GrantRevocation;
   readonly refreshFamilies: RefreshFamilies;
   readonly accessTokens: AccessTokens;
+  readonly idTokens: IdTokens;
   readonly resources: ResourceLookup;
   /** How long the revocation mark of a replayed code's grant is kept: the longest a refresh family lives. */
   readonly revocationMarkSeconds: number;
@@ -69,6 +72,8 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         scope: record.scope,
         resources: record.resources ?? [],
         authTime: record.authTime,
+        ...(record.sid !== undefined ? { sid: record.sid } : {}),
+        ...(record.amr !== undefined ? { amr: record.amr } : {}),
         ...familyKeyBinding(client, dpop),
       });
       const issued = await deps.accessTokens.issue({
@@ -91,7 +96,8 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
           refreshToken !== undefined,
         ),
       );
-      return tokenResponse(issued, scope, refreshToken);
+      const idToken = isAuthentication(record.scope) ? await idTokenFor(deps.idTokens, client, record, issued.token) : undefined;
+      return tokenResponse(issued, scope, refreshToken, idToken);
     },
   };
 }

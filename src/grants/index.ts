@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { ResourceLookup } from '../resources/indicators.js';
 import type { RefreshLifetimes, Store } from '../store/types.js';
+import type { IdTokens } from '../oidc/id-token.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
@@ -14,6 +15,8 @@ import { refreshTokenGrant } from './refresh-token.js';
 import type { Grant } from './types.js';
 
 export interface GrantTableDependencies {
+  /** ID tokens for grants with `openid` (OpenID Connect). */
+  readonly idTokens: IdTokens;
   readonly store: Store;
   readonly accessTokens: AccessTokens;
   /** The registered resources (RFC 8707), read on every request. */
@@ -37,7 +40,7 @@ export interface GrantTableDependencies {
 export type GrantTable = ReadonlyMap<string, Grant>;
 
 export function grantTable(deps: GrantTableDependencies): GrantTable {
-  const { store, accessTokens, resources, refreshLifetimes, events } = deps;
+  const { store, accessTokens, idTokens, resources, refreshLifetimes, events } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing, deps.refreshTokenSealing);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -45,6 +48,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       grants: store,
       refreshFamilies,
       accessTokens,
+      idTokens,
       resources,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
       events,
@@ -64,6 +68,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       legacyRefreshTokens: store.legacyRefreshTokens,
       sealing: deps.refreshTokenSealing,
       accessTokens,
+      idTokens,
       resources,
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,

@@ -1,4 +1,4 @@
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant } from '../errors/index.js';
 import { narrowGrantTarget } from '../resources/indicators.js';
 import type { LegacyRefreshTokenStore } from '../store/types.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';

@@ -1,4 +1,4 @@
-import { OAuthError, TemporarilyUnavailable } from '../errors.js';
+import { OAuthError, TemporarilyUnavailable } from '../errors/index.js';
 
 /** What the password grant answers when the sign-in limits refuse an attempt (src/users/sign-in.ts). */
 

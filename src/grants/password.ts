@@ -1,5 +1,5 @@
 import { type Clock, nowSeconds } from '../clock.js';
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant } from '../errors/index.js';
 import { SignInBusy, SignInChecksInFlight, TooManyFailedAttempts } from './password-errors.js';
 import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.js';
 import type { SecurityEvents } from '../events/types.js';

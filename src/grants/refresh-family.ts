@@ -1,6 +1,6 @@
 import type { Client } from '../clients/registry.js';
 import type { DpopBinding } from '../dpop/token-endpoint.js';
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant } from '../errors/index.js';
 import type { FirstRefreshToken, RefreshFamilyRecord, RefreshFamilyStore, RefreshLifetimes } from '../store/types.js';
 import { newRefreshTokenHead, type RefreshTokenHead } from '../tokens/refresh-token-format.js';
 import type { RefreshTokenSealer, RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';

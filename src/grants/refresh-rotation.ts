@@ -1,15 +1,17 @@
 import type { Client } from '../clients/registry.js';
 import type { DpopBinding } from '../dpop/token-endpoint.js';
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { ResourceLookup } from '../resources/indicators.js';
 import type { RefreshFamilyRecord, RotationOutcome } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
+import type { IdTokens } from '../oidc/id-token.js';
 import { issuedEvent, type TokenResponse } from './types.js';
 
 /** What a rotation needs, whatever the token's format. */
 export interface RefreshRotationDependencies {
   readonly accessTokens: AccessTokens;
+  readonly idTokens: IdTokens;
   readonly resources: ResourceLookup;
   /** REFRESH_TOKEN_IDLE_TTL: a successor dies unused after this. */
   readonly idleSeconds: number;

@@ -1,4 +1,4 @@
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant } from '../errors/index.js';
 import { narrowGrantTarget } from '../resources/indicators.js';
 import type { LegacyRefreshTokenStore, RefreshFamilyStore } from '../store/types.js';
 import { newRefreshTokenHead, parseRefreshToken } from '../tokens/refresh-token-format.js';
@@ -11,6 +11,7 @@ import {
   refreshReuseGraceSeconds,
   rotationAnswer,
 } from './refresh-rotation.js';
+import { idTokenFor, isAuthentication } from './identity.js';
 import { type Grant, targetRequest, tokenResponse } from './types.js';
 
 export { refreshReuseGraceSeconds } from './refresh-rotation.js';
@@ -56,7 +57,9 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
         resources,
         jkt: dpop?.jkt,
       });
-      const response = tokenResponse(issued, scope, sealer.seal(head, family));
+      // OpenID Connect Core §12.2: a new ID token, same sub and auth_time, no nonce.
+      const idToken = isAuthentication(family.scope) ? await idTokenFor(deps.idTokens, client, family, issued.token) : undefined;
+      const response = tokenResponse(issued, scope, sealer.seal(head, family), idToken);
       const graceSeconds = refreshReuseGraceSeconds(client, deps.reuseGraceSeconds, family);
       // No grace window (a public client, or REFRESH_REUSE_GRACE=0): the store keeps no
       // response, so none is sealed.

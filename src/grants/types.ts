@@ -12,6 +12,8 @@ export interface TokenResponse {
   readonly expires_in: number;
   readonly scope?: string;
   readonly refresh_token?: string;
+  /** OpenID Connect Core §3.1.3.3: for a grant with the `openid` scope. */
+  readonly id_token?: string;
 }
 
 /** RFC 6749 §5.1: the successful response for an issued access token (and refresh token, if any). */
@@ -19,6 +21,7 @@ export function tokenResponse(
   issued: { readonly token: string; readonly expiresIn: number; readonly jkt?: string | undefined },
   scope: readonly string[],
   refreshToken?: string,
+  idToken?: string,
 ): TokenResponse {
   return {
     access_token: issued.token,
@@ -27,6 +30,7 @@ export function tokenResponse(
     expires_in: issued.expiresIn,
     ...(scope.length > 0 ? { scope: scope.join(' ') } : {}),
     ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+    ...(idToken !== undefined ? { id_token: idToken } : {}),
   };
 }
 

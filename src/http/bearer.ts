@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { InvalidRequest, type InvalidToken } from '../errors.js';
+import { InvalidRequest, type InvalidToken } from '../errors/index.js';
 
 /**
  * Bearer tokens in the Authorization header (RFC 6750 §2.1), for the registration

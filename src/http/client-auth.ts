@@ -1,7 +1,7 @@
 import type { ClientDirectory } from '../clients/directory.js';
 import type { Client, ClientAuthMethod } from '../clients/registry.js';
 import { verifyClientSecret } from '../clients/secret.js';
-import { InvalidClient, InvalidRequest } from '../errors.js';
+import { InvalidClient, InvalidRequest } from '../errors/index.js';
 import type { FormParams } from '../oauth/form-params.js';
 
 /** What the request presented to identify its client (RFC 6749 §2.3). */

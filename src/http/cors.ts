@@ -39,18 +39,26 @@ function requestOrigin(request: FastifyRequest): string | undefined {
  * the CORS headers; any other OPTIONS gets none, so the browser refuses the request. The
  * preflight carries no credentials, so it cannot tell which client will call.
  */
-export function answerPreflights(scope: FastifyInstance, path: string, clients: ClientRegistryView): void {
+export function answerPreflights(
+  scope: FastifyInstance,
+  path: string,
+  clients: ClientRegistryView,
+  methods: readonly string[] = ['POST'],
+): void {
   scope.options(path, async (request, reply) => {
     const origin = requestOrigin(request);
     if (origin !== undefined && request.headers['access-control-request-method'] !== undefined && anyClientAllows(clients, origin)) {
       reply
         .header('access-control-allow-origin', origin)
         .header('vary', 'Origin')
-        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-methods', methods.join(', '))
         .header('access-control-allow-headers', ALLOWED_REQUEST_HEADERS)
         .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS));
     }
-    return reply.code(204).header('allow', 'OPTIONS, POST').send();
+    return reply
+      .code(204)
+      .header('allow', ['OPTIONS', ...methods].join(', '))
+      .send();
   });
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequest, type OAuthError } from '../errors.js';
+import { InvalidRequest, type OAuthError } from '../errors/index.js';
 import { FormParams, queryParametersOf } from '../oauth/form-params.js';
 import { type StoreOutageAnswer, sendOAuthError, toOAuthError } from './oauth-reply.js';
 

@@ -7,7 +7,7 @@ import {
   StoreUnavailableError,
   TemporarilyUnavailable,
   UseDpopNonce,
-} from '../errors.js';
+} from '../errors/index.js';
 import type { TokenResponse } from '../grants/types.js';
 
 /**

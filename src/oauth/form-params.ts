@@ -1,4 +1,4 @@
-import { InvalidRequest } from '../errors.js';
+import { InvalidRequest } from '../errors/index.js';
 
 /**
  * The one parameter that may be repeated. RFC 8707 §2: "Multiple "resource" parameters

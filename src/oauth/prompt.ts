@@ -1,4 +1,4 @@
-import { InvalidRequest } from '../errors.js';
+import { InvalidRequest } from '../errors/index.js';
 
 /**
  * `prompt` and `max_age` (OpenID Connect Core 1.0 §3.1.2.1), which OAuth clients use as

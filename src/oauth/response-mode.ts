@@ -1,4 +1,4 @@
-import type { RedirectTarget } from '../errors.js';
+import type { RedirectTarget } from '../errors/index.js';
 
 /**
  * Where the authorization response goes (OAuth 2.0 Multiple Response Type Encoding

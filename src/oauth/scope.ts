@@ -1,4 +1,4 @@
-import { InvalidScope } from '../errors.js';
+import { InvalidScope } from '../errors/index.js';
 
 /**
  * RFC 6749 §3.3: scope = scope-token *( SP scope-token )

@@ -1,6 +1,7 @@
-import { InvalidTarget } from '../errors.js';
+import { InvalidTarget } from '../errors/index.js';
 import type { ProtectedResource } from './registry.js';
-import { assertScopeAllowed, parseRequestedScope, resolveRequestedScope, scopeOutside } from '../oauth/scope.js';
+import { isIdentityScope, splitIdentityScopes } from '../oauth/identity-scopes.js';
+import { assertScopeAllowed, formatScope, parseRequestedScope, resolveRequestedScope, scopeOutside } from '../oauth/scope.js';
 
 /**
  * Resource indicators (RFC 8707): which registered resources a request names, and the
@@ -101,7 +102,13 @@ export function resolveNewTarget(
     return registered(value, registry, 'resource is not registered at this authorization server');
   });
   const limit = registeredScope.length === 0 && userConsents ? undefined : registeredScope;
-  return { resources, scope: scopeAtResources(request.scope, limit, resources) };
+  if (!userConsents || request.scope === undefined) return { resources, scope: scopeAtResources(request.scope, limit, resources) };
+  // The identity scopes (OpenID Connect) are the user's to share on the consent page: never
+  // held against the resources or the client's registered scope.
+  const { identity, resource } = splitIdentityScopes(parseRequestedScope(request.scope));
+  if (identity.length === 0) return { resources, scope: scopeAtResources(request.scope, limit, resources) };
+  const others = resource.length > 0 ? scopeAtResources(formatScope(resource), limit, resources) : [];
+  return { resources, scope: [...identity, ...others] };
 }
 
 /**
@@ -116,6 +123,13 @@ export function resolveNewTarget(
  */
 export function narrowGrantTarget(request: TargetRequest, grant: GrantedTarget, registry: ResourceLookup): AccessTarget {
   const granted = grant.resources ?? [];
+  const forUserinfo = identityOnly(request);
+  if (forUserinfo) {
+    // A token for the user's own identity (userinfo), whatever resources the grant has: its
+    // audience is ACCESS_TOKEN_AUDIENCE, its scope identity scopes the grant holds (RFC 6749 §6).
+    assertScopeAllowed(forUserinfo, grant.scope);
+    return { resources: [], scope: forUserinfo };
+  }
   const named = request.resource.length > 0 ? [...new Set(request.resource)] : granted;
   const resources = named.map((value) => {
     checkIndicator(value);
@@ -123,4 +137,15 @@ export function narrowGrantTarget(request: TargetRequest, grant: GrantedTarget, 
     return registered(value, registry, 'resource is no longer registered at this authorization server');
   });
   return { resources, scope: scopeAtResources(request.scope, grant.scope, resources) };
+}
+
+/**
+ * A token request that names no resource and only identity scopes (`scope=openid email`):
+ * the client asks for a token to read the user's claims at userinfo, not for a resource.
+ * Undefined for any other request.
+ */
+function identityOnly(request: TargetRequest): string[] | undefined {
+  if (request.resource.length > 0 || request.scope === undefined) return undefined;
+  const scope = parseRequestedScope(request.scope);
+  return scope.length > 0 && scope.every(isIdentityScope) ? scope : undefined;
 }

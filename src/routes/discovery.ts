@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { Endpoints } from '../endpoints.js';
+import { IDENTITY_SCOPES } from '../oauth/identity-scopes.js';
+import { openidProviderMetadata } from '../oidc/discovery.js';
 import { allowAnyOrigin } from '../http/cors.js';
 import type { Keystore } from '../keys/keystore.js';
 import { RESPONSE_MODES, RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
@@ -22,6 +24,8 @@ export interface DiscoveryOptions {
    * (draft-ietf-oauth-client-id-metadata-document), and get these grants (metadataDocumentGrants).
    */
   readonly clientIdMetadataDocuments?: { readonly grantTypes: readonly GrantTypeName[] } | undefined;
+  /** The algorithms ID tokens can be signed with (OpenID Connect Discovery §3: RS256 included). */
+  readonly idTokenAlgorithms: readonly string[];
   /** DPOP_SIGNING_ALGS. */
   readonly dpopAlgorithms: readonly string[];
   readonly clock: Clock;
@@ -63,18 +67,21 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
   const authMethods = AUTH_METHODS.filter((m) => registered.some((c) => c.authMethod === m));
   const resources = options.resources.all();
-  const scopes = [...new Set([...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
   const responseTypes = RESPONSE_TYPES.filter((r) => registered.some((c) => c.responseTypes.has(r)));
+  // The identity scopes of OpenID Connect are available to every client of the authorization endpoint.
+  const identity = responseTypes.length > 0 ? IDENTITY_SCOPES : [];
+  const scopes = [...new Set([...identity, ...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
   return {
     issuer: endpoints.issuer,
     ...(responseTypes.length > 0 ? { authorization_endpoint: endpoints.url('authorize') } : {}),
     // OpenID Connect Prompt Create §4.1 registers prompt_values_supported for RFC 8414 metadata too.
     ...(responseTypes.length > 0 ? { prompt_values_supported: [...PROMPT_VALUES] } : {}),
     // OpenID Connect RP-Initiated Logout 1.0 §2.1 (registered for RFC 8414 metadata as well): where a
-    // client sends the browser to sign out; our endpoint takes its client_id, post_logout_redirect_uri
-    // and state (there are no ID tokens, so no id_token_hint), and always asks the user first.
+    // client sends the browser to sign out, with id_token_hint or client_id, post_logout_redirect_uri and state.
     ...(responseTypes.length > 0 ? { end_session_endpoint: endpoints.url('logout') } : {}),
     token_endpoint: endpoints.url('token'),
+    // OpenID Connect Discovery §3 (registered for RFC 8414 metadata as well).
+    ...(responseTypes.length > 0 ? { userinfo_endpoint: endpoints.url('userinfo') } : {}),
     jwks_uri: endpoints.url('jwks'),
     grant_types_supported: grantTypes,
     response_types_supported: responseTypes,
@@ -112,6 +119,18 @@ export async function discoveryRoutes(app: FastifyInstance, options: DiscoveryOp
       .header('cache-control', `public, max-age=${options.jwksCacheTtl}`)
       .send(JSON.stringify(jwks));
   });
+
+  // OpenID Connect Discovery §4: appended to the issuer (its path kept); same registries, read now.
+  app.get(endpoints.path('openidConfiguration'), async (_request, reply) =>
+    allowAnyOrigin(reply)
+      .header('content-type', 'application/json;charset=UTF-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(
+        JSON.stringify(
+          openidProviderMetadata(authorizationServerMetadata(options), { endpoints, idTokenAlgorithms: options.idTokenAlgorithms }),
+        ),
+      ),
+  );
 
   // RFC 8414 §3: the well-known segment goes between the host and the issuer's path.
   // Built on every request, from the registries as they are now (they may be reloaded).

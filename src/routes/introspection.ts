@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ClientDirectory } from '../clients/directory.js';
-import { InvalidClient } from '../errors.js';
+import { InvalidClient } from '../errors/index.js';
 import { authenticateClient, CLIENT_AUTHENTICATION_FAILED, presentedClientCredentials } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';

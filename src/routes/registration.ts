@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InitialAccessTokens } from '../clients/initial-access-tokens.js';
 import type { Registration, ClientRegistrations } from '../clients/registrations.js';
-import { InvalidRequest, InvalidToken } from '../errors.js';
+import { InvalidRequest, InvalidToken } from '../errors/index.js';
 import { bearerChallenge, bearerToken } from '../http/bearer.js';
 import { PREFLIGHT_MAX_AGE_SECONDS } from '../http/cors.js';
 import { sendOAuthError, sendOAuthJson, toOAuthError } from '../http/oauth-reply.js';

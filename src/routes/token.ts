@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ClientDirectory } from '../clients/directory.js';
 import type { ClientRegistry } from '../clients/registry.js';
 import type { TokenEndpointProofs } from '../dpop/token-endpoint.js';
-import { InvalidDpopProof, UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
+import { InvalidDpopProof, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { Grant } from '../grants/types.js';
 import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';

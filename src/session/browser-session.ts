@@ -17,6 +17,20 @@ export interface AuthenticatedUser {
   readonly sub: string;
   /** Seconds since the epoch when the user signed in. */
   readonly authTime: number;
+  /**
+   * This browser session's id (OpenID Connect `sid`): random, one per sign-in. Sessions
+   * started before sids existed have none.
+   */
+  readonly sid?: string | undefined;
+  /** How the user signed in (RFC 8176 `amr` values, such as `pwd`). */
+  readonly amr?: readonly string[] | undefined;
+}
+
+interface SessionPayload {
+  readonly sub: string;
+  readonly auth_time: number;
+  readonly sid?: string;
+  readonly amr?: string[];
 }
 
 export interface CookieOptions {
@@ -49,15 +63,24 @@ export class BrowserSession {
   ) {}
 
   current(cookies: CookieJar): AuthenticatedUser | undefined {
-    const session = this.signer.verify<{ sub: string; auth_time: number }>('session', cookies.get(SESSION_COOKIE), nowSeconds(this.clock));
-    return session ? { sub: session.sub, authTime: session.auth_time } : undefined;
+    const session = this.signer.verify<SessionPayload>('session', cookies.get(SESSION_COOKIE), nowSeconds(this.clock));
+    if (!session) return undefined;
+    return {
+      sub: session.sub,
+      authTime: session.auth_time,
+      ...(typeof session.sid === 'string' ? { sid: session.sid } : {}),
+      ...(Array.isArray(session.amr) ? { amr: session.amr } : {}),
+    };
   }
 
-  start(cookies: CookieJar, sub: string): AuthenticatedUser {
+  /** Starts a session for `sub`, signed in by the methods `amr` names (RFC 8176). */
+  start(cookies: CookieJar, sub: string, amr: readonly string[] = []): AuthenticatedUser {
     const authTime = nowSeconds(this.clock);
-    const value = this.signer.sign('session', { sub, auth_time: authTime }, authTime + this.options.ttlSeconds);
+    const sid = randomBytes(16).toString('base64url');
+    const payload: SessionPayload = { sub, auth_time: authTime, sid, ...(amr.length > 0 ? { amr: [...amr] } : {}) };
+    const value = this.signer.sign('session', payload, authTime + this.options.ttlSeconds);
     cookies.set(SESSION_COOKIE, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
-    return { sub, authTime };
+    return { sub, authTime, sid, ...(amr.length > 0 ? { amr } : {}) };
   }
 
   /** Ends the session: the cookie is replaced by an empty one that expires at once. */

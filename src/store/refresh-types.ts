@@ -15,6 +15,9 @@ export interface RefreshFamilyRecord {
   /** The resources of the whole grant, as in AuthorizationCodeRecord. */
   readonly resources?: readonly string[];
   readonly authTime: number;
+  /** The browser session and sign-in methods of the grant (for the ID token of a refresh, OpenID Connect Core §12.2). */
+  readonly sid?: string;
+  readonly amr?: readonly string[];
   /** A public client's family is bound to the DPoP key of its first proof (RFC 9449 §5): its thumbprint. */
   readonly jkt?: string;
 }

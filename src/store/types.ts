@@ -42,6 +42,11 @@ export interface AuthorizationCodeRecord {
   readonly codeChallenge: string | undefined;
   /** RFC 9449 §10: the `dpop_jkt` of the authorization request; the token request must prove that key. */
   readonly dpopJkt?: string;
+  /** OpenID Connect Core §3.1.2.1: the request's `nonce`, for the ID token. */
+  readonly nonce?: string;
+  /** The browser session the user approved in (`sid` of the ID token), and how they signed in (`amr`). */
+  readonly sid?: string;
+  readonly amr?: readonly string[];
 }
 
 export type RedemptionOutcome =

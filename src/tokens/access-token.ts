@@ -1,6 +1,6 @@
 import { type JWTPayload, jwtVerify } from 'jose';
 import { type Clock, nowSeconds } from '../clock.js';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../errors/index.js';
 import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
 import type { Keystore, LoadedKey } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';

@@ -24,19 +24,37 @@ import { openUnder, sealUnder } from './sealed-response.js';
 const TAG_BYTES = 16;
 const IV_BYTES = 12;
 
-type FamilyData = [clientId: string, sub: string, scope: string[], resources: string[], authTime: number, jkt?: string];
+/** The session of the grant: its browser session id and sign-in methods (OpenID Connect), sealed since ID tokens. */
+type SessionData = [sid: string | null, amr: string[]];
 
+type FamilyData = [
+  clientId: string,
+  sub: string,
+  scope: string[],
+  resources: string[],
+  authTime: number,
+  jkt?: string | null,
+  session?: SessionData,
+];
+
+const strings = (list: unknown) => Array.isArray(list) && list.every((item) => typeof item === 'string');
+
+function isSessionData(value: unknown): value is SessionData {
+  return Array.isArray(value) && value.length === 2 && (value[0] === null || typeof value[0] === 'string') && strings(value[1]);
+}
+
+/** Tokens sealed before sessions were (5 or 6 members) still open. */
 function isFamilyData(value: unknown): value is FamilyData {
-  if (!Array.isArray(value) || value.length < 5 || value.length > 6) return false;
-  const [clientId, sub, scope, resources, authTime, jkt] = value as unknown[];
-  const strings = (list: unknown) => Array.isArray(list) && list.every((item) => typeof item === 'string');
+  if (!Array.isArray(value) || value.length < 5 || value.length > 7) return false;
+  const [clientId, sub, scope, resources, authTime, jkt, session] = value as unknown[];
   return (
     typeof clientId === 'string' &&
     typeof sub === 'string' &&
     strings(scope) &&
     strings(resources) &&
     Number.isSafeInteger(authTime) &&
-    (jkt === undefined || typeof jkt === 'string')
+    (jkt === undefined || jkt === null || typeof jkt === 'string') &&
+    (session === undefined || isSessionData(session))
   );
 }
 
@@ -54,7 +72,9 @@ export class RefreshTokenSealer {
   /** The complete refresh token of `head`, carrying the family data. */
   seal(head: RefreshTokenHead, family: RefreshFamilyRecord): string {
     const data: FamilyData = [family.clientId, family.sub, [...family.scope], [...(family.resources ?? [])], family.authTime];
-    if (family.jkt !== undefined) data.push(family.jkt);
+    const session = family.sid !== undefined || (family.amr?.length ?? 0) > 0;
+    if (family.jkt !== undefined || session) data.push(family.jkt ?? null);
+    if (session) data.push([family.sid ?? null, [...(family.amr ?? [])]]);
     const { key, iv } = this.tokenCipher(head.head);
     const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(head.head, 'latin1'));
     const ciphertext = Buffer.concat([cipher.update(JSON.stringify(data), 'utf8'), cipher.final(), cipher.getAuthTag()]);
@@ -76,8 +96,17 @@ export class RefreshTokenSealer {
     }
     const data: unknown = JSON.parse(plaintext);
     if (!isFamilyData(data)) return undefined;
-    const [clientId, sub, scope, resources, authTime, jkt] = data;
-    return { clientId, sub, scope, resources, authTime, ...(jkt !== undefined ? { jkt } : {}) };
+    const [clientId, sub, scope, resources, authTime, jkt, session] = data;
+    return {
+      clientId,
+      sub,
+      scope,
+      resources,
+      authTime,
+      ...(typeof jkt === 'string' ? { jkt } : {}),
+      ...(typeof session?.[0] === 'string' ? { sid: session[0] } : {}),
+      ...(session && session[1].length > 0 ? { amr: session[1] } : {}),
+    };
   }
 
   /** Seals the successor response under a key only the presented token yields. */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/errors/index.js';
 import { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { metricsListener, scrape } from '../helpers/metrics.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/errors/index.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { startPrivateRedis } from '../../harness/redis.js';

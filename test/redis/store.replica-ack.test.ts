@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/errors/index.js';
 import { RedisKeys } from '../../src/store/redis-keys.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { newRefreshTokenHead } from '../../src/tokens/refresh-token-format.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/errors/index.js';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { startPrivateRedis } from '../../harness/redis.js';
 import { redisStore } from '../helpers/redis-stores.js';

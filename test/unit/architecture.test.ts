@@ -32,7 +32,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['events'],
   ['store'],
   ['registry'],
-  ['endpoints.ts', 'errors.ts', 'clock.ts', 'shared'],
+  ['endpoints.ts', 'errors', 'clock.ts', 'shared'],
 ];
 const HTTP_PACKAGES = (imported: string) => imported === 'fastify' || imported.startsWith('@fastify/');
 /** The layers that answer HTTP: only they (and what builds the app) may import Fastify. */
@@ -110,8 +110,8 @@ t.test('what the rule finds', async (t) => {
     'src/session/sign-in-mark.ts (session) imports src/authorize/request.js (authorize, a layer above)',
   );
   t.equal(
-    violationOf(at('src/errors.ts'), 'src/oauth/response-mode.js'),
-    'src/errors.ts (errors.ts) imports src/oauth/response-mode.js (oauth, a layer above)',
+    violationOf(at('src/errors/index.ts'), 'src/oauth/response-mode.js'),
+    'src/errors/index.ts (errors) imports src/oauth/response-mode.js (oauth, a layer above)',
   );
   t.equal(violationOf(at('src/store/redis.ts'), 'fastify'), 'src/store/redis.ts imports fastify');
   t.equal(violationOf(at('src/routes/token.ts'), 'src/store/types.js'), undefined, 'down is fine');

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/errors/index.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { buildTestServer, ISSUER } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { OAuthError } from '../../src/errors.js';
+import { OAuthError } from '../../src/errors/index.js';
 import { FormParams } from '../../src/oauth/form-params.js';
 import { type AccessTarget, narrowGrantTarget, resolveNewTarget, type TargetRequest } from '../../src/resources/indicators.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';

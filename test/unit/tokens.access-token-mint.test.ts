@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
 import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
-import { ServerError } from '../../src/errors.js';
+import { ServerError } from '../../src/errors/index.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import { tokenResponseJson } from '../../src/http/oauth-reply.js';
 import { AccessTokens, type AccessTokenRequest } from '../../src/tokens/access-token.js';

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { StoreUnavailableError } from '../../src/errors/index.js';
 import type { AttemptCounter } from '../../src/store/types.js';
 import type { SecurityEvent } from '../../src/events/types.js';
 import { PasswordSignIn } from '../../src/users/sign-in.js';

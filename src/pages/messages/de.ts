@@ -3,6 +3,14 @@ import type { Messages } from './types.js';
 
 export const de: Messages = {
   lang: 'de',
+  identityScopes: {
+    openid: 'Wissen, wer Sie sind: Ihre Benutzerkennung bei diesem Dienst',
+    profile: 'Ihr Profil: Name, Benutzername, Bild, Sprache und Zeitzone',
+    email: 'Ihre E-Mail-Adresse und ob sie bestätigt ist',
+    address: 'Ihre Postanschrift',
+    phone: 'Ihre Telefonnummer und ob sie bestätigt ist',
+    offline_access: 'Zugriff behalten, während Sie die Anwendung nicht benutzen',
+  },
   logoAlt: 'Logo',
 
   signInTitle: 'Anmelden',

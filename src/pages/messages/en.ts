@@ -3,6 +3,14 @@ import type { Messages } from './types.js';
 
 export const en: Messages = {
   lang: 'en',
+  identityScopes: {
+    openid: 'Know who you are: your user identifier at this service',
+    profile: 'Your profile: name, username, picture, language and time zone',
+    email: 'Your email address, and whether it is verified',
+    address: 'Your postal address',
+    phone: 'Your phone number, and whether it is verified',
+    offline_access: 'Keep access while you are not using it',
+  },
   logoAlt: 'Logo',
 
   signInTitle: 'Sign in',

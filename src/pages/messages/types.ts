@@ -1,3 +1,4 @@
+import type { IdentityScope } from '../../oauth/identity-scopes.js';
 import type { Html } from '../html.js';
 
 /** The kinds of error page: each has its own title and explanation. */
@@ -19,6 +20,8 @@ export type ErrorKind = (typeof ERROR_KINDS)[number];
 export interface Messages {
   /** The language tag of the `lang` attribute (BCP 47). */
   readonly lang: string;
+  /** What the consent page says each OpenID Connect scope shares (openid, profile, email, address, phone, offline_access). */
+  readonly identityScopes: Readonly<Record<IdentityScope, string>>;
   readonly logoAlt: string;
 
   readonly signInTitle: string;

@@ -15,6 +15,7 @@ import {
 import { formTargetOf, sendPage } from '../../pages/html.js';
 import type { Messages } from '../../pages/messages/index.js';
 import type { PageView } from '../../pages/view.js';
+import { isIdentityScope } from '../../oauth/identity-scopes.js';
 import { describeScope } from '../../resources/scope-descriptions.js';
 import { SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
 import { cookieJar } from './browser.js';
@@ -54,11 +55,14 @@ function formContext(
 }
 
 /** The resources and scopes asked for, each scope with its description in `language` (the requested resources' first). */
-function requestedAccess(endpoint: AuthorizeRouteOptions, authorization: AuthorizationRequest, language: string): RequestedAccess {
+function requestedAccess(endpoint: AuthorizeRouteOptions, authorization: AuthorizationRequest, t: Messages): RequestedAccess {
   const describing = [...authorization.resources, ...endpoint.resources.all()];
   return {
     resources: authorization.resources,
-    scope: authorization.scope.map((scope) => ({ scope, description: describeScope(scope, language, describing) })),
+    scope: authorization.scope.map((scope) => ({
+      scope,
+      description: isIdentityScope(scope) ? t.identityScopes[scope] : describeScope(scope, t.lang, describing),
+    })),
   };
 }
 
@@ -105,12 +109,14 @@ export function answer(
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.login);
       const came = outcome.problem && problemAnswer(outcome.problem.problem);
       if (came?.retryAfter !== undefined) reply.header('retry-after', String(came.retryAfter));
-      const page = loginPage(view, form, came?.message(view.t), outcome.problem?.username, outcome.signedIn);
+      // OpenID Connect Core §3.1.2.1: login_hint fills in the username the user then confirms.
+      const username = outcome.problem?.username ?? outcome.request.loginHint;
+      const page = loginPage(view, form, came?.message(view.t), username, outcome.signedIn);
       return sendPage(reply, came?.statusCode ?? 200, page, { formTargets });
     }
     case 'consent': {
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.consent);
-      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, view.t.lang), outcome.user.sub);
+      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, view.t), outcome.user.sub);
       return sendPage(reply, 200, page, { formTargets });
     }
     case 'respond':

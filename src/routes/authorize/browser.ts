@@ -1,6 +1,6 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequest } from '../../errors.js';
+import { InvalidRequest } from '../../errors/index.js';
 import type { Parameters } from '../../oauth/form-params.js';
 import type { CookieJar } from '../../session/browser-session.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { nowSeconds } from '../../clock.js';
-import { OAuthError, StoreUnavailableError } from '../../errors.js';
+import { OAuthError, StoreUnavailableError } from '../../errors/index.js';
 import { queryParametersOf } from '../../oauth/form-params.js';
 import { type ErrorPageContent, errorPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';

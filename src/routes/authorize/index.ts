@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { authorize, decide, signIn } from '../../authorize/pipeline.js';
-import { InvalidRequest } from '../../errors.js';
+import { InvalidRequest } from '../../errors/index.js';
 import { BODY_LIMIT_BYTES, FORM_CONTENT_TYPE } from '../../http/form-body.js';
 import { FormParams, parametersOf, queryParametersOf } from '../../oauth/form-params.js';
 import { answer } from './answer.js';

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type LogoutRequest, logoutParameters, validateLogoutRequest } from '../../authorize/logout-request.js';
 import { nowSeconds } from '../../clock.js';
-import { FormRefused, InvalidRequest } from '../../errors.js';
+import { FormRefused, InvalidRequest } from '../../errors/index.js';
 import { FormParams, type Parameters, queryParametersOf } from '../../oauth/form-params.js';
 import { carriedParameters } from '../../authorize/interaction.js';
 import { validRequest } from '../../authorize/pipeline.js';
@@ -42,8 +42,10 @@ function signedOut(reply: FastifyReply, view: PageView, logout: LogoutRequest, s
  */
 export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
   const { session, signer, clock } = endpoint.pipeline;
-  app.get(endpoint.paths.logout, async (request, reply) => {
-    const logout = await validateLogoutRequest(queryParametersOf(request.url), endpoint.clients);
+  const validation = { clients: endpoint.clients, verifyHint: (token: string) => endpoint.pipeline.idTokens.verifyHint(token) };
+  /** The confirmation page of a sign-out request (GET, or an RP's form POST: RP-Initiated Logout §2 allows both). */
+  const confirm = async (request: FastifyRequest, reply: FastifyReply, received: Parameters) => {
+    const logout = await validateLogoutRequest(received, validation);
     const view = viewOf(endpoint, request);
     const jar = cookieJar(request, reply);
     const user = session.current(jar);
@@ -59,10 +61,14 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
     // Chrome applies form-action to the redirect that follows the submission: allow the post-logout URI's origin.
     const formTargets = logout.postLogoutRedirectUri !== undefined ? [formTargetOf(logout.postLogoutRedirectUri)] : [];
     return sendPage(reply, 200, logoutPage(view, form), { formTargets });
-  });
+  };
+  app.get(endpoint.paths.logout, (request, reply) => confirm(request, reply, queryParametersOf(request.url)));
 
   app.post(endpoint.paths.logout, async (request, reply) => {
-    const fields = FormParams.fromEntries(postedForm(request));
+    const posted = postedForm(request);
+    const fields = FormParams.fromEntries(posted);
+    // Not our confirmation form (no CSRF token, nothing signed): a client's sign-out request sent as a form.
+    if (!fields.has('csrf_token') && !fields.has('logout') && !fields.has('interaction')) return confirm(request, reply, posted);
     const jar = cookieJar(request, reply);
     if (!session.csrfTokenValid(jar, fields.get('csrf_token'))) {
       throw new FormRefused('this form was not sent from this site, or your session changed: sign out from the page of this server');
@@ -77,7 +83,7 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
     const carried = signer.verify<Parameters>('logout', fields.get('logout'), nowSeconds(clock));
     if (!Array.isArray(carried)) throw new InvalidRequest('this sign-out form has expired or was altered: sign out again');
     // Again: the client may have been removed, or its URIs changed, since the page was shown.
-    const logout = await validateLogoutRequest(carried, endpoint.clients);
+    const logout = await validateLogoutRequest(carried, validation);
     session.end(jar);
     return signedOut(reply, viewOf(endpoint, request), logout, 303);
   });

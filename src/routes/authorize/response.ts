@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Parameters } from '../../authorize/request.js';
-import type { OAuthError } from '../../errors.js';
+import type { OAuthError } from '../../errors/index.js';
 import { type ResponseTarget, redirectLocation } from '../../oauth/response-mode.js';
 import { formPostPage } from '../../pages/authorization.js';
 import { sendPage, formTargetOf } from '../../pages/html.js';
