@@ -19,6 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['metrics'],
   ['pages'],
   ['authorize'],
+  ['oidc'],
   ['grants'],
   ['dpop'],
   ['tokens'],
