@@ -27,9 +27,9 @@ const add: Command = {
   description: `Appends a client to --file (default CLIENTS_FILE), creating the file (mode 0600) if needed.
 --id defaults to a random "client-…"; --grant (repeatable) to client_credentials; --auth-method
 to client_secret_basic. A confidential client gets a 256-bit secret, printed once; only its
-SHA-256 digest is stored. For OpenID Connect: --post-logout-redirect-uri (repeatable), --id-token-alg
-(the ID tokens' algorithm; RS256 when left out), --default-max-age and --require-auth-time.
-The whole file must still load as the server loads it. With
+SHA-256 digest is stored. For OpenID Connect: --post-logout-redirect-uri (repeatable),
+--id-token-alg (the ID tokens' algorithm; RS256 when left out), --default-max-age and
+--require-auth-time. The whole file must still load as the server loads it. With
 --users-file (default USERS_FILE) it refuses a client_credentials client whose id is a user's
 sub (RFC 9700 §4.15). ${RELOAD}`,
   async run(args, io) {
