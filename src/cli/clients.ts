@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Client, ClientRegistry } from '../clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
 import { loadOperatorDefaults } from '../config/operator.js';
-import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine } from './command.js';
+import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, wholeSeconds } from './command.js';
 import { addEntry, changeEntries, chosenFile, fileFailure, removeEntry } from './registry-files.js';
 
 /** `clients add|list|remove|rotate-secret`: the registered clients in CLIENTS_FILE. */
@@ -21,12 +21,15 @@ const add: Command = {
   name: 'add',
   synopsis: `[--file CLIENTS_FILE] [--id ID] [--name NAME] [--grant TYPE]... [--scope "a b"]
          [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]
-         [--introspect-all-tokens] [--users-file USERS_FILE]`,
+         [--introspect-all-tokens] [--post-logout-redirect-uri URI]... [--id-token-alg ES256|EdDSA|RS256|PS256]
+         [--default-max-age SECONDS] [--require-auth-time] [--users-file USERS_FILE]`,
   summary: 'register a client; prints its generated secret once',
   description: `Appends a client to --file (default CLIENTS_FILE), creating the file (mode 0600) if needed.
 --id defaults to a random "client-…"; --grant (repeatable) to client_credentials; --auth-method
 to client_secret_basic. A confidential client gets a 256-bit secret, printed once; only its
-SHA-256 digest is stored. The whole file must still load as the server loads it. With
+SHA-256 digest is stored. For OpenID Connect: --post-logout-redirect-uri (repeatable),
+--id-token-alg (the ID tokens' algorithm; RS256 when left out), --default-max-age and
+--require-auth-time. The whole file must still load as the server loads it. With
 --users-file (default USERS_FILE) it refuses a client_credentials client whose id is a user's
 sub (RFC 9700 §4.15). ${RELOAD}`,
   async run(args, io) {
@@ -40,8 +43,14 @@ sub (RFC 9700 §4.15). ${RELOAD}`,
       'response-type': { type: 'string', multiple: true },
       'auth-method': { type: 'string' },
       'introspect-all-tokens': { type: 'boolean' },
+      'post-logout-redirect-uri': { type: 'string', multiple: true },
+      'id-token-alg': { type: 'string' },
+      'default-max-age': { type: 'string' },
+      'require-auth-time': { type: 'boolean' },
       'users-file': { type: 'string' },
     });
+    const defaultMaxAge =
+      values['default-max-age'] === undefined ? undefined : wholeSeconds('--default-max-age', values['default-max-age'], 0);
     const file = clientsFile(values.file, io);
     const authMethod = values['auth-method'] ?? 'client_secret_basic';
     const secret = authMethod === 'none' ? undefined : generateClientSecret();
@@ -55,6 +64,10 @@ sub (RFC 9700 §4.15). ${RELOAD}`,
       scope: values.scope ?? '',
       token_endpoint_auth_method: authMethod,
       ...(values['introspect-all-tokens'] ? { introspect_all_tokens: true } : {}),
+      ...(values['post-logout-redirect-uri'] ? { post_logout_redirect_uris: values['post-logout-redirect-uri'] } : {}),
+      ...(values['id-token-alg'] !== undefined ? { id_token_signed_response_alg: values['id-token-alg'] } : {}),
+      ...(defaultMaxAge !== undefined ? { default_max_age: defaultMaxAge } : {}),
+      ...(values['require-auth-time'] ? { require_auth_time: true } : {}),
     };
     await addEntry('clients', { clients: file, users: values['users-file'] ?? loadOperatorDefaults(io.env).usersFile }, client);
     io.stdout.write(`added client ${client.client_id} to ${file}\n`);
@@ -71,6 +84,10 @@ function describeClient(client: Client): string {
     ...(client.responseTypes.size > 0 ? [listField('response_types', [...client.responseTypes].join(','))] : []),
     ...(client.redirectUris.length > 0 ? [listField('redirect_uris', client.redirectUris.join(' '))] : []),
     ...(client.introspectAllTokens ? ['introspect_all_tokens'] : []),
+    ...(client.postLogoutRedirectUris ? [listField('post_logout_redirect_uris', client.postLogoutRedirectUris.join(' '))] : []),
+    ...(client.idTokenSignedResponseAlg ? [listField('id_token_alg', client.idTokenSignedResponseAlg)] : []),
+    ...(client.defaultMaxAge !== undefined ? [listField('default_max_age', String(client.defaultMaxAge))] : []),
+    ...(client.requireAuthTime ? ['require_auth_time'] : []),
     ...(client.clientName ? [listField('name', client.clientName)] : []),
   ].join('  ');
 }
@@ -80,7 +97,8 @@ const list: Command = {
   synopsis: '[--file CLIENTS_FILE]',
   summary: 'the registered clients and their metadata (never their secret hashes)',
   description: `One line per client of --file (default CLIENTS_FILE): client_id, auth method, grants, scope,
-response types, redirect URIs, introspect_all_tokens, name. Values with spaces are quoted.
+response types, redirect URIs, introspect_all_tokens, post-logout redirect URIs, ID token
+algorithm, default_max_age, require_auth_time, name. Values with spaces are quoted.
 The file is validated as the server loads it: a bad file fails (exit 1) with the server's message.`,
   async run(args, io) {
     const { values } = parseCommandLine(args, FILE_OPTION);

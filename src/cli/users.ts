@@ -1,6 +1,7 @@
 import { loadOperatorDefaults } from '../config/operator.js';
 import { hashPassword } from '../users/password.js';
 import { UserRegistry } from '../users/registry.js';
+import { claimsFromOptions } from './claim-options.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, readFirstLine, UsageError } from './command.js';
 import { addEntry, chosenFile, fileFailure, removeEntry } from './registry-files.js';
 
@@ -14,23 +15,27 @@ const RELOAD = 'Running servers apply the change on SIGHUP.';
 
 const add: Command = {
   name: 'add',
-  synopsis: '--username NAME [--sub ID] [--file USERS_FILE] [--clients-file CLIENTS_FILE]',
+  synopsis: '--username NAME [--sub ID] [--claim NAME=VALUE]... [--file USERS_FILE] [--clients-file CLIENTS_FILE]',
   summary: 'register a user; the password is read from standard input',
   description: `Appends a user to --file (default USERS_FILE), creating the file (mode 0600) if needed. The
 password is the first line of standard input (at least ${MIN_PASSWORD_LENGTH} characters), so it stays out of the
 process list and shell history:  printf '%s\\n' "$PASSWORD" | oauth2-token-service users add --username alice
 Only its scrypt hash is stored. --sub (the tokens' subject) defaults to the username. With
 --clients-file (default CLIENTS_FILE) it refuses a sub that is the id of a client_credentials
-client (RFC 9700 §4.15). ${RELOAD}`,
+client (RFC 9700 §4.15). --claim (repeatable) gives the user a standard claim of OpenID Connect
+(email=alice@example.com, email_verified=true, updated_at=1700000000, address.locality=Berlin),
+typed as the standard says; an unknown claim or a bad value is refused (exit 2). ${RELOAD}`,
   async run(args, io) {
     const { values } = parseCommandLine(args, {
       ...FILE_OPTION,
       username: { type: 'string' },
       sub: { type: 'string' },
+      claim: { type: 'string', multiple: true },
       'clients-file': { type: 'string' },
     });
     const file = usersFile(values.file, io);
     if (!values.username) throw new UsageError('--username is required');
+    const claims = claimsFromOptions(values.claim);
     const password = await readFirstLine(io.stdin);
     if (password === '') throw new UsageError('no password on standard input (pipe it in; see --help)');
     if ([...password].length < MIN_PASSWORD_LENGTH) {
@@ -40,6 +45,7 @@ client (RFC 9700 §4.15). ${RELOAD}`,
       username: values.username,
       password_hash: await hashPassword(password),
       ...(values.sub !== undefined ? { sub: values.sub } : {}),
+      ...(claims ? { claims } : {}),
     };
     await addEntry('users', { clients: values['clients-file'] ?? loadOperatorDefaults(io.env).clientsFile, users: file }, user);
     io.stdout.write(`added user ${values.username} to ${file}\n`);
@@ -50,12 +56,16 @@ const list: Command = {
   name: 'list',
   synopsis: '[--file USERS_FILE]',
   summary: 'the registered users and their subjects (never their password hashes)',
-  description: `One line per user of --file (default USERS_FILE): username and sub. Values with spaces are
-quoted. The file is validated as the server loads it: a bad file fails (exit 1).`,
+  description: `One line per user of --file (default USERS_FILE): username, sub, and the names of the user's
+claims (claims=email,name), if any. Values with spaces are quoted. The file is validated as
+the server loads it: a bad file fails (exit 1).`,
   async run(args, io) {
     const { values } = parseCommandLine(args, FILE_OPTION);
     for (const user of (await UserRegistry.load(usersFile(values.file, io))).all()) {
-      io.stdout.write(`${listField(undefined, user.username)}  ${listField('sub', user.sub)}\n`);
+      const claims = Object.keys(user.claims);
+      const fields = [listField(undefined, user.username), listField('sub', user.sub)];
+      if (claims.length > 0) fields.push(listField('claims', claims.join(',')));
+      io.stdout.write(`${fields.join('  ')}\n`);
     }
   },
 };

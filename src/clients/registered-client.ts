@@ -42,6 +42,12 @@ export function clientOf(record: ClientRegistrationRecord, allowedGrants: readon
       scope: metadata.scope ?? '',
       token_endpoint_auth_method: metadata.token_endpoint_auth_method,
       ...(metadata.dpop_bound_access_tokens === true ? { dpop_bound_access_tokens: true } : {}),
+      ...(metadata.post_logout_redirect_uris === undefined ? {} : { post_logout_redirect_uris: metadata.post_logout_redirect_uris }),
+      ...(metadata.id_token_signed_response_alg === undefined
+        ? {}
+        : { id_token_signed_response_alg: metadata.id_token_signed_response_alg }),
+      ...(metadata.default_max_age === undefined ? {} : { default_max_age: metadata.default_max_age }),
+      ...(metadata.require_auth_time === true ? { require_auth_time: true } : {}),
     },
     'registration',
   );

@@ -1,7 +1,9 @@
+import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import { z } from 'zod';
 import { InvalidClientMetadata, InvalidRedirectUri } from '../errors/index.js';
 import { parseScope, scopeOutside } from '../oauth/scope.js';
-import { type ApplicationType, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
+import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
+import { type ApplicationType, checkPostLogoutRedirectUris, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
 import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';
 
 /** The grants a dynamically registered client may get; `password` and `implicit` never (RFC 9700 §2.4, §2.1.2). */
@@ -30,6 +32,11 @@ export interface RegisteredMetadata {
   readonly software_version?: string;
   /** RFC 9449 §5.2; kept only when true. */
   readonly dpop_bound_access_tokens?: true;
+  /** OpenID Connect (openid-metadata.ts): kept when sent; require_auth_time only when true. */
+  readonly post_logout_redirect_uris?: readonly string[];
+  readonly id_token_signed_response_alg?: SigningAlgorithm;
+  readonly default_max_age?: number;
+  readonly require_auth_time?: true;
 }
 
 /** What a client describing itself may have, whether it registers or publishes a metadata document. */
@@ -73,6 +80,21 @@ const RequestSchema = z.object({
   software_id: text('software_id', 200).optional(),
   software_version: text('software_version', 200).optional(),
   dpop_bound_access_tokens: z.boolean({ error: 'dpop_bound_access_tokens must be a boolean' }).optional(),
+  post_logout_redirect_uris: strings('post_logout_redirect_uris')
+    .max(20, 'post_logout_redirect_uris must have at most 20 entries')
+    .optional(),
+  id_token_signed_response_alg: z
+    .string({ error: 'id_token_signed_response_alg must be a string' })
+    .superRefine((alg, ctx) => {
+      const problem = idTokenAlgorithmProblem(alg);
+      if (problem) ctx.addIssue({ code: 'custom', message: `id_token_signed_response_alg: ${problem}` });
+    })
+    .optional(),
+  default_max_age: z
+    .number({ error: `default_max_age ${DEFAULT_MAX_AGE_PROBLEM}` })
+    .refine(isDefaultMaxAge, `default_max_age ${DEFAULT_MAX_AGE_PROBLEM}`)
+    .optional(),
+  require_auth_time: z.boolean({ error: 'require_auth_time must be a boolean' }).optional(),
 });
 
 /** JSON `null` and `""` read as an omitted field: client libraries write both for "not set". */
@@ -141,6 +163,8 @@ export function validatedClientMetadata(body: unknown, policy: ClientMetadataPol
   if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
     throw new InvalidRedirectUri('redirect_uris is required with the authorization_code grant type');
   const applicationType = checkRedirectUris(redirectUris, m.application_type);
+  const postLogoutRedirectUris = [...new Set(m.post_logout_redirect_uris ?? [])];
+  checkPostLogoutRedirectUris(postLogoutRedirectUris, applicationType);
   const scope = checkScope(m.scope, policy);
   return {
     redirect_uris: [...new Set(redirectUris)],
@@ -155,5 +179,11 @@ export function validatedClientMetadata(body: unknown, policy: ClientMetadataPol
     ...(m.software_id === undefined ? {} : { software_id: m.software_id }),
     ...(m.software_version === undefined ? {} : { software_version: m.software_version }),
     ...(m.dpop_bound_access_tokens === true ? { dpop_bound_access_tokens: true as const } : {}),
+    ...(postLogoutRedirectUris.length > 0 ? { post_logout_redirect_uris: postLogoutRedirectUris } : {}),
+    ...(m.id_token_signed_response_alg === undefined
+      ? {}
+      : { id_token_signed_response_alg: m.id_token_signed_response_alg as SigningAlgorithm }),
+    ...(m.default_max_age === undefined ? {} : { default_max_age: m.default_max_age }),
+    ...(m.require_auth_time === true ? { require_auth_time: true as const } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { InvalidRedirectUri } from '../errors/index.js';
+import { InvalidClientMetadata, InvalidRedirectUri, type OAuthError } from '../errors/index.js';
 
 /**
  * Which redirect URIs a dynamically registered client may have (RFC 7591 §2, RFC 8252,
@@ -23,8 +23,8 @@ const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', '
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 
-function kindOf(uri: string, field: string): RedirectKind {
-  const problem = (message: string) => new InvalidRedirectUri(`${field}: ${message}`);
+function kindOf(uri: string, field: string, fail: (message: string) => OAuthError = (m) => new InvalidRedirectUri(m)): RedirectKind {
+  const problem = (message: string) => fail(`${field}: ${message}`);
   if (uri.length > MAX_REDIRECT_URI_LENGTH) throw problem(`must be at most ${MAX_REDIRECT_URI_LENGTH} characters`);
   if (/[\s\p{Cc}]/u.test(uri)) throw problem('must not contain spaces or control characters');
   if (!SCHEME.test(uri) || !URL.canParse(uri)) throw problem('must be an absolute URI');
@@ -57,4 +57,20 @@ export function checkRedirectUris(uris: readonly string[], declared: Application
       );
   }
   return applicationType;
+}
+
+/**
+ * Where a client describing itself may send the browser after signing out
+ * (`post_logout_redirect_uris`, RP-Initiated Logout 1.0 §3.1): the same kinds as its redirect
+ * URIs, by its application type, compared exactly when used. Not a redirect URI, so a
+ * problem is `invalid_client_metadata` (Registration 1.0 §3.3 keeps `invalid_redirect_uri`
+ * for `redirect_uris`).
+ */
+export function checkPostLogoutRedirectUris(uris: readonly string[], applicationType: ApplicationType): void {
+  const fail = (message: string) => new InvalidClientMetadata(message);
+  uris.forEach((uri, index) => {
+    const field = `post_logout_redirect_uris[${index}]`;
+    if (kindOf(uri, field, fail) !== 'https' && applicationType === 'web')
+      throw fail(`${field}: a web client's post-logout redirect URIs must use https (as its redirect URIs)`);
+  });
 }

@@ -1,8 +1,10 @@
+import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import { z } from 'zod';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
 import { isHttpsOrLocalUrl } from '../oauth/urls.js';
 import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
+import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
 
@@ -56,6 +58,16 @@ const ClientSchema = z
     skip_consent: z.boolean().default(false),
     /** Where /oauth2/logout may send the browser afterwards (exact match), as in OpenID Connect RP-Initiated Logout. */
     post_logout_redirect_uris: z.array(redirectUri).default([]),
+    // OpenID Connect Dynamic Client Registration 1.0 §2 (openid-metadata.ts).
+    id_token_signed_response_alg: z
+      .string()
+      .superRefine((alg, ctx) => {
+        const problem = idTokenAlgorithmProblem(alg);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    default_max_age: z.number().refine(isDefaultMaxAge, DEFAULT_MAX_AGE_PROBLEM).optional(),
+    require_auth_time: z.boolean().default(false),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -96,6 +108,12 @@ export interface Client {
   readonly skipConsent?: true;
   /** The URIs /oauth2/logout may redirect to after signing out (exact match). */
   readonly postLogoutRedirectUris?: readonly string[];
+  /** OpenID Connect Registration §2 id_token_signed_response_alg; undefined: RS256, the default, applied by the ID-token code. */
+  readonly idTokenSignedResponseAlg?: SigningAlgorithm;
+  /** OpenID Connect Registration §2 default_max_age: the max_age of a request that sends none, in seconds. */
+  readonly defaultMaxAge?: number;
+  /** OpenID Connect Registration §2 require_auth_time: every ID token carries auth_time. */
+  readonly requireAuthTime?: true;
   /** RFC 9449 §5.2: "dpop_bound_access_tokens": every token request of this client must carry a DPoP proof. */
   readonly dpopBoundAccessTokens?: true;
   /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
@@ -122,6 +140,9 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     introspectAllTokens: c.introspect_all_tokens,
     ...(c.skip_consent ? { skipConsent: true as const } : {}),
     ...(c.post_logout_redirect_uris.length ? { postLogoutRedirectUris: Object.freeze([...c.post_logout_redirect_uris]) } : {}),
+    ...(c.id_token_signed_response_alg ? { idTokenSignedResponseAlg: c.id_token_signed_response_alg as SigningAlgorithm } : {}),
+    ...(c.default_max_age !== undefined ? { defaultMaxAge: c.default_max_age } : {}),
+    ...(c.require_auth_time ? { requireAuthTime: true as const } : {}),
     ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',

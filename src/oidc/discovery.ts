@@ -1,5 +1,5 @@
 import type { Endpoints } from '../endpoints.js';
-import { STANDARD_CLAIMS } from './claims.js';
+import { STANDARD_CLAIMS } from '../users/claims.js';
 
 /**
  * OpenID Connect Discovery 1.0 §3: the OpenID Provider Metadata, served at
@@ -28,7 +28,7 @@ export function openidProviderMetadata(
     // §3: "subject_types_supported: REQUIRED"; we use one sub per user for every client.
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: options.idTokenAlgorithms,
-    claims_supported: [...ID_TOKEN_CLAIMS, ...STANDARD_CLAIMS.filter((claim) => claim !== 'sub')],
+    claims_supported: [...ID_TOKEN_CLAIMS, ...Object.keys(STANDARD_CLAIMS)],
     // §3: "If omitted, the default value is false" for the claims and request parameters, but
     // "true" for request_uri_parameter_supported: said explicitly, none is supported.
     claims_parameter_supported: false,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
+import { frozenClaims, StandardClaimsSchema } from './claims.js';
 import { isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
 
 /** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE. */
@@ -19,6 +20,8 @@ const UserSchema = z
       .string()
       .regex(/^[\x21-\x7E]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces')
       .optional(),
+    /** Standard claims of OpenID Connect Core 1.0 §5.1 (claims.ts), released to clients by the scopes granted. */
+    claims: StandardClaimsSchema.optional(),
   })
   .strict();
 
@@ -26,6 +29,8 @@ export interface User {
   readonly username: string;
   /** The subject identifier put in `sub`; defaults to the username. */
   readonly sub: string;
+  /** The user's standard claims (OpenID Connect Core 1.0 §5.1), frozen; empty when USERS_FILE gives none. */
+  readonly claims: Readonly<Record<string, unknown>>;
 }
 
 interface Registered {
@@ -51,6 +56,11 @@ export class UserRegistry extends Registry<Registered> {
     return this.entry(username)?.user;
   }
 
+  /** The user whose `sub` this is (userinfo, login_hint): subs are unique within the file. */
+  bySub(sub: string): User | undefined {
+    return this.entries().find((r) => r.user.sub === sub)?.user;
+  }
+
   all(): User[] {
     return this.entries().map((r) => r.user);
   }
@@ -67,7 +77,7 @@ export class UserRegistry extends Registry<Registered> {
     const { parsed, problems } = parseEntries(entries, UserSchema, USER_ENTRIES, source);
     const registered: Registered[] = [];
     for (const { name, value } of parsed) {
-      const user = Object.freeze({ username: value.username, sub: value.sub ?? value.username });
+      const user = Object.freeze({ username: value.username, sub: value.sub ?? value.username, claims: frozenClaims(value.claims) });
       if (registered.some((r) => r.user.username === user.username)) problems.push(`${source}: ${name}: username: registered twice`);
       else if (registered.some((r) => r.user.sub === user.sub)) problems.push(`${source}: ${name}: sub: already used by another user`);
       else registered.push({ user, passwordHash: value.password_hash });

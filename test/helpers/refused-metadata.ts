@@ -9,6 +9,69 @@ import { NATIVE_CLIENT, WEB_CLIENT } from './registration.js';
 export const redirectError = (description: string) => ({ status: 400, error: 'invalid_redirect_uri', description });
 export const metadataError = (description: string) => ({ status: 400, error: 'invalid_client_metadata', description });
 
+const SIGNED_BY = 'one of ES256, EdDSA, RS256, PS256';
+const MAX_AGE = 'default_max_age must be a whole number of seconds, 0 or more';
+
+/** OpenID Connect client metadata (Registration 1.0 §2, RP-Initiated Logout 1.0 §3.1) refused, and why. */
+const OPENID_CONNECT_REFUSALS: readonly [string, unknown, ReturnType<typeof redirectError>][] = [
+  [
+    'unsigned ID tokens',
+    { ...NATIVE_CLIENT, id_token_signed_response_alg: 'none' },
+    metadataError(`id_token_signed_response_alg: 'none' is refused: ID tokens are always signed, with ${SIGNED_BY}`),
+  ],
+  [
+    'ID tokens signed with HMAC',
+    { ...WEB_CLIENT, id_token_signed_response_alg: 'HS256' },
+    metadataError(
+      `id_token_signed_response_alg: HS256 (HMAC) is refused: ID tokens are signed with the server's asymmetric keys, ${SIGNED_BY}`,
+    ),
+  ],
+  [
+    'an ID token algorithm the server does not sign with',
+    { ...NATIVE_CLIENT, id_token_signed_response_alg: 'ES384' },
+    metadataError(`id_token_signed_response_alg: must be ${SIGNED_BY}`),
+  ],
+  [
+    'id_token_signed_response_alg not a string',
+    { ...NATIVE_CLIENT, id_token_signed_response_alg: 256 },
+    metadataError('id_token_signed_response_alg must be a string'),
+  ],
+  ['a negative default_max_age', { ...NATIVE_CLIENT, default_max_age: -1 }, metadataError(MAX_AGE)],
+  ['a fractional default_max_age', { ...NATIVE_CLIENT, default_max_age: 1.5 }, metadataError(MAX_AGE)],
+  ['default_max_age as a string', { ...NATIVE_CLIENT, default_max_age: '3600' }, metadataError(MAX_AGE)],
+  ['require_auth_time not a boolean', { ...NATIVE_CLIENT, require_auth_time: 'yes' }, metadataError('require_auth_time must be a boolean')],
+  [
+    'post_logout_redirect_uris not an array',
+    { ...NATIVE_CLIENT, post_logout_redirect_uris: 'https://a.example/bye' },
+    metadataError('post_logout_redirect_uris must be an array of strings'),
+  ],
+  [
+    'a post-logout redirect URI with a fragment',
+    { ...NATIVE_CLIENT, post_logout_redirect_uris: ['https://a.example/bye#x'] },
+    metadataError('post_logout_redirect_uris[0]: must not have a fragment (RFC 6749 section 3.1.2)'),
+  ],
+  [
+    'a post-logout redirect URI over http to a non-loopback host',
+    { ...NATIVE_CLIENT, post_logout_redirect_uris: ['http://127.0.0.1/bye', 'http://a.example/bye'] },
+    metadataError('post_logout_redirect_uris[1]: http is allowed only for a loopback address (127.0.0.1, [::1] or localhost); use https'),
+  ],
+  [
+    'a javascript: post-logout redirect URI',
+    { ...NATIVE_CLIENT, post_logout_redirect_uris: ['javascript:alert(1)'] },
+    metadataError('post_logout_redirect_uris[0]: the scheme javascript: is not allowed for redirect URIs'),
+  ],
+  [
+    'a loopback post-logout redirect URI for a web client',
+    { ...WEB_CLIENT, post_logout_redirect_uris: ['http://127.0.0.1/bye'] },
+    metadataError("post_logout_redirect_uris[0]: a web client's post-logout redirect URIs must use https (as its redirect URIs)"),
+  ],
+  [
+    'too many post-logout redirect URIs',
+    { ...NATIVE_CLIENT, post_logout_redirect_uris: Array.from({ length: 21 }, (_, i) => `https://a.example/${i}`) },
+    metadataError('post_logout_redirect_uris must have at most 20 entries'),
+  ],
+];
+
 /** Each refused registration and its exact error. */
 export const REFUSED_METADATA: readonly [string, unknown, ReturnType<typeof redirectError>][] = [
   ['not an object', [], metadataError('the request body must be a JSON object of client metadata')],
@@ -152,4 +215,5 @@ export const REFUSED_METADATA: readonly [string, unknown, ReturnType<typeof redi
     { ...NATIVE_CLIENT, dpop_bound_access_tokens: 'yes' },
     metadataError('dpop_bound_access_tokens must be a boolean'),
   ],
+  ...OPENID_CONNECT_REFUSALS,
 ];

@@ -121,6 +121,14 @@ export function registrationManagementSuite(t: Test, name: string, open: OpenSto
         application_type: 'native',
         grant_types: ['authorization_code', 'client_credentials'],
       },
+      {
+        ...WEB_CLIENT,
+        post_logout_redirect_uris: ['https://app.example.org/signed-out'],
+        id_token_signed_response_alg: 'EdDSA',
+        default_max_age: 600,
+        require_auth_time: true,
+      },
+      { ...NATIVE_CLIENT, post_logout_redirect_uris: ['http://127.0.0.1/bye'], default_max_age: 0, id_token_signed_response_alg: 'RS256' },
     ];
     for (const body of registrations) {
       const info = await server.registered(t, body);

@@ -30,7 +30,11 @@ t.test('users add', async (t) => {
       [['username', 'password_hash', 'sub']],
     );
     t.match(json.users[0]?.password_hash, /^scrypt\$32768\$8\$1\$/);
-    t.strictSame(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), { username: 'alice', sub: 'u-1' });
+    t.strictSame(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), {
+      username: 'alice',
+      sub: 'u-1',
+      claims: {},
+    });
   });
 
   t.test('appends, keeping the users already there; only the first line is the password', async (t) => {
@@ -41,20 +45,24 @@ t.test('users add', async (t) => {
     t.strictSame(
       await registered(),
       [
-        { username: 'alice', sub: 'u-1' },
-        { username: 'bob', sub: 'bob' },
+        { username: 'alice', sub: 'u-1', claims: {} },
+        { username: 'bob', sub: 'bob', claims: {} },
       ],
       'sub defaults to the username',
     );
     const registry = await UserRegistry.load(file);
-    t.strictSame(await registry.authenticate('bob', 'bob password 2'), { username: 'bob', sub: 'bob' }, 'the line ending is stripped');
+    t.strictSame(
+      await registry.authenticate('bob', 'bob password 2'),
+      { username: 'bob', sub: 'bob', claims: {} },
+      'the line ending is stripped',
+    );
     t.equal(await registry.authenticate('bob', 'bob password 2\r'), undefined);
 
     const unterminated = await users(['add', '--file', file, '--username', 'carol'], 'carol-password');
     t.equal(unterminated.code, 0, unterminated.stderr);
     t.strictSame(
       await (await UserRegistry.load(file)).authenticate('carol', 'carol-password'),
-      { username: 'carol', sub: 'carol' },
+      { username: 'carol', sub: 'carol', claims: {} },
       'no final newline needed',
     );
   });
@@ -133,7 +141,7 @@ t.test('users add keeps user subjects and client ids apart (CLIENTS_FILE or --cl
   t.equal(web.code, 0, web.stderr);
   t.same(
     (await UserRegistry.load(usersFile)).all(),
-    [{ username: 'web', sub: 'web' }],
+    [{ username: 'web', sub: 'web', claims: {} }],
     'the id of a client without client_credentials is free',
   );
 
@@ -151,16 +159,28 @@ t.test('users list and users remove <username>', async (t) => {
       users: [
         { username: 'alice', password_hash: PASSWORD_HASH, sub: 'user-7f3a' },
         { username: 'Bob Smith', password_hash: PASSWORD_HASH },
+        {
+          username: 'carol',
+          password_hash: PASSWORD_HASH,
+          claims: { name: 'Carol', email: 'carol@example.com', address: { country: 'DE' } },
+        },
       ],
     }),
   );
   const list = await users(['list'], undefined, { USERS_FILE: file });
-  t.same([list.code, list.stdout, list.stderr], [0, 'alice  sub=user-7f3a\n"Bob Smith"  sub="Bob Smith"\n', '']);
+  t.same(
+    [list.code, list.stdout, list.stderr],
+    [0, 'alice  sub=user-7f3a\n"Bob Smith"  sub="Bob Smith"\ncarol  sub=carol  claims=name,email,address\n', ''],
+  );
   t.notMatch(list.stdout, 'scrypt', 'never a password hash');
+  t.notMatch(list.stdout, 'carol@example.com', 'the names of the claims, not their values');
 
   const removed = await users(['remove', 'Bob Smith', '--file', file]);
   t.same([removed.code, removed.stdout, removed.stderr], [0, `removed user Bob Smith from ${file}\n`, '']);
-  t.same((await UserRegistry.load(file)).all(), [{ username: 'alice', sub: 'user-7f3a' }]);
+  t.same(
+    (await UserRegistry.load(file)).all().map((user) => user.username),
+    ['alice', 'carol'],
+  );
   const unknown = await users(['remove', 'bob', '--file', file]);
   t.same([unknown.code, unknown.stdout, unknown.stderr], [1, '', `error: no user "bob" in ${file}\n`]);
 });

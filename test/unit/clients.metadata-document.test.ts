@@ -85,6 +85,27 @@ t.test('a valid document becomes a public client marked as coming from a metadat
   t.equal(minimal.clientName, undefined);
 });
 
+t.test('OpenID Connect metadata in a document is kept on the client, under the rules of a registration', async (t) => {
+  const oidc = {
+    post_logout_redirect_uris: ['https://mcp-client.test/signed-out', 'http://127.0.0.1/signed-out'],
+    id_token_signed_response_alg: 'EdDSA',
+    default_max_age: 600,
+    require_auth_time: true,
+  };
+  const client = clientFromMetadataDocument(ID, document(oidc), POLICY);
+  t.same(
+    [client.postLogoutRedirectUris, client.idTokenSignedResponseAlg, client.defaultMaxAge, client.requireAuthTime],
+    [oidc.post_logout_redirect_uris, 'EdDSA', 600, true],
+  );
+  t.ok(Object.isFrozen(client.postLogoutRedirectUris));
+  const plain = clientFromMetadataDocument(ID, document({ require_auth_time: false, post_logout_redirect_uris: [] }), POLICY);
+  t.same(
+    [plain.postLogoutRedirectUris, plain.idTokenSignedResponseAlg, plain.defaultMaxAge, plain.requireAuthTime],
+    [undefined, undefined, undefined, undefined],
+    'nothing set: the defaults apply (RS256, no max_age, auth_time when asked)',
+  );
+});
+
 t.test('a document claims nothing the operator grants; what is meant for other servers is left out', async (t) => {
   const client = clientFromMetadataDocument(
     ID,
@@ -181,11 +202,12 @@ t.test('the policy of self-registered clients applies to documents (DYNAMIC_CLIE
 });
 
 t.test('metadata that registration refuses is refused in a document, for the same reason', async (t) => {
-  const about = /^(redirect_uris|grant_types|response_types|scope)/;
+  const about =
+    /^(redirect_uris|grant_types|response_types|scope|post_logout_redirect_uris|id_token_signed_response_alg|default_max_age|require_auth_time)/;
   const cases = REFUSED_METADATA.filter(
     ([, body, { description }]) => typeof body === 'object' && !Array.isArray(body) && about.test(description),
   );
-  t.ok(cases.length >= 25, `${cases.length} refusals about redirect URIs, grant and response types, and scope`);
+  t.ok(cases.length >= 41, `${cases.length} refusals about redirect URIs, grant and response types, scope, and OpenID Connect metadata`);
   for (const [what, body, { description }] of cases) {
     t.throws(
       () => clientFromMetadataDocument(ID, { ...(body as object), client_id: ID }, POLICY),

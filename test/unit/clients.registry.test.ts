@@ -66,6 +66,41 @@ t.test('ClientRegistry', async (t) => {
     }
   });
 
+  t.test('OpenID Connect metadata: the ID token algorithm, default_max_age, require_auth_time', async (t) => {
+    const web = { client_id: 'rp', client_secret_hash: HASH, redirect_uris: ['https://rp.example.com/cb'] };
+    const registry = ClientRegistry.fromMetadata([
+      { ...web, id_token_signed_response_alg: 'ES256', default_max_age: 3600, require_auth_time: true },
+      { ...web, client_id: 'plain', require_auth_time: false },
+      { ...web, client_id: 'fresh', id_token_signed_response_alg: 'PS256', default_max_age: 0 },
+    ]);
+    const fields = (id: string) => {
+      const c = registry.get(id);
+      return [c?.idTokenSignedResponseAlg, c?.defaultMaxAge, c?.requireAuthTime];
+    };
+    t.same(fields('rp'), ['ES256', 3600, true]);
+    t.same(fields('plain'), [undefined, undefined, undefined], 'undefined: RS256, no default max_age, auth_time only when asked');
+    t.same(fields('fresh'), ['PS256', 0, undefined], 'default_max_age 0: a new sign-in every time');
+    const offered = 'one of ES256, EdDSA, RS256, PS256';
+    for (const [entry, message] of [
+      [
+        { id_token_signed_response_alg: 'none' },
+        `id_token_signed_response_alg: 'none' is refused: ID tokens are always signed, with ${offered}`,
+      ],
+      [
+        { id_token_signed_response_alg: 'HS256' },
+        `id_token_signed_response_alg: HS256 (HMAC) is refused: ID tokens are signed with the server's asymmetric keys, ${offered}`,
+      ],
+      [{ id_token_signed_response_alg: 'ES512' }, `id_token_signed_response_alg: must be ${offered}`],
+      [{ id_token_signed_response_alg: 'es256' }, `id_token_signed_response_alg: must be ${offered}`],
+      [{ default_max_age: -1 }, 'default_max_age: must be a whole number of seconds, 0 or more'],
+      [{ default_max_age: 1.5 }, 'default_max_age: must be a whole number of seconds, 0 or more'],
+      [{ default_max_age: '3600' }, 'default_max_age: Invalid input: expected number, received string'],
+      [{ require_auth_time: 'yes' }, 'require_auth_time: Invalid input: expected boolean, received string'],
+    ] as const) {
+      t.throws(() => ClientRegistry.fromMetadata([{ ...web, ...entry }]), new ClientsFileError(`clients: client "rp": ${message}`));
+    }
+  });
+
   t.test('a bad entry is refused naming the client and the field', async (t) => {
     const cases: [unknown, string][] = [
       [

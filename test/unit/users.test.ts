@@ -67,18 +67,18 @@ t.test('UserRegistry', async (t) => {
   ]);
 
   t.test('authenticates, with sub defaulting to the username', async (t) => {
-    t.strictSame(await registry.authenticate('alice', 'alice-password'), { username: 'alice', sub: 'u-1' });
-    t.strictSame(await registry.authenticate('bob', 'alice-password'), { username: 'bob', sub: 'bob' });
+    t.strictSame(await registry.authenticate('alice', 'alice-password'), { username: 'alice', sub: 'u-1', claims: {} });
+    t.strictSame(await registry.authenticate('bob', 'alice-password'), { username: 'bob', sub: 'bob', claims: {} });
     t.equal(await registry.authenticate('alice', 'wrong'), undefined);
     t.equal(await registry.authenticate('Alice', 'alice-password'), undefined, 'usernames are case-sensitive');
     t.equal(await registry.authenticate('mallory', 'alice-password'), undefined);
-    t.strictSame(registry.get('alice'), { username: 'alice', sub: 'u-1' });
+    t.strictSame(registry.get('alice'), { username: 'alice', sub: 'u-1', claims: {} });
     t.equal(registry.get('mallory'), undefined);
     t.strictSame(
       registry.all(),
       [
-        { username: 'alice', sub: 'u-1' },
-        { username: 'bob', sub: 'bob' },
+        { username: 'alice', sub: 'u-1', claims: {} },
+        { username: 'bob', sub: 'bob', claims: {} },
       ],
       'no hash exposed',
     );
@@ -159,13 +159,37 @@ t.test('UserRegistry', async (t) => {
     );
     t.strictSame(
       UserRegistry.fromEntries([{ username: 'a b', password_hash: hash, sub: 'ab' }]).all(),
-      [{ username: 'a b', sub: 'ab' }],
+      [{ username: 'a b', sub: 'ab', claims: {} }],
       'inner spaces are fine',
     );
     t.strictSame(
       UserRegistry.fromEntries([{ username: 'a b', password_hash: hash }]).all(),
-      [{ username: 'a b', sub: 'a b' }],
+      [{ username: 'a b', sub: 'a b', claims: {} }],
       'a defaulted sub keeps the username as is',
+    );
+  });
+
+  t.test('claims: standard claims (OpenID Connect Core 1.0 §5.1), frozen; one line per bad claim', async (t) => {
+    const claims = { email: 'alice@example.com', email_verified: true, address: { locality: 'Berlin' }, updated_at: 1_700_000_000 };
+    const withClaims = UserRegistry.fromEntries([{ username: 'alice', password_hash: hash, claims }]).get('alice');
+    t.strictSame(withClaims, { username: 'alice', sub: 'alice', claims });
+    t.ok(Object.isFrozen(withClaims?.claims) && Object.isFrozen(withClaims?.claims.address), 'frozen, the address too');
+    t.throws(
+      () =>
+        UserRegistry.fromEntries([
+          { username: 'alice', password_hash: hash, claims: { email: 'alice', email_verified: 'yes', roles: ['admin'] } },
+          { username: 'bob', password_hash: hash, claims: { address: { city: 'Berlin' } } },
+          { username: 'carol', password_hash: hash, claims: [] },
+        ]),
+      new UsersFileError(
+        [
+          'users: user "alice": claims.email: must be an email address, such as alice@example.com',
+          'users: user "alice": claims.email_verified: must be true or false (a JSON boolean)',
+          'users: user "alice": claims.roles: not a standard claim (OpenID Connect Core 1.0 section 5.1)',
+          'users: user "bob": claims.address.city: not a member of the address claim (OpenID Connect Core 1.0 section 5.1.1)',
+          'users: user "carol": claims: must be an object of standard claims (OpenID Connect Core 1.0 section 5.1)',
+        ].join('\n'),
+      ),
     );
   });
 
@@ -201,7 +225,7 @@ t.test('UserRegistry', async (t) => {
     const dir = await tempDir(t);
     const file = join(dir, 'users.json');
     await writeFile(file, JSON.stringify({ users: [{ username: 'alice', password_hash: hash }] }));
-    t.strictSame((await UserRegistry.load(file)).all(), [{ username: 'alice', sub: 'alice' }]);
+    t.strictSame((await UserRegistry.load(file)).all(), [{ username: 'alice', sub: 'alice', claims: {} }]);
     await writeFile(file, JSON.stringify({ users: [] }));
     t.strictSame((await UserRegistry.load(file)).all(), []);
     await writeFile(file, JSON.stringify({ users: [{ username: 'alice', password_hash: 'plain' }] }));
