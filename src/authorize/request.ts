@@ -136,7 +136,8 @@ export async function validateAuthorizationRequest(
     const codeChallenge =
       responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
     const prompt = parsePrompt(values.get('prompt'));
-    const maxAge = parseMaxAge(values.get('max_age'));
+    // OpenID Connect Registration §2: default_max_age applies "when no max_age value is specified in the request".
+    const maxAge = parseMaxAge(values.get('max_age')) ?? client.defaultMaxAge;
     const dpopJkt = checkDpopJkt(values.get('dpop_jkt'), responseType);
     // OpenID Connect Core §6: "request_not_supported: The OP does not support use of the
     // request parameter"; likewise request_uri. Discovery says both are false.

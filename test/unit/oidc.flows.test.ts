@@ -1,0 +1,5 @@
+import t from 'tap';
+import { memoryStore } from '../helpers/stores.js';
+import { openidConnectSuite } from '../suites/openid-connect.js';
+
+openidConnectSuite(t, memoryStore);
