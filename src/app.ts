@@ -97,7 +97,7 @@ async function registerRoutes(
   const { keystore, clients, store } = deps;
   const { endpoints, clock, events, resources, grants, directory, registrations, tokenStatus } = services;
   const realm = config.issuer;
-  await app.register(healthRoutes, { keystore, store, clock });
+  await app.register(healthRoutes, { keystore, clients, store, clock });
   // METRICS_PORT equal to PORT, explicitly: the operator chose to serve metrics on the public listener.
   if (deps.metrics && config.metricsPort === config.port) await app.register(metricsRoute, { metrics: deps.metrics });
   await app.register(discoveryRoutes, {

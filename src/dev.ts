@@ -11,8 +11,9 @@ import { hashPassword } from './users/password.js';
 import { UserRegistry } from './users/registry.js';
 
 /**
- * The embedded default for newcomers: in-memory store unless REDIS_URL is set, a
- * signing key created in KEYS_DIR if it has none, (without CLIENTS_FILE) a demo client
+ * The embedded default for newcomers: in-memory store unless REDIS_URL is set, signing
+ * keys created in KEYS_DIR where a chain it needs has none that signs (ES256 for access
+ * tokens, RS256 for ID tokens), (without CLIENTS_FILE) a demo client
  * with a fresh secret, printed once with ready curl lines, and (without USERS_FILE) a
  * demo user with a fresh password (both also written to .dev/demo.env, or .dev/demo-<port>.env on
  * another port than 3000, for a second shell), (without
@@ -31,8 +32,11 @@ const DEV_DEFAULTS = { DYNAMIC_CLIENT_REGISTRATION: 'open' };
 try {
   const config = loadConfig(undefined, DEV_DEFAULTS);
   await mkdir(config.keysDir, { recursive: true, mode: 0o700 });
-  const created = await ensureSigningKey(config.keysDir, { accessTokenTtl: config.accessTokenTtl });
-  if (created) process.stdout.write(`created signing key ${created.kid} (${created.alg}) in ${config.keysDir}\n`);
+  const created = await ensureSigningKey(config.keysDir, {
+    accessTokenAlg: config.accessTokenSigningAlg,
+    accessTokenTtl: config.accessTokenTtl,
+  });
+  for (const key of created) process.stdout.write(`created signing key ${key.kid} (${key.alg}) in ${config.keysDir}\n`);
 
   let clients: ClientRegistry | undefined;
   let secret: string | undefined;

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { buildServer, serverEvents } from './app.js';
+import { buildServer, type ServerDependencies, serverEvents } from './app.js';
 import type { ClientRegistry } from './clients/registry.js';
 import { nowSeconds } from './clock.js';
 import type { Config } from './config/index.js';
 import { useGracefulClose } from './http/graceful-close.js';
 import { Keystore } from './keys/keystore.js';
 import { reloadKeysReporting, reportKeysLoaded } from './keys/reload-events.js';
+import { missingSigningAlgorithms } from './keys/signing-algorithms.js';
 import { buildMetricsServer } from './routes/metrics-server.js';
 import { reportMetricsToPrimary } from './metrics/cluster.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
@@ -39,6 +40,8 @@ export interface StartOptions {
    * METRICS_PORT with the sum over the workers; the worker does not listen there itself.
    */
   readonly worker?: boolean;
+  /** Instead of the logger LOG_LEVEL configures (tests capture its lines). */
+  readonly logger?: ServerDependencies['logger'];
 }
 
 /**
@@ -68,10 +71,12 @@ async function listenForMetrics(
  * KEYS_RELOAD_INTERVAL.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const keystore = await Keystore.open(config.keysDir, nowSeconds()).catch((err: Error) => {
-    err.message = `KEYS_DIR: ${err.message}`;
-    throw err;
-  });
+  const keystore = await Keystore.open(config.keysDir, nowSeconds(), { accessTokenAlg: config.accessTokenSigningAlg }).catch(
+    (err: Error) => {
+      err.message = `KEYS_DIR: ${err.message}`;
+      throw err;
+    },
+  );
   const registries = await Registries.open(
     { clients: config.clientsFile, users: config.usersFile, resources: config.resourcesFile },
     {
@@ -88,7 +93,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const metrics = config.metricsPort === undefined ? undefined : new ServerMetrics({ keys: keystore, clock: Date.now });
   const store = storeOf(config, { observer: metrics });
-  const app = await buildServer(config, { keystore, clients, users, resources, store, signer, metrics });
+  const app = await buildServer(config, {
+    keystore,
+    clients,
+    users,
+    resources,
+    store,
+    signer,
+    metrics,
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
   const graceful = useGracefulClose(app);
   const events = serverEvents(app.log, metrics);
   reportKeysLoaded(keystore, events, 'start', nowSeconds());
@@ -127,6 +141,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     keyWarnings = warnings.join('\n');
   };
   warnAboutKeys(keystore.warnings);
+  // An algorithm the server needs (access tokens, ID tokens: RS256 and the clients' choices) that no key signs
+  // with now: one line each, at start and after every reload (nothing is then signed with another algorithm).
+  const warnAboutAlgorithms = () => {
+    for (const { alg, message } of missingSigningAlgorithms(keystore, clients.all(), nowSeconds()))
+      app.log.warn({ alg, keysDir: config.keysDir }, message);
+  };
+  warnAboutAlgorithms();
   const reloadKeys = async (reason: string) => {
     const result = await reloadKeysReporting(keystore, events, reason, nowSeconds);
     if (result.ok) {
@@ -146,10 +167,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       }
     }
   };
-  const onHangup = () => void Promise.all([reloadKeys('SIGHUP'), reloadRegistries('SIGHUP')]);
+  // Checked once both have reloaded: a client of the new CLIENTS_FILE may need another algorithm.
+  const onHangup = () => void Promise.all([reloadKeys('SIGHUP'), reloadRegistries('SIGHUP')]).then(warnAboutAlgorithms);
   process.on('SIGHUP', onHangup);
   const reloader =
-    config.keysReloadInterval > 0 ? setInterval(() => void reloadKeys('interval'), config.keysReloadInterval * 1000) : undefined;
+    config.keysReloadInterval > 0
+      ? setInterval(() => void reloadKeys('interval').then(warnAboutAlgorithms), config.keysReloadInterval * 1000)
+      : undefined;
   reloader?.unref();
 
   const unwire = () => {

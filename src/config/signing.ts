@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import type { SigningThread } from '../tokens/jws.js';
 
-/** ACCESS_TOKEN_SIGNING, parsed by src/config.ts with the others (it stays the only reader of process.env). */
+/** ACCESS_TOKEN_SIGNING and ACCESS_TOKEN_SIGNING_ALG, parsed by src/config/index.ts with the others (the only reader of process.env). */
 
 const SIGNING_CHOICES = ['auto', 'main-thread', 'thread-pool'] as const satisfies readonly (SigningThread | 'auto')[];
 
@@ -9,6 +10,9 @@ export const SIGNING_FIELDS = {
   ACCESS_TOKEN_SIGNING: z
     .enum(SIGNING_CHOICES, { message: `ACCESS_TOKEN_SIGNING must be one of ${SIGNING_CHOICES.join(', ')}` })
     .default('auto'),
+  ACCESS_TOKEN_SIGNING_ALG: z
+    .enum(SIGNING_ALGORITHMS, { message: `ACCESS_TOKEN_SIGNING_ALG must be one of ${SIGNING_ALGORITHMS.join(', ')}` })
+    .optional(),
 };
 
 type SigningVariables = z.output<z.ZodObject<typeof SIGNING_FIELDS>>;
@@ -16,6 +20,11 @@ type SigningVariables = z.output<z.ZodObject<typeof SIGNING_FIELDS>>;
 export interface SigningConfig {
   /** Where access tokens are signed: the event loop's thread, or libuv's thread pool (UV_THREADPOOL_SIZE). */
   readonly accessTokenSigning: SigningThread;
+  /**
+   * The chain of KEYS_DIR that signs access tokens; undefined: ES256 when the folder has
+   * ES256 keys, otherwise that of its newest key (src/keys/signing-algorithms.ts).
+   */
+  readonly accessTokenSigningAlg: SigningAlgorithm | undefined;
 }
 
 /**
@@ -28,5 +37,8 @@ export interface SigningConfig {
  */
 export function signingConfig(e: SigningVariables, workers: number, cpus: number): SigningConfig {
   const choice = e.ACCESS_TOKEN_SIGNING;
-  return { accessTokenSigning: choice !== 'auto' ? choice : workers < cpus ? 'thread-pool' : 'main-thread' };
+  return {
+    accessTokenSigning: choice !== 'auto' ? choice : workers < cpus ? 'thread-pool' : 'main-thread',
+    accessTokenSigningAlg: e.ACCESS_TOKEN_SIGNING_ALG,
+  };
 }

@@ -22,8 +22,14 @@ t.test('success: lines on stdout, nothing on stderr, exit 0; defaults from the e
   const dir = join(await tempDir(t), 'keys');
   const run = await runNode(CLI, ['keys', 'rotate'], { KEYS_DIR: dir });
   t.same([run.code, run.stderr], [0, '']);
-  const [key] = await readKeyFolder(dir);
-  t.match(run.stdout, new RegExp(`^created  ${key?.kid} ES256 published now, signs from \\S+\\n$`));
+  const keys = await readKeyFolder(dir);
+  const kid = (alg: string) => keys.find((k) => k.alg === alg)?.kid;
+  t.match(
+    run.stdout,
+    new RegExp(
+      `^created  ${kid('ES256')} ES256 published now, signs from \\S+\\ncreated  ${kid('RS256')} RS256 published now, signs from \\S+\\n$`,
+    ),
+  );
 });
 
 t.test('a failed command: one line on stderr, nothing on stdout, exit 1', async (t) => {

@@ -48,8 +48,11 @@ t.test('key rotation on a running server, end to end', async (t) => {
     if (run.code !== 0) throw new Error(`keys ${command} failed: ${run.stderr}`);
     return run.stdout;
   };
+  // Without --alg: an ES256 chain (access tokens) and an RS256 chain (ID tokens).
   await keys('rotate');
-  const [first] = await readKeyFolder(keysDir);
+  const chain = async (alg: string) => (await readKeyFolder(keysDir)).filter((k) => k.alg === alg);
+  const [first] = await chain('ES256');
+  const [firstRs] = await chain('RS256');
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const server = await startServerProcess(t, {
@@ -73,12 +76,16 @@ t.test('key rotation on a running server, end to end', async (t) => {
   // A resource server that caches the JWKS for long and may refetch at once on an unknown kid.
   const cachingVerifier = createVerifier({ issuer, audience: issuer, jwksCacheSeconds: 3600, jwksCooldownSeconds: 0 });
   const beforeRotation = await token(server);
+  t.equal(kidOf(beforeRotation), first?.kid, 'access tokens are signed by the ES256 chain');
   await cachingVerifier.verify(beforeRotation);
+  const readyz = (await (await fetch(`${issuer}/readyz`)).json()) as { checks: { signing_algorithms: unknown } };
+  t.same(readyz.checks.signing_algorithms, { ES256: true, RS256: true }, '/readyz: a key signs in each chain the server needs');
 
-  // 1. After a rotation with a delay, the JWKS publishes the new key while tokens are still signed with the old one.
+  // 1. After a rotation with a delay, the JWKS publishes the new keys while tokens are still signed with the old one.
   await keys('rotate', '--delay', String(DELAY));
-  const second = (await readKeyFolder(keysDir)).find((k) => k.kid !== first?.kid);
-  await reload([first?.kid as string, second?.kid as string]);
+  const second = (await chain('ES256')).find((k) => k.kid !== first?.kid);
+  const secondRs = (await chain('RS256')).find((k) => k.kid !== firstRs?.kid);
+  await reload([first, second, firstRs, secondRs].map((k) => k?.kid as string));
   const duringDelay = await token(server);
   t.equal(kidOf(duringDelay), first?.kid, '1. still signed with the old key during the delay');
 
@@ -92,17 +99,19 @@ t.test('key rotation on a running server, end to end', async (t) => {
   t.equal(kidOf(afterDelay), second?.kid, '3. the new key signs once the delay has passed (no reload needed)');
   t.match(await cachingVerifier.verify(afterDelay), { sub: 'svc' }, '3. accepted after a refetch on the unknown kid');
 
-  // 4. Once the old key's tokens have all expired, keys prune removes it from the folder and the JWKS.
+  // 4. Once the old keys' tokens have all expired, keys prune removes them from the folder and the JWKS.
   const retired = (await readKeyFolder(keysDir)).find((k) => k.kid === first?.kid);
   await sleepUntil(retired?.publish_until as number);
-  t.match(await keys('prune'), new RegExp(`deleted  ${first?.kid} ES256`), '4. keys prune deletes the expired key');
-  await reload([second?.kid as string]);
-  t.same(await jwksKids(), [second?.kid], '4. the JWKS no longer lists the old key');
+  const pruned = await keys('prune');
+  t.match(pruned, new RegExp(`deleted  ${first?.kid} ES256`), '4. keys prune deletes the expired key of each chain');
+  t.match(pruned, new RegExp(`deleted  ${firstRs?.kid} RS256`));
+  await reload([second?.kid as string, secondRs?.kid as string]);
+  t.same(await jwksKids(), [second?.kid, secondRs?.kid].sort(), '4. the JWKS no longer lists the old keys');
 
   // 5. keys revoke removes a key at once, and its tokens are refused once verifiers refresh.
   t.match(await keys('revoke', second?.kid as string), new RegExp(`revoked  ${second?.kid} ES256`));
-  const replacement = (await readKeyFolder(keysDir))[0];
-  await reload([replacement?.kid as string]);
+  const [replacement] = await chain('ES256');
+  await reload([replacement?.kid as string, secondRs?.kid as string]);
   t.equal(kidOf(await token(server)), replacement?.kid, '5. a replacement key signs at once');
   const refreshedVerifier = createVerifier({ issuer, audience: issuer });
   await t.rejects(

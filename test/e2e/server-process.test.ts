@@ -116,7 +116,7 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
   });
 
   t.test('SIGHUP picks up a rotated folder without dropping requests', async (t) => {
-    await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600 });
+    await rotateKeys(keysDir, { alg: 'ES256', delay: 0, accessTokenTtl: 3600 });
     const inFlight = Array.from({ length: 20 }, () => token(server.baseUrl));
     server.child.kill('SIGHUP');
     const results = await Promise.all(inFlight);
@@ -165,8 +165,9 @@ t.test('KEYS_RELOAD_INTERVAL re-reads the folder without a signal', async (t) =>
   });
   const before = await jwksKids(server.baseUrl);
   t.equal(before.length, 1);
-  const scheduled = (await rotateKeys(keysDir, { delay: 300, accessTokenTtl: 3600 })).find((change) => change.action === 'created')?.key
-    .kid as string;
+  const scheduled = (await rotateKeys(keysDir, { alg: 'ES256', delay: 300, accessTokenTtl: 3600 })).find(
+    (change) => change.action === 'created',
+  )?.key.kid as string;
   await eventually(async () => (await jwksKids(server.baseUrl)).length === 2, 'the periodic reload', 5000);
   t.same(
     await jwksKids(server.baseUrl),

@@ -117,7 +117,9 @@ t.test('WORKERS=2 with Redis: two workers on one PORT, signals handled by the pr
   // SIGHUP: a key that signs from now on is picked up by every worker.
   const first = await tokenOnNewConnection(port);
   t.equal(first.status, 200);
-  const [added] = (await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600 })).filter((change) => change.action === 'created');
+  const [added] = (await rotateKeys(keysDir, { alg: 'ES256', delay: 0, accessTokenTtl: 3600 })).filter(
+    (change) => change.action === 'created',
+  );
   server.child.kill('SIGHUP');
   await waitFor('two reloads', server, () => count(server, 'signing keys reloaded') === 2);
   t.same(pidsLogging(server, 'signing keys reloaded').sort(), workers, 'each worker reloaded its keys');

@@ -12,19 +12,29 @@ export async function tempDir(t: Test, prefix = 'oauth-test-'): Promise<string> 
   return dir;
 }
 
-/** A temporary keys folder holding one key that signs from `now` (seconds). */
-export async function keysDirWithSigningKey(t: Test, options: { alg?: SigningAlgorithm; now?: number } = {}): Promise<string> {
+/**
+ * A temporary keys folder holding one chain with one key that signs from `now` (seconds):
+ * ES256 unless `alg` says otherwise; `algs`: one such chain per algorithm (an RSA key
+ * costs tens of milliseconds to generate, so only the tests that need RS256 ask for it).
+ */
+export async function keysDirWithSigningKey(
+  t: Test,
+  options: { alg?: SigningAlgorithm; algs?: readonly SigningAlgorithm[]; now?: number } = {},
+): Promise<string> {
   const dir = await tempDir(t, 'oauth-keys-');
-  await rotateKeys(dir, { delay: 0, accessTokenTtl: 3600, ...options });
+  for (const alg of options.algs ?? [options.alg ?? 'ES256']) {
+    await rotateKeys(dir, { alg, delay: 0, accessTokenTtl: 3600, ...(options.now !== undefined ? { now: options.now } : {}) });
+  }
   return dir;
 }
 
 /**
- * Writes an ES256 key with the given kid and times (created and signing from `now` unless
- * `fields` say otherwise); a kid need not be a thumbprint to be listed or revoked.
+ * Writes a key (ES256 unless `fields.alg` says otherwise) with the given kid and times
+ * (created and signing from `now` unless `fields` say otherwise); a kid need not be a
+ * thumbprint to be listed or revoked.
  */
 export async function writeKeyWith(dir: string, now: number, fields: Partial<KeyRecord> & { kid: string }): Promise<KeyRecord> {
-  const generated = await generateKeyRecord('ES256', now, now);
+  const generated = await generateKeyRecord(fields.alg ?? 'ES256', now, now);
   const record = { ...generated, ...fields, jwk: { ...generated.jwk, kid: fields.kid } };
   await writeKeyFile(dir, record);
   return record;

@@ -71,7 +71,7 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
       BRAND_PRIMARY_COLOR: brand.primaryColor ?? '#6d28d9',
     });
     const app = await buildServer(config, {
-      keystore: await Keystore.open(keysDir, Math.floor(Date.now() / 1000)),
+      keystore: await Keystore.open(keysDir, Math.floor(Date.now() / 1000), { accessTokenAlg: config.accessTokenSigningAlg }),
       clients: ClientRegistry.fromMetadata([
         {
           client_id: 'photos',

@@ -4,6 +4,7 @@ import { buildServer, type ServerDependencies } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
+import type { SigningAlgorithm } from '../../src/keys/key-file.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import type { ServerMetrics } from '../../src/metrics/server-metrics.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
@@ -79,6 +80,8 @@ export interface TestServerOptions {
   /** From test/helpers/stores.ts; a fresh memory store by default. */
   readonly store?: TestStore;
   readonly keysDir?: string;
+  /** Without `keysDir`: the chains of the keys folder (default: ES256 alone). */
+  readonly signingAlgorithms?: readonly SigningAlgorithm[];
   readonly logger?: unknown;
   /** Trust anchors and DNS for fetching client metadata documents. */
   readonly outboundFetch?: ServerDependencies['outboundFetch'];
@@ -88,9 +91,14 @@ export interface TestServerOptions {
 
 export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
   const { store, clock, advance } = options.store ?? (await memoryStore(t));
-  const keysDir = options.keysDir ?? (await keysDirWithSigningKey(t, { now: Math.floor(clock.now / 1000) - 60 }));
+  const keysDir =
+    options.keysDir ??
+    (await keysDirWithSigningKey(t, {
+      now: Math.floor(clock.now / 1000) - 60,
+      ...(options.signingAlgorithms ? { algs: options.signingAlgorithms } : {}),
+    }));
   const config = loadConfig({ ISSUER, KEYS_DIR: keysDir, LOG_LEVEL: 'silent', ...options.env });
-  const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000));
+  const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000), { accessTokenAlg: config.accessTokenSigningAlg });
   // prom-client is loaded only by the tests that measure (each test file is a process of its own).
   const metrics = options.metrics
     ? new (await import('../../src/metrics/server-metrics.js')).ServerMetrics({

@@ -4,14 +4,20 @@ import { nodeCommand, waitFor } from '../../harness/redis-nodes.js';
 import { buildTestServer } from '../helpers/server.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/redis-stores.js';
 
-const UNAVAILABLE = { status: 'unavailable', checks: { signing_key: true, store: false } };
+const UNAVAILABLE = {
+  status: 'unavailable',
+  checks: { signing_key: true, store: false, signing_algorithms: { ES256: true, RS256: false } },
+};
 
 t.test('/readyz on a cluster follows the cluster, not only the slot its probe writes to', async (t) => {
   const cluster = await clusterOfThisFile();
   const opened = await clusterStore(t, { commandTimeoutMs: 500 });
   const { app } = await buildTestServer(t, { store: opened });
   const ready = () => app.inject({ url: '/readyz' });
-  t.same((await ready()).json(), { status: 'ready', checks: { signing_key: true, store: true } });
+  t.same((await ready()).json(), {
+    status: 'ready',
+    checks: { signing_key: true, store: true, signing_algorithms: { ES256: true, RS256: false } },
+  });
 
   const probeOwner = await cluster.primaryOf(`${opened.keyPrefix}{readyz}:x`);
   const victim = (await cluster.primaries()).find((primary) => primary.port !== probeOwner.port);

@@ -12,13 +12,19 @@ t.test('Redis down: 503 fast, while /healthz stays 200', async (t) => {
   const started = Date.now();
   const ready = await app.inject({ url: '/readyz' });
   t.equal(ready.statusCode, 503);
-  t.same(ready.json(), { status: 'unavailable', checks: { signing_key: true, store: false } });
+  t.same(ready.json(), {
+    status: 'unavailable',
+    checks: { signing_key: true, store: false, signing_algorithms: { ES256: true, RS256: false } },
+  });
   t.ok(Date.now() - started < 1000, 'answers fast');
   t.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
 });
 
 t.test('Redis answers but refuses writes: 503, and ready again once it accepts them', async (t) => {
-  const unavailable = { status: 'unavailable', checks: { signing_key: true, store: false } };
+  const unavailable = {
+    status: 'unavailable',
+    checks: { signing_key: true, store: false, signing_algorithms: { ES256: true, RS256: false } },
+  };
   const readyWith = async (t: Test, redis: PrivateRedis) => {
     const opened = await redisStore(t, { redis, commandTimeoutMs: 300 });
     const admin = new Redis(redis.url);

@@ -19,39 +19,72 @@ const at = (seconds: number) => () => seconds * 1000;
 const keys = (args: string[], env: Record<string, string> = {}, now = NOW) => runCommand(['keys', ...args], { env, clock: at(now) });
 
 const writeKey = (dir: string, fields: Partial<KeyRecord> & { kid: string }) => writeKeyWith(dir, NOW - 60, fields);
+const ORDER = ['ES256', 'EdDSA', 'RS256', 'PS256'];
+/** The folder's keys, chain by chain, each chain in creation order. */
+const chains = async (dir: string) =>
+  (await readKeyFolder(dir)).sort(
+    (a, b) => ORDER.indexOf(a.alg) - ORDER.indexOf(b.alg) || a.created_at - b.created_at || a.signs_from - b.signs_from,
+  );
 
 t.test('keys rotate', async (t) => {
   t.test('success: one line per change on stdout, nothing on stderr, exit 0; defaults from the environment', async (t) => {
     const dir = await tempDir(t);
     const first = await keys(['rotate', '--dir', dir]);
     t.same([first.code, first.stderr], [0, '']);
-    const [record] = await readKeyFolder(dir);
-    t.equal(first.stdout, `created  ${record?.kid} ES256 published now, signs from ${iso(NOW)}\n`);
+    const [es, rs] = await chains(dir);
+    t.equal(
+      first.stdout,
+      `created  ${es?.kid} ES256 published now, signs from ${iso(NOW)}\n` +
+        `created  ${rs?.kid} RS256 published now, signs from ${iso(NOW)}\n`,
+      'a first run starts the ES256 chain (access tokens) and the RS256 chain (ID tokens)',
+    );
 
     const second = await keys(['rotate'], { KEYS_DIR: dir, JWKS_CACHE_TTL: '120', ACCESS_TOKEN_TTL: '60' }, NOW + 10);
     t.same([second.code, second.stderr], [0, '']);
-    const fresh = (await readKeyFolder(dir)).find((k) => k.kid !== record?.kid);
+    const fresh = (await chains(dir)).filter((k) => k.kid !== es?.kid && k.kid !== rs?.kid);
     t.equal(
       second.stdout,
-      `retiring ${record?.kid} ES256 signs until ${iso(NOW + 130)}, published until ${iso(NOW + 190)}\n` +
-        `created  ${fresh?.kid} ES256 published now, signs from ${iso(NOW + 130)}\n`,
-      '--delay defaults to JWKS_CACHE_TTL, the token lifetime to ACCESS_TOKEN_TTL',
+      `retiring ${es?.kid} ES256 signs until ${iso(NOW + 130)}, published until ${iso(NOW + 190)}\n` +
+        `created  ${fresh[0]?.kid} ES256 published now, signs from ${iso(NOW + 130)}\n` +
+        `retiring ${rs?.kid} RS256 signs until ${iso(NOW + 130)}, published until ${iso(NOW + 190)}\n` +
+        `created  ${fresh[1]?.kid} RS256 published now, signs from ${iso(NOW + 130)}\n`,
+      'every chain rotates; --delay defaults to JWKS_CACHE_TTL, the token lifetime to ACCESS_TOKEN_TTL',
     );
   });
 
-  t.test('--alg, --delay and --access-token-ttl', async (t) => {
+  t.test('--alg: that chain only, started at once when new; --delay and --access-token-ttl', async (t) => {
     const dir = await tempDir(t);
     await keys(['rotate', '--dir', dir]);
-    const run = await keys(['rotate', '--dir', dir, '--alg', 'EdDSA', '--delay', '30', '--access-token-ttl', '600'], {}, NOW + 1);
+    const started = await keys(['rotate', '--dir', dir, '--alg', 'EdDSA', '--delay', '30'], {}, NOW + 1);
+    t.equal(started.code, 0, started.stderr);
+    const eddsa = (await chains(dir)).find((k) => k.alg === 'EdDSA');
+    t.equal(started.stdout, `created  ${eddsa?.kid} EdDSA published now, signs from ${iso(NOW + 1)}\n`, 'a new chain signs at once');
+    const run = await keys(['rotate', '--dir', dir, '--alg', 'ES256', '--delay', '30', '--access-token-ttl', '600'], {}, NOW + 1);
     t.equal(run.code, 0, run.stderr);
-    const created = (await readKeyFolder(dir)).find((k) => k.alg === 'EdDSA');
+    t.match(run.stdout, /^retiring \S+ ES256 .*\ncreated {2}\S+ ES256 .*\n$/, 'ES256 lines only');
+    const created = (await chains(dir)).filter((k) => k.alg === 'ES256').find((k) => k.signs_from > NOW);
     t.match(created, { signs_from: NOW + 31 });
     t.match(run.stdout, `published until ${iso(NOW + 31 + 600)}`);
   });
 
+  t.test('ACCESS_TOKEN_SIGNING_ALG names the access-token chain a run starts beside RS256', async (t) => {
+    const dir = await tempDir(t);
+    const run = await keys(['rotate', '--dir', dir], { ACCESS_TOKEN_SIGNING_ALG: 'EdDSA' });
+    t.equal(run.code, 0, run.stderr);
+    t.same(
+      (await chains(dir)).map((k) => k.alg),
+      ['EdDSA', 'RS256'],
+    );
+    const bad = await keys(['rotate', '--dir', dir], { ACCESS_TOKEN_SIGNING_ALG: 'HS256' });
+    t.same(
+      [bad.code, bad.stdout, bad.stderr],
+      [1, '', 'error: ACCESS_TOKEN_SIGNING_ALG: ACCESS_TOKEN_SIGNING_ALG must be one of ES256, EdDSA, RS256, PS256\n'],
+    );
+  });
+
   t.test('a warning goes to stderr and the run goes on (exit 0)', async (t) => {
     const dir = await tempDir(t);
-    await rotateKeys(dir, { delay: 0, accessTokenTtl: 3600, now: NOW });
+    await rotateKeys(dir, { alg: 'ES256', delay: 0, accessTokenTtl: 3600, now: NOW });
     const [first] = await readKeyFolder(dir);
     const file = join(dir, keyFileName(first?.kid as string));
     await chmod(file, 0o644);
@@ -149,14 +182,28 @@ t.test('keys revoke <kid>', async (t) => {
     const missing = await keys(['revoke'], { KEYS_DIR: dir });
     t.same(
       [missing.code, missing.stderr],
-      [2, 'error: missing <kid>\nusage: oauth2-token-service keys revoke <kid> [--dir DIR] [--alg ALG] [--access-token-ttl SECONDS]\n'],
+      [2, 'error: missing <kid>\nusage: oauth2-token-service keys revoke <kid> [--dir DIR] [--access-token-ttl SECONDS]\n'],
     );
     const two = await keys(['revoke', 'a', 'b'], { KEYS_DIR: dir });
     t.equal(two.code, 2);
     t.match(two.stderr, /^error: unexpected argument 'b'\n/);
-    const revoked = await keys(['revoke', 'current', '--alg', 'RS256'], { KEYS_DIR: dir });
+    const withAlg = await keys(['revoke', 'current', '--alg', 'RS256'], { KEYS_DIR: dir });
+    t.same(
+      [withAlg.code, withAlg.stderr.split('\n')[0]],
+      [2, "error: unexpected argument '--alg'"],
+      'no --alg: a replacement keeps its chain',
+    );
+    await writeKey(dir, { kid: 'current-rs', alg: 'RS256' });
+    const revoked = await keys(['revoke', 'current-rs'], { KEYS_DIR: dir });
     t.equal(revoked.code, 0, revoked.stderr);
-    t.equal((await readKeyFolder(dir))[0]?.alg, 'RS256', '--alg chooses the replacement');
+    t.same(
+      (await chains(dir)).map((k) => [k.kid === 'current' ? k.kid : 'replacement', k.alg]),
+      [
+        ['current', 'ES256'],
+        ['replacement', 'RS256'],
+      ],
+      "the replacement has the revoked key's algorithm",
+    );
   });
 });
 
@@ -211,6 +258,46 @@ t.test('keys list', async (t) => {
     const later = await keys(['list'], { KEYS_DIR: dir }, NOW + 200);
     t.match(later.stdout, /^cur ES256 retiring /m, 'states follow the clock');
     t.match(later.stdout, /^next ES256 signing /m);
+  });
+
+  t.test('chain by chain: each chain in its signing order, ES256 before RS256 whatever the times', async (t) => {
+    const dir = await tempDir(t);
+    await writeKey(dir, {
+      kid: 'rs-old',
+      alg: 'RS256',
+      created_at: NOW - 900,
+      signs_from: NOW - 900,
+      signs_until: NOW + 100,
+      publish_until: NOW + 3700,
+    });
+    await writeKey(dir, { kid: 'es-cur', created_at: NOW - 500, signs_from: NOW - 500 });
+    await writeKey(dir, { kid: 'rs-next', alg: 'RS256', created_at: NOW - 10, signs_from: NOW + 100 });
+    await writeKey(dir, { kid: 'ed-cur', alg: 'EdDSA', created_at: NOW - 700, signs_from: NOW - 700 });
+    const run = await keys(['list', '--dir', dir]);
+    t.same([run.code, run.stderr], [0, '']);
+    t.same(
+      run.stdout.split('\n').map((line) => line.split(' ').slice(0, 3).join(' ')),
+      ['es-cur ES256 signing', 'ed-cur EdDSA signing', 'rs-old RS256 signing', 'rs-next RS256 scheduled', ''],
+      'each chain has its signing key',
+    );
+  });
+
+  t.test('a chain where nothing signs now: a warning naming its algorithm and the command', async (t) => {
+    const dir = await tempDir(t);
+    await writeKey(dir, { kid: 'es', created_at: NOW - 500, signs_from: NOW - 500 });
+    await writeKey(dir, { kid: 'rs', alg: 'RS256', created_at: NOW - 500, signs_from: NOW + 100 });
+    const run = await keys(['list', '--dir', dir]);
+    t.same(
+      [run.code, run.stderr],
+      [0, `warning: no RS256 key in ${dir} signs now: nothing is signed with RS256 (run "oauth2-token-service keys rotate --alg RS256")\n`],
+    );
+    const psAccess = await keys(['list', '--dir', dir], { ACCESS_TOKEN_SIGNING_ALG: 'PS256' });
+    t.equal(
+      psAccess.stderr,
+      `warning: no RS256 key in ${dir} signs now: nothing is signed with RS256 (run "oauth2-token-service keys rotate --alg RS256")\n` +
+        `warning: no PS256 key in ${dir} signs now: the server refuses to start (run "oauth2-token-service keys rotate --alg PS256")\n`,
+      'the access-token chain of ACCESS_TOKEN_SIGNING_ALG, even without keys',
+    );
   });
 
   t.test('a folder where nothing signs now: a warning; a missing folder: exit 1', async (t) => {

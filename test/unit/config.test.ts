@@ -3,6 +3,7 @@ import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { signingConfig } from '../../src/config/signing.js';
+import { loadOperatorDefaults } from '../../src/config/operator.js';
 
 /** The problems loadConfig reports for `env`, one line each; none when it loads. */
 function problemsOf(env: Record<string, string>): string[] {
@@ -351,6 +352,16 @@ t.test('loadConfig', async (t) => {
       'thread-pool',
       'an explicit choice is kept',
     );
+  });
+
+  t.test('ACCESS_TOKEN_SIGNING_ALG: the chain of KEYS_DIR that signs access tokens', async (t) => {
+    t.equal(loadConfig({}).accessTokenSigningAlg, undefined, 'unset: chosen from the folder');
+    for (const alg of ['ES256', 'EdDSA', 'RS256', 'PS256'])
+      t.equal(loadConfig({ ACCESS_TOKEN_SIGNING_ALG: alg }).accessTokenSigningAlg, alg);
+    t.equal(loadConfig({ ACCESS_TOKEN_SIGNING_ALG: '' }).accessTokenSigningAlg, undefined, 'blank: unset');
+    t.same(problemsOf({ ACCESS_TOKEN_SIGNING_ALG: 'HS256' }), ['ACCESS_TOKEN_SIGNING_ALG must be one of ES256, EdDSA, RS256, PS256']);
+    t.same(problemsOf({ ACCESS_TOKEN_SIGNING_ALG: 'es256' }), ['ACCESS_TOKEN_SIGNING_ALG must be one of ES256, EdDSA, RS256, PS256']);
+    t.equal(loadOperatorDefaults({ ACCESS_TOKEN_SIGNING_ALG: 'EdDSA' }).accessTokenSigningAlg, 'EdDSA', 'keys rotate reads it too');
   });
 
   t.test('DPoP (RFC 9449)', async (t) => {

@@ -15,7 +15,7 @@ t.test('GET /.well-known/jwks.json', async (t) => {
 
   t.test('publishes a scheduled key before it signs, and the retired one until its tokens expire', async (t) => {
     const nowSec = Math.floor(clock.now / 1000);
-    await rotateKeys(keysDir, { delay: 300, accessTokenTtl: 3600, now: nowSec });
+    await rotateKeys(keysDir, { alg: 'ES256', delay: 300, accessTokenTtl: 3600, now: nowSec });
     await keystore.reload();
     const kids = (at: number) => {
       clock.now = at * 1000;

@@ -121,7 +121,7 @@ t.test('Keystore and unsafe folders', async (t) => {
     const { dir } = await oneKey(t);
     const keystore = await Keystore.open(dir, now());
     const before = keystore.signingKeyAt(now())?.kid;
-    await rotateKeys(dir, { delay: 0, accessTokenTtl: 60 });
+    await rotateKeys(dir, { alg: 'ES256', delay: 0, accessTokenTtl: 60 });
     await chmod(dir, 0o775);
     const failed = await keystore.reload();
     t.equal(failed.ok, false);

@@ -1,7 +1,9 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { readKeyFolder, type SigningAlgorithm } from '../../src/keys/key-file.js';
 import { Keystore } from '../../src/keys/keystore.js';
+import { chainOf, signingKeyAt } from '../../src/keys/lifecycle.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 
@@ -15,9 +17,11 @@ t.test('Keystore', async (t) => {
       message: `no signing key in ${empty}: create one with "oauth2-token-service keys rotate"`,
     });
     const future = await tempDir(t);
-    await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 1000 });
-    await rotateKeys(future, { delay: 0, accessTokenTtl: 60, now: now() - 500 });
-    await t.rejects(Keystore.open(future, now() - 2000), { message: /none inside its signing window/ });
+    await rotateKeys(future, { alg: 'ES256', delay: 0, accessTokenTtl: 60, now: now() - 1000 });
+    await rotateKeys(future, { alg: 'ES256', delay: 0, accessTokenTtl: 60, now: now() - 500 });
+    await t.rejects(Keystore.open(future, now() - 2000), {
+      message: `no ES256 key in ${future} signs now (2 ES256 key file(s), none inside its signing window): run "oauth2-token-service keys rotate --alg ES256"`,
+    });
     await t.rejects(Keystore.open(join(empty, 'missing'), now()), { message: /cannot read keys folder .*missing: no such folder/ });
   });
 
@@ -77,9 +81,74 @@ t.test('Keystore', async (t) => {
     t.equal(keystore.signingKeyAt(now())?.kid, before);
 
     await rm(join(dir, 'broken.json'));
-    await rotateKeys(dir, { delay: 0, accessTokenTtl: 60 });
+    await rotateKeys(dir, { alg: 'ES256', delay: 0, accessTokenTtl: 60 });
     t.same(await keystore.reload(), { ok: true, count: 2, warnings: [] });
     t.not(keystore.signingKeyAt(now())?.kid, before, 'the new key signs after a successful reload');
     t.equal((await readdir(dir)).length, 2);
   });
+});
+
+t.test('Keystore: a chain per algorithm', async (t) => {
+  const NOW = 1_767_225_600;
+  const rotate = (dir: string, alg: SigningAlgorithm, at: number, delay = 0) =>
+    rotateKeys(dir, { alg, delay, accessTokenTtl: 60, now: at });
+
+  t.test('signingKeyFor: the signer of each chain, never one of another; signingKeyAt: the access-token chain', async (t) => {
+    const dir = await tempDir(t);
+    await rotate(dir, 'ES256', NOW - 100);
+    await rotate(dir, 'RS256', NOW - 50);
+    await rotate(dir, 'RS256', NOW, 300);
+    const keys = await readKeyFolder(dir);
+    const kidOf = (alg: SigningAlgorithm, at: number) => signingKeyAt(chainOf(keys, alg), at)?.kid;
+    const keystore = await Keystore.open(dir, NOW);
+    t.equal(keystore.accessTokenAlgorithm, 'ES256');
+    t.equal(keystore.signingKeyAt(NOW)?.kid, kidOf('ES256', NOW), 'access tokens: ES256, although an RS256 key is newer');
+    t.equal(keystore.signingKeyFor('ES256', NOW)?.kid, kidOf('ES256', NOW));
+    t.equal(keystore.signingKeyFor('RS256', NOW)?.kid, kidOf('RS256', NOW));
+    t.not(
+      keystore.signingKeyFor('RS256', NOW + 300)?.kid,
+      keystore.signingKeyFor('RS256', NOW)?.kid,
+      'the RS256 successor signs after its delay',
+    );
+    t.equal(keystore.signingKeyFor('RS256', NOW + 300)?.alg, 'RS256');
+    t.equal(keystore.signingKeyFor('PS256', NOW), undefined, 'no PS256 chain: undefined, not a key of another algorithm');
+    t.equal(keystore.signingKeyFor('RS256', NOW - 80), undefined, 'before the RS256 chain started');
+    t.same(keystore.signingAlgorithmsAt(NOW), ['ES256', 'RS256']);
+    t.same(keystore.signingAlgorithmsAt(NOW - 80), ['ES256']);
+    t.equal(keystore.nextSigningKeyAfter(NOW), undefined, 'the metrics follow the access-token chain: no ES256 successor');
+    t.equal(keystore.jwksAt(NOW).keys.length, 3, 'the JWKS publishes every chain');
+  });
+
+  t.test('accessTokenAlg (ACCESS_TOKEN_SIGNING_ALG) chooses the access-token chain; the folder must have a signer of it', async (t) => {
+    const dir = await tempDir(t);
+    await rotate(dir, 'ES256', NOW - 100);
+    await t.rejects(Keystore.open(dir, NOW, { accessTokenAlg: 'RS256' }), {
+      message: `no RS256 key in ${dir}, which ACCESS_TOKEN_SIGNING_ALG names for access tokens: create one with "oauth2-token-service keys rotate --alg RS256"`,
+    });
+    await rotate(dir, 'RS256', NOW - 50);
+    const keystore = await Keystore.open(dir, NOW, { accessTokenAlg: 'RS256' });
+    t.equal(keystore.accessTokenAlgorithm, 'RS256');
+    t.equal(keystore.signingKeyAt(NOW)?.alg, 'RS256');
+    await t.rejects(Keystore.open(dir, NOW - 80, { accessTokenAlg: 'RS256' }), {
+      message: /^no RS256 key in .* signs now \(1 RS256 key file\(s\)/,
+    });
+    t.equal((await Keystore.open(dir, NOW - 80)).signingKeyAt(NOW - 80)?.alg, 'ES256', 'unset: ES256, which signs then');
+  });
+
+  t.test(
+    'unset: a folder from before chains signs with the chain it had; ES256 once it has ES256 keys (from the next reload)',
+    async (t) => {
+      const dir = await tempDir(t);
+      await rotate(dir, 'PS256', NOW - 100);
+      await rotate(dir, 'RS256', NOW - 50);
+      const keystore = await Keystore.open(dir, NOW);
+      t.equal(keystore.accessTokenAlgorithm, 'PS256', 'the RS256 chain started for ID tokens does not take over');
+      t.equal(keystore.signingKeyAt(NOW)?.alg, 'PS256');
+      await rotate(dir, 'ES256', NOW);
+      t.equal(keystore.accessTokenAlgorithm, 'PS256', 'until the folder is reloaded');
+      t.match(await keystore.reload(), { ok: true, count: 3 });
+      t.equal(keystore.accessTokenAlgorithm, 'ES256');
+      t.equal(keystore.signingKeyAt(NOW)?.alg, 'ES256');
+    },
+  );
 });

@@ -1,16 +1,18 @@
 import t from 'tap';
 import type { KeyRecord } from '../../src/keys/key-file.js';
 import {
+  chainAlgorithms,
+  chainOf,
   firstUnsignedInstant,
   isExpiredAt,
   isPublishedAt,
+  keyStateAt,
   nextScheduledKey,
-  planCleanup,
-  planRevocation,
-  planRotation,
-  type RotationPlan,
+  signingAlgorithmsAt,
   signingKeyAt,
+  signingKeyFor,
 } from '../../src/keys/lifecycle.js';
+import { planCleanup, planRevocation, planRotation, type RotationPlan } from '../../src/keys/plans.js';
 
 const key = (kid: string, fields: Partial<KeyRecord> = {}): KeyRecord => ({
   kid,
@@ -30,7 +32,10 @@ const rotate = (keys: KeyRecord[], kid: string, now: number) =>
   after(planRotation(keys, key(kid, { created_at: now }), { now, delay: DELAY, accessTokenTtl: TTL }));
 const revoke = (keys: KeyRecord[], kid: string, now: number, spare = 'spare') =>
   planRevocation(keys, kid, key(spare), { now, accessTokenTtl: TTL });
-const prune = (keys: KeyRecord[], now: number) => planCleanup(keys, key('spare'), { now, accessTokenTtl: TTL });
+const prune = (keys: KeyRecord[], now: number) => planCleanup(keys, 'ES256', { now, accessTokenTtl: TTL, spare: key('spare') });
+
+/** A key of the RS256 chain (the ID-token default). */
+const rsa = (kid: string, fields: Partial<KeyRecord> = {}): KeyRecord => key(kid, { alg: 'RS256', ...fields });
 
 /** A rotated at 100: A signs until 400 and is published until 4000; B signs from 400. */
 const rotated = () => rotate([key('A')], 'B', 100);
@@ -354,7 +359,7 @@ t.test('every sequence of rotate, prune and revoke keeps a key signing at every 
         let plan: RotationPlan;
         let revoked: string | undefined;
         if (op === 'rotate') plan = planRotation(keys, spare, { now: at, delay: DELAY, accessTokenTtl: TTL });
-        else if (op === 'prune') plan = planCleanup(keys, spare, { now: at, accessTokenTtl: TTL });
+        else if (op === 'prune') plan = planCleanup(keys, 'ES256', { now: at, accessTokenTtl: TTL, spare });
         else {
           revoked = order[op]?.kid;
           if (!revoked) continue;
@@ -368,4 +373,161 @@ t.test('every sequence of rotate, prune and revoke keeps a key signing at every 
   explore([key('k0')], 0, 0, 'first key at 0');
   t.same(failures, [], 'no sequence breaks a rule');
   t.ok(sequences > 30_000, `${sequences} sequences explored`);
+});
+
+t.test('a chain per algorithm', async (t) => {
+  t.test('the signer of an algorithm is the newest key of that algorithm in its window, never one of another', async (t) => {
+    const es = key('es', { created_at: 0 });
+    const rs = rsa('rs', { created_at: 50, signs_from: 50 });
+    const keys = [es, rs];
+    t.equal(signingKeyFor(keys, 'ES256', 100)?.kid, 'es', 'a newer RS256 key does not outrank the ES256 signer');
+    t.equal(signingKeyFor(keys, 'RS256', 100)?.kid, 'rs');
+    t.equal(signingKeyFor(keys, 'RS256', 10), undefined, 'RS256 signs from 50: nothing before, whatever ES256 does');
+    t.equal(signingKeyFor(keys, 'PS256', 100), undefined, 'no chain');
+    t.same(signingAlgorithmsAt(keys, 10), ['ES256']);
+    t.same(signingAlgorithmsAt(keys, 100), ['ES256', 'RS256']);
+    t.same(chainAlgorithms([rs, key('ed', { alg: 'EdDSA' }), es]), ['ES256', 'EdDSA', 'RS256'], 'in the order of SIGNING_ALGORITHMS');
+    t.same(
+      chainOf(keys, 'RS256').map((k) => k.kid),
+      ['rs'],
+    );
+    t.equal(keyStateAt(es, keys, 100), 'signing', 'each chain has its own signing key');
+    t.equal(keyStateAt(rs, keys, 100), 'signing');
+  });
+
+  t.test('a new chain starts at once beside a signing one, which it neither waits for nor retires', async (t) => {
+    const plan = planRotation([key('es')], rsa('rs', { created_at: 100 }), { now: 100, delay: DELAY, accessTokenTtl: TTL });
+    t.same(
+      plan.create.map((k) => [k.kid, k.alg, k.signs_from, k.signs_until]),
+      [['rs', 'RS256', 100, undefined]],
+    );
+    t.same([plan.keep, plan.retire, plan.extend, plan.remove], [[], [], [], []], 'the ES256 chain is not part of the plan');
+  });
+
+  t.test('two chains rotate independently: a successor retires only the predecessor of its own algorithm', async (t) => {
+    const start = [key('E1'), rsa('R1')];
+    const rotateIn = (keys: KeyRecord[], fresh: KeyRecord, now: number) => {
+      const plan = planRotation(keys, fresh, { now, delay: DELAY, accessTokenTtl: TTL });
+      const touched = new Set(after(plan).map((k) => k.kid));
+      return [...keys.filter((k) => !touched.has(k.kid) && !plan.remove.some((r) => r.kid === k.kid)), ...after(plan)];
+    };
+    const es = rotateIn(start, key('E2', { created_at: 100 }), 100);
+    t.same(windows(es), [
+      ['E1', 0, 400, 400 + TTL],
+      ['E2', 400, undefined, undefined],
+      ['R1', 0, undefined, undefined],
+    ]);
+    const both = rotateIn(es, rsa('R2', { created_at: 1000 }), 1000);
+    t.same(windows(both), [
+      ['E1', 0, 400, 400 + TTL],
+      ['E2', 400, undefined, undefined],
+      ['R1', 0, 1300, 1300 + TTL],
+      ['R2', 1300, undefined, undefined],
+    ]);
+    t.same(
+      [399, 400, 1299, 1300].map((now) => [signingKeyFor(both, 'ES256', now)?.kid, signingKeyFor(both, 'RS256', now)?.kid]),
+      [
+        ['E1', 'R1'],
+        ['E2', 'R1'],
+        ['E2', 'R1'],
+        ['E2', 'R2'],
+      ],
+    );
+    t.equal(nextScheduledKey(chainOf(both, 'ES256'), 1000), undefined, 'no ES256 successor: R2 is another chain');
+    t.equal(nextScheduledKey(chainOf(both, 'RS256'), 1000)?.kid, 'R2');
+    const cleaned = planCleanup(both, 'ES256', { now: 400 + TTL, accessTokenTtl: TTL });
+    t.same(
+      [cleaned.remove.map((k) => k.kid), cleaned.keep.map((k) => k.kid)],
+      [['E1'], ['E2']],
+      'prune of ES256 deletes E1 and leaves the RS256 chain out',
+    );
+  });
+
+  t.test('prune gives a chain with no signer a stop-gap of its algorithm, and needs one only then', async (t) => {
+    const orphan = rsa('R', { signs_until: 400, publish_until: 400 + TTL });
+    const keys = [key('E'), orphan];
+    const plan = planCleanup(keys, 'RS256', { now: 1000, accessTokenTtl: TTL, spare: rsa('spare') });
+    t.same(
+      plan.create.map((k) => [k.kid, k.alg, k.signs_from]),
+      [['spare', 'RS256', 1000]],
+    );
+    t.same(
+      plan.keep.map((k) => k.kid),
+      ['R'],
+    );
+    t.throws(() => planCleanup(keys, 'RS256', { now: 1000, accessTokenTtl: TTL }), {
+      message: 'no key signs now and no replacement was provided',
+    });
+    t.same(planCleanup(keys, 'ES256', { now: 1000, accessTokenTtl: TTL }).create, [], 'the ES256 chain signs: no spare needed');
+    t.throws(() => planCleanup(keys, 'RS256', { now: 1000, accessTokenTtl: TTL, spare: key('spare') }), {
+      message: 'a spare of chain RS256 must be an RS256 key, not ES256',
+    });
+  });
+
+  t.test("revoke: the replacement keeps the revoked key's algorithm; the other chains are untouched", async (t) => {
+    const keys = [key('E'), rsa('R')];
+    const plan = planRevocation(keys, 'R', rsa('spare'), { now: 100, accessTokenTtl: TTL });
+    t.same(
+      [plan.remove.map((k) => k.kid), plan.create.map((k) => [k.kid, k.alg, k.signs_from]), plan.keep],
+      [['R'], [['spare', 'RS256', 100]], []],
+    );
+    t.equal(plan.stopGap?.kid, 'spare');
+    t.throws(() => planRevocation(keys, 'R', key('spare'), { now: 100, accessTokenTtl: TTL }), {
+      message: "the replacement of R must keep its chain's algorithm, not ES256",
+    });
+  });
+});
+
+t.test('two chains: every sequence of rotate, prune and revoke keeps each chain signing, and touches only its own chain', async (t) => {
+  const ALGS = ['ES256', 'RS256'] as const;
+  type Op = ['rotate' | 'prune', (typeof ALGS)[number]] | ['revoke', number];
+  const OPS: Op[] = [
+    ['rotate', 'ES256'],
+    ['rotate', 'RS256'],
+    ['prune', 'ES256'],
+    ['prune', 'RS256'],
+    ['revoke', 0],
+    ['revoke', 1],
+    ['revoke', 2],
+  ];
+  const STEPS = [0, DELAY, DELAY + TTL];
+  const failures: string[] = [];
+  let kids = 0;
+  let sequences = 0;
+  const explore = (keys: KeyRecord[], now: number, depth: number, trail: string) => {
+    sequences++;
+    if (depth === 3) return;
+    for (const step of STEPS) {
+      const at = now + step;
+      for (const op of OPS) {
+        const label = `${trail} +${step} ${op.join(' ')}`;
+        let plan: RotationPlan;
+        let alg: KeyRecord['alg'];
+        if (op[0] === 'revoke') {
+          const revoked = [...keys].sort((a, b) => a.signs_from - b.signs_from || a.created_at - b.created_at)[op[1]];
+          if (!revoked) continue;
+          alg = revoked.alg;
+          plan = planRevocation(keys, revoked.kid, key(`k${++kids}`, { alg, created_at: at }), { now: at, accessTokenTtl: TTL });
+        } else {
+          alg = op[1];
+          const fresh = key(`k${++kids}`, { alg, created_at: at });
+          plan =
+            op[0] === 'rotate'
+              ? planRotation(keys, fresh, { now: at, delay: DELAY, accessTokenTtl: TTL })
+              : planCleanup(keys, alg, { now: at, accessTokenTtl: TTL, spare: fresh });
+        }
+        const planned = [...after(plan), ...plan.remove];
+        if (planned.some((k) => k.alg !== alg) && failures.length < 20) failures.push(`${label}: the plan touches another chain`);
+        const next = [...keys.filter((k) => k.alg !== alg), ...after(plan)];
+        for (const chain of ALGS) {
+          if (firstUnsignedInstant(chainOf(next, chain), at) !== undefined && failures.length < 20)
+            failures.push(`${label}: ${chain} has a gap`);
+        }
+        explore(next, at, depth + 1, label);
+      }
+    }
+  };
+  explore([key('k0'), rsa('r0')], 0, 0, 'ES256 and RS256 keys at 0');
+  t.same(failures, [], 'no sequence breaks a rule');
+  t.ok(sequences > 5_000, `${sequences} sequences explored`);
 });
