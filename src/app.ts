@@ -21,9 +21,9 @@ import { tokenRoute } from './routes/token.js';
 import { userinfoRoute } from './routes/userinfo.js';
 import { DEFAULT_ID_TOKEN_ALGORITHM } from './oidc/id-token.js';
 import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
-import { buildServices, type ServiceDependencies, type Services } from './services.js';
+import { buildServices, type ServiceDependencies, type Services } from './services/index.js';
 
-export { serverEvents } from './services.js';
+export { serverEvents } from './services/index.js';
 
 export interface ServerDependencies extends ServiceDependencies {
   /** Overrides the logger built from config (tests pass `false` or a stream). */

@@ -39,6 +39,7 @@ export function tokenResponseJson(response: TokenResponse): string {
   let json = `{"access_token":${JSON.stringify(response.access_token)},"token_type":"${response.token_type}","expires_in":${response.expires_in}`;
   if (response.scope !== undefined) json += `,"scope":${JSON.stringify(response.scope)}`;
   if (response.refresh_token !== undefined) json += `,"refresh_token":${JSON.stringify(response.refresh_token)}`;
+  if (response.id_token !== undefined) json += `,"id_token":${JSON.stringify(response.id_token)}`;
   return `${json}}`;
 }
 

@@ -4,6 +4,7 @@ import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '@oauth2-token-service
 import { type Clock, nowSeconds } from '../clock.js';
 import { ServerError } from '../errors/index.js';
 import type { Keystore, LoadedKey } from '../keys/keystore.js';
+import { ID_TOKEN_DEFAULT_ALG } from '../keys/signing-algorithms.js';
 import { CompactJwsSigner, type SigningThread } from '../tokens/jws.js';
 
 /**
@@ -15,8 +16,8 @@ import { CompactJwsSigner, type SigningThread } from '../tokens/jws.js';
  * (§5.4), so an ID token says who signed in, how and when, and nothing more.
  */
 
-/** OpenID Connect Registration §2: "The default, if omitted, is RS256." */
-export const DEFAULT_ID_TOKEN_ALGORITHM: SigningAlgorithm = 'RS256';
+/** OpenID Connect Registration §2: "The default, if omitted, is RS256." (the keys folder keeps its chain) */
+export const DEFAULT_ID_TOKEN_ALGORITHM: SigningAlgorithm = ID_TOKEN_DEFAULT_ALG;
 
 export interface IdTokenRequest {
   readonly sub: string;

@@ -34,7 +34,9 @@ export const ES256_REDIRECT = 'https://es.example.com/cb';
 
 export const OIDC_CLIENTS = [
   ...AUTHORIZE_CLIENTS.map((client) =>
-    client.client_id === 'web' ? { ...client, post_logout_redirect_uris: ['https://app.example.com/signed-out'] } : client,
+    client.client_id === 'web'
+      ? { ...client, scope: 'read write mcp:tools', post_logout_redirect_uris: ['https://app.example.com/signed-out'] }
+      : client,
   ),
   {
     client_id: 'es-client',
@@ -54,6 +56,7 @@ export function oidcServer(t: Test, options: { store?: TestStore; env?: Record<s
     clients: OIDC_CLIENTS,
     users: oidcUsers(),
     resources: [{ resource: RESOURCE, scope: 'mcp:tools' }],
+    signingAlgorithms: ['ES256', 'RS256'],
     ...options,
   });
 }
@@ -62,26 +65,48 @@ export function oidcServer(t: Test, options: { store?: TestStore; env?: Record<s
 export async function codeFlow(
   server: TestServer,
   params: Record<string, string>,
-  options: { clientId?: string; redirectUri?: string; resources?: readonly string[]; browser?: InjectBrowser; tokenExtra?: Record<string, string> } = {},
+  options: {
+    clientId?: string;
+    redirectUri?: string;
+    resources?: readonly string[];
+    browser?: InjectBrowser;
+    tokenExtra?: Record<string, string>;
+  } = {},
 ): Promise<{ response: LightMyRequestResponse; browser: InjectBrowser; body: Record<string, unknown> }> {
   const clientId = options.clientId ?? 'web';
   const redirectUri = options.redirectUri ?? WEB_REDIRECT;
   const browser = options.browser ?? new InjectBrowser(server.app);
   const { verifier, challenge } = pkcePair();
-  const request = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', ...params };
+  const request = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...params,
+  };
   const approved = await signInAndDecide(browser, request, ALICE, 'allow', options.resources ?? []);
   const code = redirectParams(approved.headers.location as string).code as string;
   const response = await server.app.inject({
     method: 'POST',
     url: '/oauth2/token',
     headers: { ...FORM_HEADERS, authorization: basic(clientId, WEB_SECRET) },
-    payload: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, ...options.tokenExtra }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      ...options.tokenExtra,
+    }).toString(),
   });
   return { response, browser, body: response.json() as Record<string, unknown> };
 }
 
 /** An ID token's header and claims, its signature checked against the server's JWKS. */
-export async function verifiedIdToken(server: TestServer, token: string): Promise<{ alg: string; typ: string | undefined; claims: JWTPayload }> {
+export async function verifiedIdToken(
+  server: TestServer,
+  token: string,
+): Promise<{ alg: string; typ: string | undefined; claims: JWTPayload }> {
   const jwks = createLocalJWKSet(server.keystore.jwksAt(Math.floor(server.clock.now / 1000)));
   const { payload } = await jwtVerify(token, jwks, { issuer: ISSUER, currentDate: new Date(server.clock.now) });
   const header = decodeProtectedHeader(token);

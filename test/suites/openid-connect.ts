@@ -125,7 +125,10 @@ export function openidConnectSuite(t: Test, openStore: OpenStore): void {
     const token = body.access_token as string;
     const none = await userinfo(server, undefined);
     t.equal(none.statusCode, 401);
-    t.match(none.headers['www-authenticate'], /^Bearer realm="https:\/\/as\.example\.com", DPoP realm="https:\/\/as\.example\.com", algs="/);
+    t.match(
+      none.headers['www-authenticate'],
+      /^Bearer realm="https:\/\/as\.example\.com", DPoP realm="https:\/\/as\.example\.com", algs="/,
+    );
     const forged = await userinfo(server, `${token.slice(0, -8)}AAAAAAAA`);
     t.equal(forged.statusCode, 401);
     t.match(forged.headers['www-authenticate'], /^Bearer realm="https:\/\/as\.example\.com", error="invalid_token", error_description="/);
@@ -139,7 +142,10 @@ export function openidConnectSuite(t: Test, openStore: OpenStore): void {
     });
     const noOpenid = await userinfo(server, (machine.json() as { access_token: string }).access_token);
     t.equal(noOpenid.statusCode, 403);
-    t.match(noOpenid.headers['www-authenticate'], /^Bearer realm="[^"]+", error="insufficient_scope", error_description="[^"]+", scope="openid"/);
+    t.match(
+      noOpenid.headers['www-authenticate'],
+      /^Bearer realm="[^"]+", error="insufficient_scope", error_description="[^"]+", scope="openid"/,
+    );
     t.same(noOpenid.json(), { error: 'insufficient_scope', error_description: 'the access token was not granted the openid scope' });
 
     const revoke = await server.app.inject({
@@ -161,7 +167,10 @@ export function openidConnectSuite(t: Test, openStore: OpenStore): void {
     const flow = await codeFlow(server, { scope: 'openid email profile mcp:tools' }, { resources: [RESOURCE] });
     t.equal(flow.response.statusCode, 200, flow.response.body);
     t.equal(flow.body.scope, 'mcp:tools', 'the access token is for the MCP server: its scope there');
-    const payload = JSON.parse(Buffer.from((flow.body.access_token as string).split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
+    const payload = JSON.parse(Buffer.from((flow.body.access_token as string).split('.')[1] as string, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
     t.equal(payload.aud, RESOURCE);
     t.ok(flow.body.id_token, 'and the ID token says who signed in');
     const refused = await userinfo(server, flow.body.access_token as string);
@@ -172,7 +181,11 @@ export function openidConnectSuite(t: Test, openStore: OpenStore): void {
     t.equal(forUserinfo.statusCode, 200, forUserinfo.body);
     const identityToken = forUserinfo.json() as { access_token: string; scope: string };
     t.equal(identityToken.scope, 'openid email');
-    t.same((await userinfo(server, identityToken.access_token)).json(), { email: ALICE_CLAIMS.email, email_verified: true, sub: 'user-alice' });
+    t.same((await userinfo(server, identityToken.access_token)).json(), {
+      email: ALICE_CLAIMS.email,
+      email_verified: true,
+      sub: 'user-alice',
+    });
     const wider = await refresh(server, (forUserinfo.json() as { refresh_token: string }).refresh_token, { scope: 'openid phone' });
     t.equal(wider.statusCode, 400, 'never a scope the grant does not hold');
     t.equal((wider.json() as { error: string }).error, 'invalid_scope');

@@ -12,7 +12,7 @@ const ROOT = REPOSITORY;
 export const LAYERS: readonly (readonly string[])[] = [
   ['main.ts', 'dev.ts', 'dev-credentials.ts', 'cluster', 'cli'],
   ['server.ts', 'registries.ts'],
-  ['app.ts', 'services.ts'],
+  ['app.ts', 'services'],
   ['config'],
   ['routes'],
   ['http'],
@@ -124,7 +124,7 @@ t.test('the import scanner sees every form of import', async (t) => {
   const imports = await importsOf(join(ROOT, 'src', 'app.ts'));
   t.ok(imports.includes('fastify'), 'a package import');
   t.ok(imports.includes('src/routes/token.js'), 'a relative import, resolved');
-  t.ok((await importsOf(join(ROOT, 'src', 'services.ts'))).includes('src/store/types.js'), 'an import type');
+  t.ok((await importsOf(join(ROOT, 'src', 'services', 'index.ts'))).includes('src/store/types.js'), 'an import type');
 });
 
 t.test('the verifier package (packages/verifier) loads only jose, node:crypto and its own files', async (t) => {

@@ -32,6 +32,7 @@ t.test('loadConfig', async (t) => {
       usersFile: undefined,
       resourcesFile: undefined,
       accessTokenTtl: 3600,
+      idTokenTtl: 3600,
       accessTokenAudience: 'http://localhost:3000',
       logLevel: 'info',
       trustProxy: false,

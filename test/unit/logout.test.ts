@@ -92,7 +92,7 @@ t.test('a redirect URI that is not registered exactly is refused with a page, ne
     [{ client_id: 'web', post_logout_redirect_uri: 'https://evil.example/' }, 'post_logout_redirect_uri is not registered for this client'],
     [{ client_id: 'web', post_logout_redirect_uri: `${AFTER_LOGOUT}/` }, 'post_logout_redirect_uri is not registered for this client'],
     [{ client_id: 'single', post_logout_redirect_uri: AFTER_LOGOUT }, 'post_logout_redirect_uri is not registered for this client'],
-    [{ post_logout_redirect_uri: AFTER_LOGOUT }, 'post_logout_redirect_uri needs client_id'],
+    [{ post_logout_redirect_uri: AFTER_LOGOUT }, 'post_logout_redirect_uri needs id_token_hint or client_id'],
     [{ client_id: 'nobody' }, 'the client is not registered'],
   ];
   for (const [params, description] of cases) {

@@ -10,7 +10,10 @@ t.test('GET /.well-known/openid-configuration: the RFC 8414 document and what Op
   const res = await server.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
   t.equal(res.statusCode, 200);
   t.match(res.headers, { 'content-type': 'application/json;charset=UTF-8', 'access-control-allow-origin': '*' });
-  const oauth = (await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json() as Record<string, unknown>;
+  const oauth = (await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json() as Record<
+    string,
+    unknown
+  >;
   const metadata = res.json() as Record<string, unknown>;
   t.same(
     Object.fromEntries(Object.keys(oauth).map((name) => [name, metadata[name]])),
@@ -31,10 +34,20 @@ t.test('GET /.well-known/openid-configuration: the RFC 8414 document and what Op
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
   });
-  t.same(
-    metadata.claims_supported,
-    ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'sid', 'amr', ...Object.keys(STANDARD_CLAIMS)],
-  );
+  t.same(metadata.claims_supported, [
+    'iss',
+    'sub',
+    'aud',
+    'exp',
+    'iat',
+    'auth_time',
+    'nonce',
+    'at_hash',
+    'azp',
+    'sid',
+    'amr',
+    ...Object.keys(STANDARD_CLAIMS),
+  ]);
   for (const scope of ['openid', 'profile', 'email', 'address', 'phone', 'offline_access', 'mcp:tools', 'read'])
     t.ok((metadata.scopes_supported as string[]).includes(scope), `scopes_supported has ${scope}`);
 });
@@ -42,7 +55,14 @@ t.test('GET /.well-known/openid-configuration: the RFC 8414 document and what Op
 t.test('an issuer with a path: the document is appended to it (Discovery §4), not inserted as RFC 8414 does', async (t) => {
   const server = await buildTestServer(t, {
     env: { ISSUER: 'https://as.example.com/tenant-a' },
-    clients: [{ client_id: 'web', redirect_uris: ['https://app.example.com/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' }],
+    clients: [
+      {
+        client_id: 'web',
+        redirect_uris: ['https://app.example.com/cb'],
+        grant_types: ['authorization_code'],
+        token_endpoint_auth_method: 'none',
+      },
+    ],
   });
   const res = await server.app.inject({ method: 'GET', url: '/tenant-a/.well-known/openid-configuration' });
   t.equal(res.statusCode, 200);

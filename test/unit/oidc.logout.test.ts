@@ -11,7 +11,8 @@ import { codeFlow, oidcServer } from '../helpers/oidc-fixtures.js';
 const SIGNED_OUT = 'https://app.example.com/signed-out';
 
 async function signedIn(t: Parameters<typeof oidcServer>[0]) {
-  const server = await oidcServer(t);
+  // A day-long session, so the ID token (an hour) expires while the user is still signed in.
+  const server = await oidcServer(t, { env: { SESSION_TTL: '86400' } });
   const browser = new InjectBrowser(server.app);
   const { body } = await codeFlow(server, { scope: 'openid read' }, { browser });
   return { server, browser, idToken: body.id_token as string };
@@ -25,15 +26,20 @@ t.test('id_token_hint names the client: the user confirms, then goes to its post
   const { server, browser, idToken } = await signedIn(t);
   // An expired ID token still names the session (§2): three hours later.
   await server.advance(3 * 3600);
-  const page = await browser.get(logoutUrl({ id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'bye-1', logout_hint: 'alice' }));
+  const page = await browser.get(
+    logoutUrl({ id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'bye-1', logout_hint: 'alice' }),
+  );
   t.equal(page.statusCode, 200, page.body);
   t.match(page.body, 'Example &#60;Web&#62; App');
   const out = await browser.post(formAction(page.body), formFields(page.body));
   t.equal(out.statusCode, 303);
-  t.same([new URL(out.headers.location as string).origin + new URL(out.headers.location as string).pathname, redirectParams(out.headers.location as string)], [
-    SIGNED_OUT,
-    { state: 'bye-1' },
-  ]);
+  t.same(
+    [
+      new URL(out.headers.location as string).origin + new URL(out.headers.location as string).pathname,
+      redirectParams(out.headers.location as string),
+    ],
+    [SIGNED_OUT, { state: 'bye-1' }],
+  );
   t.equal(browser.cookie('oauth_session'), '', 'the session cookie is gone');
 });
 
@@ -51,7 +57,10 @@ t.test('refused: a hint we did not sign, client_id not the hint’s audience, an
   for (const [params, message] of [
     [{ id_token_hint: tampered }, 'id_token_hint is not an ID token this server issued'],
     [{ id_token_hint: idToken, client_id: 'spa' }, 'client_id does not match the aud of id_token_hint'],
-    [{ id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' }, 'post_logout_redirect_uri is not registered for this client'],
+    [
+      { id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' },
+      'post_logout_redirect_uri is not registered for this client',
+    ],
     [{ post_logout_redirect_uri: SIGNED_OUT }, 'post_logout_redirect_uri needs id_token_hint or client_id'],
   ] as const) {
     const res = await browser.get(logoutUrl(params));

@@ -46,7 +46,11 @@ t.test('id_token_hint: ours and for this client; for another user than the sessi
   // bob signs in in another browser and gets his own ID token; alice's browser with bob's hint.
   const bobBrowser = new InjectBrowser(server.app);
   const login = await bobBrowser.get(authorizeUrl(REQUEST));
-  const afterLogin = await bobBrowser.post(formAction(login.body), { ...formFields(login.body), username: 'bob', password: 'bob-password-1' });
+  const afterLogin = await bobBrowser.post(formAction(login.body), {
+    ...formFields(login.body),
+    username: 'bob',
+    password: 'bob-password-1',
+  });
   const consent = await bobBrowser.get(afterLogin.headers.location as string);
   const approved = await bobBrowser.post(formAction(consent.body), { ...formFields(consent.body), decision: 'allow' });
   t.ok(errorAtClient(approved.headers.location).code);
@@ -71,7 +75,12 @@ t.test('id_token_hint: ours and for this client; for another user than the sessi
     const res = await browser.get(authorizeUrl({ ...request, id_token_hint: hint }));
     t.same(
       errorAtClient(res.headers.location),
-      { error: 'invalid_request', error_description: 'id_token_hint is not an ID token this server issued to this client', state: 'st', iss: 'https://as.example.com' },
+      {
+        error: 'invalid_request',
+        error_description: 'id_token_hint is not an ID token this server issued to this client',
+        state: 'st',
+        iss: 'https://as.example.com',
+      },
       why,
     );
   }
@@ -87,7 +96,10 @@ t.test('login_hint fills in the username; with prompt=none and another signed-in
   const { server, browser } = await signedIn(t);
   const fresh = new InjectBrowser(server.app);
   const page = await fresh.get(authorizeUrl({ ...REQUEST, login_hint: 'alice@example.com' }));
-  t.match(page.body, 'name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="alice@example.com"');
+  t.match(
+    page.body,
+    'name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="alice@example.com"',
+  );
   for (const hint of ['alice', 'user-alice', 'ALICE@example.com']) {
     const same = await browser.get(authorizeUrl({ ...REQUEST, prompt: 'none', login_hint: hint }));
     t.ok(errorAtClient(same.headers.location).code, `${hint} names the signed-in user`);

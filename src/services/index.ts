@@ -1,37 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import { clientDirectory, type ClientSource, registrySource } from './clients/directory.js';
-import { InitialAccessTokens } from './clients/initial-access-tokens.js';
-import { MetadataDocumentClients } from './clients/metadata-documents.js';
-import type { ClientMetadataPolicy } from './clients/registration-metadata.js';
-import { ClientRegistrations } from './clients/registrations.js';
-import type { ClientRegistry } from './clients/registry.js';
-import { type Clock, systemClock } from './clock.js';
-import type { Config } from './config/index.js';
-import { DpopNonces } from './dpop/nonce.js';
-import { TokenEndpointProofs } from './dpop/token-endpoint.js';
-import { type Endpoints, endpointsOf } from './endpoints.js';
-import { auditLog, type AuditSink } from './events/audit-log.js';
-import { fanOut, type SecurityEvents } from './events/types.js';
-import type { Resolver } from './fetch/safe-fetch.js';
-import { GrantIndexing } from './grants/grant-index.js';
-import { type GrantTable, grantTable } from './grants/index.js';
-import type { Keystore } from './keys/keystore.js';
-import type { ServerMetrics } from './metrics/server-metrics.js';
-import { offeredScope } from './resources/indicators.js';
-import { ResourceRegistry } from './resources/registry.js';
-import { BrowserSession } from './session/browser-session.js';
-import type { Signer } from './session/signer.js';
-import type { Store } from './store/types.js';
-import { AccessTokens } from './tokens/access-token.js';
-import { IdTokens } from './oidc/id-token.js';
-import type { UserinfoDependencies } from './oidc/userinfo.js';
-import { ResourceProofs } from './dpop/resource-proofs.js';
-import type { AuthorizeDependencies } from './authorize/pipeline.js';
-import { RefreshTokenSealing } from './tokens/refresh-token-sealer.js';
-import type { UserRegistry } from './users/registry.js';
-import { PasswordSignIn } from './users/sign-in.js';
-import { SignInThrottle } from './users/sign-in-throttle.js';
-import { VerificationSlots } from './users/verification-slots.js';
+import { clientDirectory, registrySource } from '../clients/directory.js';
+import { InitialAccessTokens } from '../clients/initial-access-tokens.js';
+import type { ClientRegistry } from '../clients/registry.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import { DpopNonces } from '../dpop/nonce.js';
+import { TokenEndpointProofs } from '../dpop/token-endpoint.js';
+import { endpointsOf } from '../endpoints.js';
+import { dynamicRegistrations, metadataDocumentSource, selfAssertedClientPolicy } from './clients.js';
+import { auditLog, type AuditSink } from '../events/audit-log.js';
+import { fanOut, type SecurityEvents } from '../events/types.js';
+import type { Resolver } from '../fetch/safe-fetch.js';
+import { GrantIndexing } from '../grants/grant-index.js';
+import { type GrantTable, grantTable } from '../grants/index.js';
+import type { Keystore } from '../keys/keystore.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
+import { ResourceRegistry } from '../resources/registry.js';
+import { BrowserSession } from '../session/browser-session.js';
+import type { Signer } from '../session/signer.js';
+import type { Store } from '../store/types.js';
+import { AccessTokens } from '../tokens/access-token.js';
+import { IdTokens } from '../oidc/id-token.js';
+import type { UserinfoDependencies } from '../oidc/userinfo.js';
+import { ResourceProofs } from '../dpop/resource-proofs.js';
+import type { AuthorizeDependencies } from '../authorize/pipeline.js';
+import { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
+import type { UserRegistry } from '../users/registry.js';
+import { PasswordSignIn } from '../users/sign-in.js';
+import { SignInThrottle } from '../users/sign-in-throttle.js';
+import { VerificationSlots } from '../users/verification-slots.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -71,67 +68,6 @@ export type ServiceLog = AuditSink & {
 export function serverEvents(log: ServiceLog | (AuditSink & Pick<ServiceLog, 'error'>), metrics?: ServerMetrics): SecurityEvents {
   return fanOut([auditLog(log), ...(metrics ? [metrics] : [])], (err) =>
     log.error({ err: { message: (err as Error).message } }, 'security event consumer failed'),
-  );
-}
-
-/**
- * What a client describing itself may have, by registration or by metadata document (one
- * is as self-asserted as the other): DYNAMIC_CLIENT_GRANTS, and scopes some resource offers.
- */
-function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): ClientMetadataPolicy {
-  return { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(resources.all()) };
-}
-
-/** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
-function metadataDocumentSource(
-  config: Config,
-  deps: ServiceDependencies,
-  log: ServiceLog,
-  clock: Clock,
-  policy: ClientMetadataPolicy,
-): ClientSource[] {
-  const settings = config.clientIdMetadata;
-  if (!settings.enabled) return [];
-  const source = new MetadataDocumentClients({
-    policy,
-    fetch: {
-      allowHttp: settings.allowInsecure,
-      allowSpecialUseAddresses: settings.allowInsecure,
-      timeoutMs: settings.timeoutMs,
-      maxBytes: settings.maxBytes,
-      ca: deps.outboundFetch?.ca,
-      resolve: deps.outboundFetch?.resolve,
-    },
-    ttl: { minSeconds: settings.minTtl, maxSeconds: settings.maxTtl },
-    clock,
-    onRefused: (clientId, reason) => log.info({ clientId, reason }, 'client id metadata document not usable: the client is unknown'),
-  });
-  return [source];
-}
-
-/** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */
-function dynamicRegistrations(
-  config: Config,
-  endpoints: Endpoints,
-  deps: { store: Store; clients: ClientRegistry; policy: ClientMetadataPolicy; clock: Clock; events: SecurityEvents },
-): ClientRegistrations | undefined {
-  if (config.dynamicClientRegistration === 'off') return undefined;
-  return new ClientRegistrations(
-    deps.store.clientRegistrations,
-    deps.store.attempts,
-    deps.clients,
-    {
-      policy: deps.policy,
-      ttlSeconds: config.dynamicClientTtl,
-      rateLimit: {
-        limit: config.registrationRateLimit,
-        windowSeconds: config.registrationRateWindow,
-        ipv6LimitPrefix: config.ipv6LimitPrefix,
-      },
-      registrationClientUri: (clientId) => endpoints.clientConfigurationUrl(clientId),
-    },
-    deps.clock,
-    deps.events,
   );
 }
 

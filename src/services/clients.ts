@@ -1,0 +1,76 @@
+import { type ClientSource } from '../clients/directory.js';
+import { MetadataDocumentClients } from '../clients/metadata-documents.js';
+import type { ClientMetadataPolicy } from '../clients/registration-metadata.js';
+import { ClientRegistrations } from '../clients/registrations.js';
+import type { ClientRegistry } from '../clients/registry.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import type { Endpoints } from '../endpoints.js';
+import type { SecurityEvents } from '../events/types.js';
+import { offeredScope } from '../resources/indicators.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { Store } from '../store/types.js';
+import type { ServiceDependencies, ServiceLog } from './index.js';
+
+/** The clients besides CLIENTS_FILE: those that describe themselves, by metadata document or registration. */
+
+/**
+ * What a client describing itself may have, by registration or by metadata document (one
+ * is as self-asserted as the other): DYNAMIC_CLIENT_GRANTS, and scopes some resource offers.
+ */
+export function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): ClientMetadataPolicy {
+  return { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(resources.all()) };
+}
+
+/** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
+export function metadataDocumentSource(
+  config: Config,
+  deps: ServiceDependencies,
+  log: ServiceLog,
+  clock: Clock,
+  policy: ClientMetadataPolicy,
+): ClientSource[] {
+  const settings = config.clientIdMetadata;
+  if (!settings.enabled) return [];
+  const source = new MetadataDocumentClients({
+    policy,
+    fetch: {
+      allowHttp: settings.allowInsecure,
+      allowSpecialUseAddresses: settings.allowInsecure,
+      timeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxBytes,
+      ca: deps.outboundFetch?.ca,
+      resolve: deps.outboundFetch?.resolve,
+    },
+    ttl: { minSeconds: settings.minTtl, maxSeconds: settings.maxTtl },
+    clock,
+    onRefused: (clientId, reason) => log.info({ clientId, reason }, 'client id metadata document not usable: the client is unknown'),
+  });
+  return [source];
+}
+
+/** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */
+export function dynamicRegistrations(
+  config: Config,
+  endpoints: Endpoints,
+  deps: { store: Store; clients: ClientRegistry; policy: ClientMetadataPolicy; clock: Clock; events: SecurityEvents },
+): ClientRegistrations | undefined {
+  if (config.dynamicClientRegistration === 'off') return undefined;
+  return new ClientRegistrations(
+    deps.store.clientRegistrations,
+    deps.store.attempts,
+    deps.clients,
+    {
+      policy: deps.policy,
+      ttlSeconds: config.dynamicClientTtl,
+      rateLimit: {
+        limit: config.registrationRateLimit,
+        windowSeconds: config.registrationRateWindow,
+        ipv6LimitPrefix: config.ipv6LimitPrefix,
+      },
+      registrationClientUri: (clientId) => endpoints.clientConfigurationUrl(clientId),
+    },
+    deps.clock,
+    deps.events,
+  );
+}
