@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge, dpopChallenge } from '@oauth2-token-service/verifier';
 import type { ClientDirectory } from '../clients/directory.js';
 import type { Client } from '../clients/registry.js';
-import { InsufficientScope, InvalidDpopProof, InvalidRequest, InvalidToken, OAuthError } from '../errors/index.js';
+import { InsufficientScope, InvalidDpopProof, InvalidRequest, InvalidToken, type OAuthError } from '../errors/index.js';
 import type { ResourceProofs } from '../dpop/resource-proofs.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { BODY_LIMIT_BYTES } from '../http/form-body.js';
