@@ -8,6 +8,8 @@ import { type ServerProcess, startServerProcess } from '../../harness/process.js
 
 /** alice, who signs in on the pages of the process tests. */
 export const PROCESS_ALICE = { username: 'alice', password: 'alice-password-1', sub: 'user-alice' } as const;
+/** Her profile (OpenID Connect standard claims), for userinfo. */
+export const PROCESS_ALICE_CLAIMS = { name: 'Alice Liddell', email: 'alice@example.com', email_verified: true } as const;
 
 /** CLIENTS_FILE and USERS_FILE in a temporary folder: the given clients, and alice. */
 export async function writeRegistryFiles(
@@ -18,7 +20,12 @@ export async function writeRegistryFiles(
   const clientsFile = join(dir, 'clients.json');
   const usersFile = join(dir, 'users.json');
   await writeFile(clientsFile, JSON.stringify({ clients }));
-  const alice = { username: PROCESS_ALICE.username, password_hash: cheapPasswordHash(PROCESS_ALICE.password), sub: PROCESS_ALICE.sub };
+  const alice = {
+    username: PROCESS_ALICE.username,
+    password_hash: cheapPasswordHash(PROCESS_ALICE.password),
+    sub: PROCESS_ALICE.sub,
+    claims: PROCESS_ALICE_CLAIMS,
+  };
   await writeFile(usersFile, JSON.stringify({ users: [alice] }));
   return { clientsFile, usersFile, dir };
 }
@@ -35,7 +42,8 @@ export async function startServerWithClients(
   const server = await startServerProcess(t, {
     PORT: String(listen),
     ISSUER: issuer,
-    KEYS_DIR: await keysDirWithSigningKey(t),
+    // An ES256 chain for access tokens and an RS256 chain for ID tokens, as `keys rotate` makes them.
+    KEYS_DIR: await keysDirWithSigningKey(t, { algs: ['ES256', 'RS256'] }),
     CLIENTS_FILE: clientsFile,
     USERS_FILE: usersFile,
   });
