@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DEMO_CREDENTIALS_FILE } from '../src/dev-credentials.js';
+import { DEMO_CREDENTIALS_FILE, demoCredentialsFile } from '../src/dev-credentials.js';
 
 /**
  * The browser's part of the authorization code flow, for trying `npm run dev` from a shell:
@@ -61,11 +61,13 @@ function authorizationRequest(args: string[]): AuthorizationRequest {
   return { url, username: values.username, verifier };
 }
 
-async function demoPassword(): Promise<string> {
+/** The demo password: $PASSWORD, else the file `npm run dev` wrote for the server at `authorizeUrl`'s port. */
+async function demoPassword(authorizeUrl: URL): Promise<string> {
   if (process.env.PASSWORD) return process.env.PASSWORD;
-  const file = await readFile(DEMO_CREDENTIALS_FILE, 'utf8').catch(() => '');
+  const credentials = demoCredentialsFile(Number(authorizeUrl.port || (authorizeUrl.protocol === 'https:' ? 443 : 80)));
+  const file = await readFile(credentials, 'utf8').catch(() => '');
   const password = /^PASSWORD=(.+)$/m.exec(file)?.[1];
-  if (!password) throw new Error(`no password: set PASSWORD, or run npm run dev in this folder (it writes ${DEMO_CREDENTIALS_FILE})`);
+  if (!password) throw new Error(`no password: set PASSWORD, or run npm run dev in this folder (it writes ${credentials})`);
   return password;
 }
 
@@ -149,7 +151,7 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   const request = authorizationRequest(args);
-  const redirect = await approve(request.url, request.username, await demoPassword());
+  const redirect = await approve(request.url, request.username, await demoPassword(request.url));
   const answer = new URLSearchParams(redirect.search || redirect.hash.slice(1));
   const code = answer.get('code');
   if (code === null) {

@@ -76,7 +76,9 @@ try {
   let password: string | undefined;
   if (!config.usersFile) {
     password = randomBytes(9).toString('base64url');
-    users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password) }]);
+    // A profile, so userinfo and the consent page show what OpenID Connect's scopes share.
+    const claims = { name: 'Demo User', email: 'demo@example.com', email_verified: true };
+    users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password), claims }]);
     process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}\n\n`);
   }
   let resources: ResourceRegistry | undefined;

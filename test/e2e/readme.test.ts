@@ -29,7 +29,14 @@ const ROOT = REPOSITORY;
  * `VERIFIER`) and `REFRESH` are used by tokens.md and clients.md. A page of docs/ with sh
  * blocks that is not listed, or a listed page that does not exist, fails the test.
  */
-const DOCS_PAGES = ['docs/operator-command.md', 'docs/authorization.md', 'docs/tokens.md', 'docs/clients.md', 'docs/resource-servers.md'];
+const DOCS_PAGES = [
+  'docs/operator-command.md',
+  'docs/authorization.md',
+  'docs/openid-connect.md',
+  'docs/tokens.md',
+  'docs/clients.md',
+  'docs/resource-servers.md',
+];
 const PORTS = [3000, 4000, 4100];
 
 const canUnshare = () =>
