@@ -11,6 +11,7 @@ import { type LoadResult, measureGrantLoad, measureLoad } from './load.js';
 import { measureMetricsCost } from './metrics-cost.js';
 import { measureOursMetered } from './metrics-phase.js';
 import { measureDpopPhase } from './dpop-phase.js';
+import { measureOpenidPhase } from './openid-phase.js';
 import { mintOurCodes, mintPeerCodes } from './minting.js';
 import { type BenchReport, printReport } from './report.js';
 import { startBare, startOurs, startPeer } from './servers.js';
@@ -214,6 +215,8 @@ async function main(): Promise<void> {
     const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOursMetered(settings, fixtures, metrics)));
     process.stdout.write('(e) DPoP off and on, one process, in-memory store...\n');
     const dpopCost = await measuringHostLoad(() => measureDpopPhase(settings, fixtures));
+    process.stdout.write('(f) code redemption with and without openid, one process, private Redis...\n');
+    const openidCost = await measuringHostLoad(() => measureOpenidPhase(settings, fixtures));
 
     const redis = await startPrivateRedis(cleanup);
     const admin = new Redis(redis.url);
@@ -254,7 +257,18 @@ async function main(): Promise<void> {
         settings.rotations,
       ),
     };
-    const report: BenchReport = { settings, machine, bare, signing, metricsCost, dpopCost, samples, rounds: rounds.host, memory };
+    const report: BenchReport = {
+      settings,
+      machine,
+      bare,
+      signing,
+      metricsCost,
+      dpopCost,
+      openidCost,
+      samples,
+      rounds: rounds.host,
+      memory,
+    };
     const failures = printReport(report);
     if (failures.length > 0) throw new Error(`the bench failed:\n${failures.join('\n')}`);
   } finally {

@@ -15,6 +15,8 @@ import { rotateKeys } from '../src/keys/rotation.js';
  */
 
 export const CLIENT_ID = 'bench-client';
+/** The same client, registered with id_token_signed_response_alg ES256 (the other uses the RS256 default). */
+export const ES256_CLIENT_ID = 'bench-client-es256';
 export const RESOURCE = 'https://api.bench.example';
 export const SCOPE = 'read';
 export const REDIRECT_URI = 'https://client.bench.example/callback';
@@ -51,7 +53,8 @@ export async function createFixtures(): Promise<Fixtures> {
     scope: SCOPE,
     token_endpoint_auth_method: 'client_secret_basic',
   };
-  await writeFile(clientsFile, JSON.stringify({ clients: [client] }), { mode: 0o600 });
+  const es256 = { ...client, client_id: ES256_CLIENT_ID, id_token_signed_response_alg: 'ES256' };
+  await writeFile(clientsFile, JSON.stringify({ clients: [client, es256] }), { mode: 0o600 });
   await writeFile(resourcesFile, JSON.stringify({ resources: [{ resource: RESOURCE, scope: SCOPE }] }), { mode: 0o600 });
   const peerJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JWK;
   return {

@@ -23,8 +23,8 @@ const RECORD: AuthorizationCodeRecord = {
   codeChallenge: CODE_CHALLENGE,
 };
 
-/** Ours: saved through our own Redis store, as the authorization endpoint does. */
-export async function mintOurCodes(redisUrl: string, count: number): Promise<string[]> {
+/** Ours: saved through our own Redis store, as the authorization endpoint does (`record` changes the client or the scope). */
+export async function mintOurCodes(redisUrl: string, count: number, record: Partial<AuthorizationCodeRecord> = {}): Promise<string[]> {
   const store = new RedisStore({
     connection: { topology: { kind: 'standalone', url: redisUrl }, commandTimeoutMs: 5000 },
     keyPrefix: 'oauth:',
@@ -35,7 +35,7 @@ export async function mintOurCodes(redisUrl: string, count: number): Promise<str
     const codes: string[] = [];
     for (let i = 0; i < count; i += BATCH) {
       const batch = Array.from({ length: Math.min(BATCH, count - i) }, () => mintOpaqueToken(newGrantId()));
-      await Promise.all(batch.map((code) => store.saveAuthorizationCode(code.ref, RECORD, CODE_TTL_SECONDS)));
+      await Promise.all(batch.map((code) => store.saveAuthorizationCode(code.ref, { ...RECORD, ...record }, CODE_TTL_SECONDS)));
       codes.push(...batch.map((code) => code.value));
     }
     return codes;

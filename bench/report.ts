@@ -5,6 +5,7 @@ import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
 import type { LoadResult } from './load.js';
 import type { DpopCost } from './dpop-cost.js';
+import type { OpenidCost } from './openid-phase.js';
 import { describeCpu, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
@@ -19,6 +20,7 @@ export interface BenchReport {
   readonly signing: WithHostLoad<number>;
   readonly metricsCost: WithHostLoad<MetricsCost>;
   readonly dpopCost: WithHostLoad<DpopCost>;
+  readonly openidCost: WithHostLoad<OpenidCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
   readonly rounds: HostLoad | undefined;
@@ -68,6 +70,17 @@ function signingOf(workers: number): string {
   return signingConfig({ ACCESS_TOKEN_SIGNING: 'auto' }, workers, availableParallelism()).accessTokenSigning;
 }
 
+/** (f): code redemption without openid, with an RS256 ID token (the default), with an ES256 one. */
+function openidLine(cost: WithHostLoad<OpenidCost>): string {
+  const [plain, rs256, es256] = [figureOf(cost.value.plain), figureOf(cost.value.rs256), figureOf(cost.value.es256)];
+  if (!plain || !rs256 || !es256) return '(f) openid: no result';
+  return (
+    `(f) code redemption with openid, one process, Redis, medians of ${cost.value.plain.length} alternated rounds [${hostNote(cost.host)}]: ` +
+    `without ${whole(plain.rate)} req/s (p99 ${plain.p99} ms), with an RS256 ID token ${whole(rs256.rate)} req/s (p99 ${rs256.p99} ms, ` +
+    `${(rs256.rate / plain.rate).toFixed(2)}×), with an ES256 one ${whole(es256.rate)} req/s (p99 ${es256.p99} ms, ${(es256.rate / plain.rate).toFixed(2)}×)`
+  );
+}
+
 /** Prints the report; returns what failed (connection errors, non-2xx answers). */
 export function printReport(report: BenchReport): string[] {
   const { settings, bare, signing, samples, memory } = report;
@@ -90,6 +103,7 @@ export function printReport(report: BenchReport): string[] {
     `(e) DPoP, one process [${hostNote(report.dpopCost.host)}]: without ${whole(report.dpopCost.value.plain.requestsPerSecond)} req/s ` +
       `(p99 ${report.dpopCost.value.plain.p99Ms} ms), with a fresh proof each ${whole(report.dpopCost.value.dpop.requestsPerSecond)} req/s ` +
       `(p99 ${report.dpopCost.value.dpop.p99Ms} ms), with/without = ${(report.dpopCost.value.dpop.requestsPerSecond / report.dpopCost.value.plain.requestsPerSecond).toFixed(2)}`,
+    openidLine(report.openidCost),
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
@@ -158,6 +172,7 @@ export function printReport(report: BenchReport): string[] {
     ...failuresOf('metrics phase', report.metricsCost.value.results),
     ...failuresOf('DPoP phase without proofs', [report.dpopCost.value.plain]),
     ...failuresOf('DPoP phase with proofs', [report.dpopCost.value.dpop]),
+    ...failuresOf('openid phase', [...report.openidCost.value.plain, ...report.openidCost.value.rs256, ...report.openidCost.value.es256]),
     ...ourResults.flatMap(([name, results]) => failuresOf(name, results)),
   ];
 }
