@@ -35,7 +35,12 @@ export const ES256_REDIRECT = 'https://es.example.com/cb';
 export const OIDC_CLIENTS = [
   ...AUTHORIZE_CLIENTS.map((client) =>
     client.client_id === 'web'
-      ? { ...client, scope: 'read write mcp:tools', post_logout_redirect_uris: ['https://app.example.com/signed-out'] }
+      ? {
+          ...client,
+          scope: 'read write mcp:tools',
+          post_logout_redirect_uris: ['https://app.example.com/signed-out'],
+          allowed_origins: ['https://app.example.com'],
+        }
       : client,
   ),
   {
@@ -71,6 +76,8 @@ export async function codeFlow(
     resources?: readonly string[];
     browser?: InjectBrowser;
     tokenExtra?: Record<string, string>;
+    /** A DPoP proof for the token request. */
+    dpopProof?: string;
   } = {},
 ): Promise<{ response: LightMyRequestResponse; browser: InjectBrowser; body: Record<string, unknown> }> {
   const clientId = options.clientId ?? 'web';
@@ -90,7 +97,7 @@ export async function codeFlow(
   const response = await server.app.inject({
     method: 'POST',
     url: '/oauth2/token',
-    headers: { ...FORM_HEADERS, authorization: basic(clientId, WEB_SECRET) },
+    headers: { ...FORM_HEADERS, authorization: basic(clientId, WEB_SECRET), ...(options.dpopProof ? { dpop: options.dpopProof } : {}) },
     payload: new URLSearchParams({
       grant_type: 'authorization_code',
       code,
