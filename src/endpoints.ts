@@ -9,6 +9,8 @@ const BELOW_ISSUER = {
   authorize: '/oauth2/authorize',
   login: '/oauth2/authorize/login',
   consent: '/oauth2/authorize/consent',
+  /** The login page's "Continue with …" form: starts a sign-in at an upstream provider. */
+  upstream: '/oauth2/authorize/upstream',
   logout: '/oauth2/logout',
   token: '/oauth2/token',
   revocation: '/oauth2/revoke',
@@ -25,6 +27,9 @@ export type EndpointName = keyof typeof BELOW_ISSUER;
 /** Paths at the host's root whatever the issuer's path: health checks and the metrics scrape. */
 export const HOST_PATHS = { health: '/healthz', readiness: '/readyz', metrics: '/metrics' } as const;
 
+/** Below it, one callback per upstream identity provider: `/oauth2/upstream/{id}/callback`. */
+const UPSTREAM_CALLBACK = '/oauth2/upstream';
+
 /** RFC 8414 §3: "inserting a well-known URI string into the authorization server's issuer identifier between the host component and the path component". */
 const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-server';
 
@@ -37,6 +42,12 @@ export interface Endpoints {
   url(name: EndpointName): string;
   /** A client's configuration endpoint (RFC 7592 §1): below the registration endpoint. */
   clientConfigurationUrl(clientId: string): string;
+  /** Where an upstream identity provider sends the browser back: the redirect URI registered there. */
+  upstreamCallbackPath(providerId: string): string;
+  upstreamCallbackUrl(providerId: string): string;
+  /** Where an upstream provider sends the browser back after its own sign-out (`end_session`). */
+  upstreamSignedOutPath(providerId: string): string;
+  upstreamSignedOutUrl(providerId: string): string;
   /** Where the RFC 8414 metadata document is served. */
   readonly authorizationServerMetadataPath: string;
   /** The path the browser session's cookies are sent to: every page of the authorization endpoint and sign-out. */
@@ -55,8 +66,16 @@ export function endpointsOf(issuer: string): Endpoints {
     path,
     url: (name) => `${origin}${BELOW_ISSUER[name]}`,
     clientConfigurationUrl: (clientId) => `${origin}${BELOW_ISSUER.registration}/${clientId}`,
+    upstreamCallbackPath: (providerId) => `${prefix}${UPSTREAM_CALLBACK}/${providerId}/callback`,
+    upstreamCallbackUrl: (providerId) => `${origin}${UPSTREAM_CALLBACK}/${providerId}/callback`,
+    upstreamSignedOutPath: (providerId) => `${prefix}${UPSTREAM_CALLBACK}/${providerId}/signed-out`,
+    upstreamSignedOutUrl: (providerId) => `${origin}${UPSTREAM_CALLBACK}/${providerId}/signed-out`,
     authorizationServerMetadataPath: `${AUTHORIZATION_SERVER_METADATA}${prefix}`,
     browserCookiePath: `${prefix}/oauth2/`,
-    isBrowserPath: (candidate) => candidate === authorize || candidate.startsWith(`${authorize}/`) || candidate === path('logout'),
+    isBrowserPath: (candidate) =>
+      candidate === authorize ||
+      candidate.startsWith(`${authorize}/`) ||
+      candidate === path('logout') ||
+      candidate.startsWith(`${prefix}${UPSTREAM_CALLBACK}/`),
   };
 }

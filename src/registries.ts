@@ -1,12 +1,13 @@
 import { ClientRegistry } from './clients/registry.js';
+import { ProviderRegistry } from './identity/providers.js';
 import { assertDistinctSubjects, type RegistrySources } from './clients/subjects.js';
 import type { Registry } from './registry/registry.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { UserRegistry } from './users/registry.js';
 
 /**
- * The registries a server reads — CLIENTS_FILE, USERS_FILE, RESOURCES_FILE — and their
- * reload on SIGHUP. Each file reloads on its own: one that fails to load keeps its previous
+ * The registries a server reads — CLIENTS_FILE, USERS_FILE, RESOURCES_FILE,
+ * IDENTITY_PROVIDERS_FILE — and their reload on SIGHUP. Each file reloads on its own: one that fails to load keeps its previous
  * entries while the others are still reloaded. The clients and users served must keep
  * client ids and user subjects apart (src/clients/subjects.ts): a reload that would put a
  * client_credentials client id and a user's sub together keeps the previous pair.
@@ -18,12 +19,20 @@ export interface RegistryFiles {
   readonly clients: string | undefined;
   readonly users: string | undefined;
   readonly resources?: string | undefined;
+  readonly providers?: string | undefined;
+  /** IDENTITY_PROVIDERS_ALLOW_INSECURE: providers at http:// URLs. */
+  readonly providersAllowHttp?: boolean | undefined;
 }
 
-export type RegistryName = 'clients' | 'users' | 'resources';
+export type RegistryName = 'clients' | 'users' | 'resources' | 'providers';
 
 /** The variable that names each file: a file that cannot be used at start is reported under it. */
-const VARIABLES: Record<RegistryName, string> = { clients: 'CLIENTS_FILE', users: 'USERS_FILE', resources: 'RESOURCES_FILE' };
+const VARIABLES: Record<RegistryName, string> = {
+  clients: 'CLIENTS_FILE',
+  users: 'USERS_FILE',
+  resources: 'RESOURCES_FILE',
+  providers: 'IDENTITY_PROVIDERS_FILE',
+};
 
 /** Loads a registry at start; its errors name the variable (`USERS_FILE: /srv/users.json: no such file`). */
 async function loadAtStart<R>(name: RegistryName, file: string, load: (file: string) => Promise<R>): Promise<R> {
@@ -77,7 +86,12 @@ export class Registries {
   private previousReload: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly held: { clients: Held<ClientRegistry>; users: Held<UserRegistry>; resources: Held<ResourceRegistry> },
+    private readonly held: {
+      clients: Held<ClientRegistry>;
+      users: Held<UserRegistry>;
+      resources: Held<ResourceRegistry>;
+      providers: Held<ProviderRegistry>;
+    },
     private readonly sources: RegistrySources,
   ) {}
 
@@ -93,13 +107,18 @@ export class Registries {
     return this.held.resources.registry;
   }
 
-  /** Loads all three (throwing on anything unusable, or on a client whose id is a user's sub). */
+  get providers(): ProviderRegistry {
+    return this.held.providers.registry;
+  }
+
+  /** Loads all four (throwing on anything unusable, or on a client whose id is a user's sub). */
   static async open(
     files: RegistryFiles,
     given: {
       clients?: ClientRegistry | undefined;
       users?: UserRegistry | undefined;
       resources?: ResourceRegistry | undefined;
+      providers?: ProviderRegistry | undefined;
       sources: RegistrySources;
     },
   ): Promise<Registries> {
@@ -109,6 +128,9 @@ export class Registries {
     const resources =
       given.resources ??
       (files.resources ? await loadAtStart('resources', files.resources, ResourceRegistry.load) : ResourceRegistry.fromEntries([]));
+    const loadProviders = (file: string) => ProviderRegistry.load(file, { allowHttp: files.providersAllowHttp ?? false });
+    const providers =
+      given.providers ?? (files.providers ? await loadAtStart('providers', files.providers, loadProviders) : ProviderRegistry.empty());
     assertDistinctSubjects(clients.all(), users.all(), given.sources);
     return new Registries(
       {
@@ -120,13 +142,19 @@ export class Registries {
           file: given.resources ? undefined : files.resources,
           load: ResourceRegistry.load,
         },
+        providers: {
+          name: 'providers',
+          registry: providers,
+          file: given.providers ? undefined : files.providers,
+          load: loadProviders,
+        },
       },
       given.sources,
     );
   }
 
   /**
-   * Re-reads the files; one result per file, in the order clients, users, resources. Reloads run one
+   * Re-reads the files; one result per file, in the order clients, users, resources, providers. Reloads run one
    * after the other, so a slow read from an earlier SIGHUP never replaces a later one.
    */
   reload(): Promise<RegistryReload[]> {
@@ -136,10 +164,16 @@ export class Registries {
   }
 
   private async reloadNow(): Promise<RegistryReload[]> {
-    const { clients, users, resources } = this.held;
-    const [nextClients, nextUsers, nextResources] = await Promise.all([reread(clients), reread(users), reread(resources)]);
-    // Resources are independent of the other two: a valid file is always taken.
+    const { clients, users, resources, providers } = this.held;
+    const [nextClients, nextUsers, nextResources, nextProviders] = await Promise.all([
+      reread(clients),
+      reread(users),
+      reread(resources),
+      reread(providers),
+    ]);
+    // Resources and providers are independent of the other two: a valid file is always taken.
     if (nextResources?.ok) resources.registry.replace(nextResources.registry);
+    if (nextProviders?.ok) providers.registry.replace(nextProviders.registry);
     const pair = {
       clients: nextClients?.ok ? nextClients.registry : clients.registry,
       users: nextUsers?.ok ? nextUsers.registry : users.registry,
@@ -154,6 +188,11 @@ export class Registries {
       if (nextClients?.ok) clients.registry.replace(nextClients.registry);
       if (nextUsers?.ok) users.registry.replace(nextUsers.registry);
     }
-    return [...outcome(clients, nextClients, collision), ...outcome(users, nextUsers, collision), ...outcome(resources, nextResources)];
+    return [
+      ...outcome(clients, nextClients, collision),
+      ...outcome(users, nextUsers, collision),
+      ...outcome(resources, nextResources),
+      ...outcome(providers, nextProviders),
+    ];
   }
 }

@@ -12,6 +12,7 @@ import { reportMetricsToPrimary } from './metrics/cluster.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './clients/subjects.js';
 import { Registries } from './registries.js';
+import { warnAboutIdentityProviders } from './identity/start-warnings.js';
 import type { ResourceRegistry } from './resources/registry.js';
 import { Signer } from './session/signer.js';
 import { storeOf } from './store/open-store.js';
@@ -67,7 +68,7 @@ async function listenForMetrics(
 /**
  * Loads keys, clients, users and resources (throwing on anything unusable, or on a
  * client whose id is a user's subject), opens the store, listens, and wires reloads:
- * KEYS_DIR, CLIENTS_FILE, USERS_FILE and RESOURCES_FILE on SIGHUP, KEYS_DIR also every
+ * KEYS_DIR, CLIENTS_FILE, USERS_FILE, RESOURCES_FILE and IDENTITY_PROVIDERS_FILE on SIGHUP, KEYS_DIR also every
  * KEYS_RELOAD_INTERVAL.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -78,7 +79,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
   );
   const registries = await Registries.open(
-    { clients: config.clientsFile, users: config.usersFile, resources: config.resourcesFile },
+    {
+      clients: config.clientsFile,
+      users: config.usersFile,
+      resources: config.resourcesFile,
+      providers: config.identityProviders.file,
+      providersAllowHttp: config.identityProviders.allowInsecure,
+    },
     {
       clients: options.clients,
       users: options.users,
@@ -89,7 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       },
     },
   );
-  const { clients, users, resources } = registries;
+  const { clients, users, resources, providers } = registries;
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const metrics = config.metricsPort === undefined ? undefined : new ServerMetrics({ keys: keystore, clock: Date.now });
   const store = storeOf(config, { observer: metrics });
@@ -98,6 +105,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     clients,
     users,
     resources,
+    providers,
     store,
     signer,
     metrics,
@@ -127,6 +135,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       'SESSION_SECRET is not set: sign-in sessions use a random per-process key, lost on restart and not shared between instances',
     );
   }
+  warnAboutIdentityProviders(config, providers, app.log);
 
   if (config.clientIdMetadata.enabled && config.clientIdMetadata.allowInsecure) {
     app.log.warn(

@@ -20,6 +20,7 @@ import { type SignInReason, signInNeeded } from './interaction-policy.js';
 import { type AuthorizationRegistries, type AuthorizationRequest, validateAuthorizationRequest } from './request.js';
 import { type AuthorizationResponseDependencies, approvedResponseParameters, deniedAuthorization } from './respond.js';
 import { type SignInMethod, type SignInProblem, signInMethods, signInWithPassword } from './sign-in.js';
+import { demandsOf, directProvider, type UpstreamSignInDependencies, upstreamLocation } from './upstream-sign-in.js';
 
 /**
  * The authorization endpoint (RFC 6749 §3.1), top to bottom. Each step returns what the
@@ -36,13 +37,16 @@ import { type SignInMethod, type SignInProblem, signInMethods, signInWithPasswor
  *                consent_required at the client instead of a page    interaction-policy.ts
  *   4. then one of
  *        sign-in  the login page with the ways to sign in             sign-in.ts
+ *                 (or straight to an upstream provider: `idp`, or
+ *                 the only way there is)                          upstream-sign-in.ts
  *        consent  the consent page, unless the user approved before   consent.ts
  *        respond  the code, or the token, for the client             respond.ts
  *
  * The pages come back here. The login form (`signIn`) starts the session and returns to
- * step 1 with the same request (303, so the browser never re-sends the password); the
- * consent form (`decide`) resumes at step 4 with the user's decision. The route renders
- * what a step returns (an `AuthorizeOutcome`) and nothing else.
+ * step 1 with the same request (303, so the browser never re-sends the password); so does
+ * an upstream provider's callback (upstream-steps.ts); the consent form (`decide`) resumes
+ * at step 4 with the user's decision. The route renders what a step returns (an
+ * `AuthorizeOutcome`) and nothing else.
  */
 
 export interface AuthorizeDependencies {
@@ -60,6 +64,8 @@ export interface AuthorizeDependencies {
   readonly idTokens: Pick<IdTokens, 'verifyHint'>;
   /** Who a signed-in subject is, to compare with `login_hint`. */
   readonly users: { bySub(sub: string): { readonly username: string; readonly claims: Readonly<Record<string, unknown>> } | undefined };
+  /** Sign-in through upstream identity providers (IDENTITY_PROVIDERS_FILE); none: only the password form. */
+  readonly upstream?: UpstreamSignInDependencies | undefined;
 }
 
 /** What the route shows or sends for a step's result. */
@@ -78,6 +84,8 @@ export type AuthorizeOutcome =
   | { readonly kind: 'respond'; readonly request: AuthorizationRequest; readonly parameters: Parameters }
   /** The user said no: access_denied for the client (RFC 6749 §4.1.2.1). */
   | { readonly kind: 'denied'; readonly request: AuthorizationRequest; readonly error: OAuthError }
+  /** To an upstream identity provider's sign-in (303), which comes back to its callback. */
+  | { readonly kind: 'upstream'; readonly request: AuthorizationRequest; readonly location: string }
   /** Back to step 1 with the same request (303), after a sign-in with its mark, or when the session ended. */
   | { readonly kind: 'restart'; readonly request: AuthorizationRequest; readonly signInMark?: string | undefined };
 
@@ -130,7 +138,12 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
     // OpenID Connect Core §3.1.2.1, prompt=none: "The Authorization Server MUST NOT display
     // any authentication or consent user interface pages."
     if (request.prompt.has('none')) throw new LoginRequired(LOGIN_REQUIRED[reason ?? 'no_session']).redirectingTo(request);
-    return { kind: 'sign-in', request, methods: signInMethods(), signedIn: user?.sub };
+    const direct = directProvider(request, deps.upstream);
+    if (direct !== undefined && deps.upstream) {
+      const location = await upstreamLocation(direct, request, demandsOf(request, reason), browser, deps.session, deps.upstream);
+      return { kind: 'upstream', request, location };
+    }
+    return { kind: 'sign-in', request, methods: methodsOf(deps), signedIn: user?.sub };
   }
   // §3.1.2.6 interaction_required: signed in, but as someone else than login_hint names; the
   // user must choose the account, which prompt=none forbids.
@@ -159,7 +172,7 @@ export async function signIn(
   const attempt = await withStore(request, () =>
     signInWithPassword(deps.passwordSignIn, { username, password: form.get('password') ?? '' }, clientAddress),
   );
-  if (!attempt.ok) return { kind: 'sign-in', request, methods: signInMethods(), problem: { problem: attempt.problem, username } };
+  if (!attempt.ok) return { kind: 'sign-in', request, methods: methodsOf(deps), problem: { problem: attempt.problem, username } };
   const user = deps.session.start(browser, attempt.sub, attempt.amr);
   return { kind: 'restart', request, signInMark: signInMark(deps.signer, user, request.parameters) };
 }
@@ -175,6 +188,11 @@ export async function decide(form: FormParams, browser: CookieJar, deps: Authori
   if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
   await withStore(request, () => rememberApproval(request, user, deps.consent));
   return respond(request, user, deps);
+}
+
+/** The login page's ways to sign in. */
+export function methodsOf(deps: AuthorizeDependencies): readonly SignInMethod[] {
+  return signInMethods(deps.upstream?.hasLocalUsers() ?? true, deps.upstream?.signIns.methods() ?? []);
 }
 
 /** A request carried through the pages, validated again (its client may be gone, its redirect URI changed). */

@@ -1,4 +1,6 @@
 import type { GrantIndexing } from '../grants/grant-index.js';
+import { isFederatedSubject } from '../identity/federated-subject.js';
+import type { UpstreamTokenVault } from '../identity/token-vault.js';
 import { AccessDenied, type OAuthError } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { AuthenticatedUser } from '../session/browser-session.js';
@@ -19,6 +21,14 @@ export interface AuthorizationResponseDependencies {
   /** Lists each new grant under its user and client (grant administration). */
   readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
+  /** Where a grant of a federated user takes its copy of the upstream tokens its session kept (keep_tokens). */
+  readonly upstreamTokens?: Pick<UpstreamTokenVault, 'bindToGrant'> | undefined;
+}
+
+/** Each grant of a federated user's session takes its own copy of the upstream tokens, for as long as the grant can live. */
+async function bindUpstreamTokens(user: AuthenticatedUser, grantId: string, ttlSeconds: number, deps: AuthorizationResponseDependencies) {
+  if (deps.upstreamTokens && user.sid !== undefined && isFederatedSubject(user.sub))
+    await deps.upstreamTokens.bindToGrant(user.sid, grantId, ttlSeconds);
 }
 
 export async function approvedResponseParameters(
@@ -31,6 +41,7 @@ export async function approvedResponseParameters(
   if (request.responseType === 'token') {
     // The token carries a grant id, so revoking the user's grants makes it inactive at introspection.
     await deps.grantIndexing.recordFor(parties, deps.accessTokens.longestLifetimeSeconds);
+    await bindUpstreamTokens(user, grantId, deps.accessTokens.longestLifetimeSeconds, deps);
     // RFC 6749 §4.2.2: "The authorization server MUST NOT issue a refresh token."
     const issued = await deps.accessTokens.issue({
       subject: user.sub,
@@ -65,7 +76,9 @@ export async function approvedResponseParameters(
   // code's last access token expires, or, for a client that gets refresh tokens, until the
   // last access token of a family started at the code's last moment expires.
   const reach = deps.authorizationCodeTtl + deps.accessTokens.longestLifetimeSeconds;
-  await deps.grantIndexing.recordFor(parties, request.client.grantTypes.has('refresh_token') ? reach + deps.refreshTokenTtl : reach);
+  const lifetime = request.client.grantTypes.has('refresh_token') ? reach + deps.refreshTokenTtl : reach;
+  await deps.grantIndexing.recordFor(parties, lifetime);
+  await bindUpstreamTokens(user, grantId, lifetime, deps);
   const code = mintOpaqueToken(grantId);
   // Fail closed: a code the store did not acknowledge is never handed out (a store
   // failure rejects, and the endpoint answers temporarily_unavailable).

@@ -2,12 +2,14 @@ import type { PasswordSignIn } from '../users/sign-in.js';
 
 /**
  * The sign-in step of an authorization request: the ways the login page offers, and an
- * attempt with one of them. One way today, the password form, through the sign-in limits
- * shared with the password grant (users/sign-in.ts); upstream identity providers are
- * further methods beside it.
+ * attempt with the password form, through the sign-in limits shared with the password grant
+ * (users/sign-in.ts). Beside it, a button per upstream identity provider (upstream-sign-in.ts).
  */
 
-export type SignInMethod = { readonly kind: 'password' };
+export type SignInMethod =
+  | { readonly kind: 'password' }
+  /** "Continue with {name}": a provider of IDENTITY_PROVIDERS_FILE. */
+  | { readonly kind: 'upstream'; readonly id: string; readonly name: string; readonly origin: string };
 
 /** Why an attempt sent the login page back. The message never says which of username or password was wrong. */
 export type SignInProblem =
@@ -25,9 +27,18 @@ export interface PasswordCredentials {
   readonly password: string;
 }
 
-/** The ways to sign in the login page shows: the password form when there are local users to sign in. */
-export function signInMethods(): readonly SignInMethod[] {
-  return [{ kind: 'password' }];
+/**
+ * The ways to sign in the login page shows: the password form when there are local users
+ * (or no provider at all), then one button per upstream provider, in the file's order.
+ */
+export function signInMethods(
+  localUsers: boolean,
+  providers: readonly { id: string; name: string; origin: string }[],
+): readonly SignInMethod[] {
+  return [
+    ...(localUsers || providers.length === 0 ? [{ kind: 'password' } as const] : []),
+    ...providers.map(({ id, name, origin }) => ({ kind: 'upstream', id, name, origin }) as const),
+  ];
 }
 
 /** A sign-in with the password form; a store failure rejects (nobody is signed in). */

@@ -3,6 +3,7 @@ import { type CliIo, type Command, type CommandGroup, EXIT, TOOL, UsageError, us
 import { grantsGroup } from './grants.js';
 import { keysGroup } from './keys.js';
 import { passwordGroup } from './password.js';
+import { providersGroup } from './providers.js';
 import { registrationGroup } from './registration.js';
 import { secretGroup } from './secret.js';
 import { usersGroup } from './users.js';
@@ -13,6 +14,7 @@ export const GROUPS: readonly CommandGroup[] = [
   keysGroup,
   clientsGroup,
   usersGroup,
+  providersGroup,
   grantsGroup,
   secretGroup,
   passwordGroup,

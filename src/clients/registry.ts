@@ -7,6 +7,7 @@ import { type EntryNaming, parseEntries, readEntries, Registry } from '../regist
 import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
+import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
 
 /** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
 
@@ -185,6 +186,10 @@ export class ClientRegistry extends Registry<Client> {
     const clients: Client[] = [];
     for (const { name, value } of parsed) {
       if (clients.some((c) => c.clientId === value.client_id)) problems.push(`${source}: ${name}: client_id: registered twice`);
+      else if (value.grant_types.includes('client_credentials') && value.client_id.startsWith(FEDERATED_PREFIX))
+        problems.push(
+          `${source}: ${name}: client_id: a client_credentials client's id is its tokens' sub, and ${FEDERATED_PREFIX_RESERVED}`,
+        );
       else clients.push(toClient(value));
     }
     if (problems.length > 0) throw new ClientsFileError(problems.join('\n'));

@@ -3,6 +3,7 @@ import { BRAND_FIELDS } from './brand.js';
 import { CLIENT_ADDRESS_FIELDS } from './client-address.js';
 import { DPOP_FIELDS } from './dpop.js';
 import { flag, integer } from './fields.js';
+import { IDENTITY_FIELDS } from './identity.js';
 import { REDIS_FIELDS } from './redis.js';
 import { REGISTRATION_FIELDS } from './registration.js';
 import { SIGNING_FIELDS } from './signing.js';
@@ -87,6 +88,7 @@ export const EnvSchema = z.object({
   ...REGISTRATION_FIELDS,
   ...DPOP_FIELDS,
   ...SIGNING_FIELDS,
+  ...IDENTITY_FIELDS,
   ...BRAND_FIELDS,
 });
 

@@ -3,6 +3,7 @@ import type { BrandConfig } from '../pages/brand.js';
 import { brandConfig } from './brand.js';
 import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
 import { type DpopConfig, dpopConfig } from './dpop.js';
+import { type IdentityConfig, identityConfig } from './identity.js';
 import { ConfigError, EnvSchema, type LOG_LEVELS, withoutBlanks } from './environment.js';
 import type { RedisSettings } from '../store/open-store.js';
 import { redisProblems, redisSettings } from './redis.js';
@@ -30,7 +31,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig {
+export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig, IdentityConfig {
   readonly port: number;
   readonly host: string;
   /**
@@ -178,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     ...registrationConfig(e),
     ...dpopConfig(e),
     ...signingConfig(e, workers, availableParallelism()),
+    ...identityConfig(e),
     brand: brandConfig(e),
   });
 }

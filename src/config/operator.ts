@@ -10,6 +10,10 @@ export interface OperatorDefaults {
   readonly accessTokenSigningAlg: SigningAlgorithm | undefined;
   readonly clientsFile: string | undefined;
   readonly usersFile: string | undefined;
+  /** The issuer the server would have (ISSUER, else http://localhost:PORT), for the URLs commands print. */
+  readonly issuer: string;
+  readonly identityProvidersFile: string | undefined;
+  readonly identityProvidersAllowInsecure: boolean;
 }
 
 export function loadOperatorDefaults(env: NodeJS.ProcessEnv = process.env): OperatorDefaults {
@@ -20,6 +24,10 @@ export function loadOperatorDefaults(env: NodeJS.ProcessEnv = process.env): Oper
     ACCESS_TOKEN_SIGNING_ALG: true,
     CLIENTS_FILE: true,
     USERS_FILE: true,
+    ISSUER: true,
+    PORT: true,
+    IDENTITY_PROVIDERS_FILE: true,
+    IDENTITY_PROVIDERS_ALLOW_INSECURE: true,
   });
   const parsed = schema.safeParse(withoutBlanks(env));
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
@@ -30,5 +38,8 @@ export function loadOperatorDefaults(env: NodeJS.ProcessEnv = process.env): Oper
     accessTokenSigningAlg: parsed.data.ACCESS_TOKEN_SIGNING_ALG,
     clientsFile: parsed.data.CLIENTS_FILE,
     usersFile: parsed.data.USERS_FILE,
+    issuer: (parsed.data.ISSUER ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, ''),
+    identityProvidersFile: parsed.data.IDENTITY_PROVIDERS_FILE,
+    identityProvidersAllowInsecure: parsed.data.IDENTITY_PROVIDERS_ALLOW_INSECURE,
   });
 }

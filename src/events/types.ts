@@ -40,6 +40,22 @@ export type SecurityEvent =
   | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
   /** No username: people type passwords into the username field. */
   | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
+  /** A sign-in through an upstream identity provider (IDENTITY_PROVIDERS_FILE), for the client `clientId`. */
+  | {
+      readonly event: 'login.succeeded';
+      readonly provider: string;
+      readonly sub: string;
+      readonly clientId: string;
+      readonly address: string;
+    }
+  /** `reason`: cancelled, upstream_error, provider_unavailable, invalid_response, refused: <rule>, … (never the upstream's own text). */
+  | {
+      readonly event: 'login.failed';
+      readonly provider: string;
+      readonly reason: string;
+      readonly clientId: string;
+      readonly address: string;
+    }
   | {
       readonly event: 'signin.throttled';
       readonly channel: SignInChannel;
@@ -95,6 +111,8 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'signin.succeeded': true,
   'signin.failed': true,
   'signin.throttled': true,
+  'login.succeeded': true,
+  'login.failed': true,
   'refresh.reuse_detected': true,
   'code.replayed': true,
   'grant.revoked': true,

@@ -34,6 +34,12 @@ export function defineSeries(registry: Registry) {
       labelNames: ['channel', 'result'] as const,
       registers,
     }),
+    upstreamLogins: new Counter({
+      name: 'oauth2_upstream_logins_total',
+      help: 'Sign-ins through upstream identity providers, by provider id and result (succeeded, failed)',
+      labelNames: ['provider', 'result'] as const,
+      registers,
+    }),
     refreshReuse: new Counter({
       name: 'oauth2_refresh_token_reuse_detected_total',
       help: 'Rotated refresh tokens presented again: each revoked its whole grant',

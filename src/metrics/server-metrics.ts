@@ -95,6 +95,12 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver, Metr
       case 'signin.throttled':
         s.signIns.inc({ channel: event.channel, result: 'throttled' });
         return;
+      case 'login.succeeded':
+        s.upstreamLogins.inc({ provider: event.provider, result: 'succeeded' });
+        return;
+      case 'login.failed':
+        s.upstreamLogins.inc({ provider: event.provider, result: 'failed' });
+        return;
       case 'refresh.reuse_detected':
         s.refreshReuse.inc();
         return;

@@ -42,6 +42,9 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.1rem .75rem;margin:.75rem 0}
 dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}
+.providers{display:flex;flex-direction:column;gap:.75rem;margin-top:1.25rem}
+.or{display:flex;align-items:center;gap:.75rem;color:var(--muted);margin:1.25rem 0 0}
+.or::before,.or::after{content:"";flex:1;border-top:1px solid var(--line)}
 button{flex:1;font:inherit;font-weight:600;padding:.65rem 1rem;border-radius:8px;border:1px solid var(--field);background:transparent;color:inherit;cursor:pointer}
 button.link{flex:none;padding:0;border:0;background:none;color:inherit;font-weight:400;text-decoration:underline}
 button.primary{background:var(--brand);border-color:var(--brand);color:var(--on-brand)}

@@ -29,6 +29,8 @@ import type { UserRegistry } from '../users/registry.js';
 import { PasswordSignIn } from '../users/sign-in.js';
 import { SignInThrottle } from '../users/sign-in-throttle.js';
 import { VerificationSlots } from '../users/verification-slots.js';
+import type { ProviderRegistry } from '../identity/providers.js';
+import { upstreamServices } from './upstream.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -41,12 +43,14 @@ export interface ServiceDependencies {
   readonly users: UserRegistry;
   /** Protected resources (RFC 8707) clients may name with `resource`; default: none. */
   readonly resources?: ResourceRegistry;
+  /** Upstream identity providers (IDENTITY_PROVIDERS_FILE); default: none, only the password form. */
+  readonly providers?: ProviderRegistry | undefined;
   readonly store: Store;
   /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
   readonly signer: Signer;
   /** Injected so tests control time. */
   readonly clock?: Clock;
-  /** Trust anchors (PEM) and DNS for fetching URLs clients control (tests); default: Node's CA list and DNS. */
+  /** Trust anchors (PEM) and DNS for fetching URLs clients and providers name (tests); default: Node's CA list and DNS. */
   readonly outboundFetch?: { readonly ca?: string; readonly resolve?: Resolver };
   /**
    * The Prometheus series to record into, when METRICS_PORT is set (served by
@@ -147,6 +151,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
     clock,
   );
+  const upstream = upstreamServices(config, deps, { endpoints, clock, longestAccessTokenSeconds: accessTokens.longestLifetimeSeconds });
   const authorizePipeline: AuthorizeDependencies = {
     registries: { clients: directory, resources },
     codeResponseMode: config.codeResponseMode,
@@ -157,6 +162,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     consent: { consents: store.consents, consentTtlSeconds: config.consentTtl, defaultAudience: config.accessTokenAudience },
     idTokens,
     users: deps.users,
+    upstream: upstream?.signIn,
     responses: {
       codes: store,
       accessTokens,
@@ -164,6 +170,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
       refreshTokenTtl: config.refreshTokenTtl,
       grantIndexing,
       events,
+      upstreamTokens: upstream?.vault,
     },
   };
   const userinfo: UserinfoDependencies = {
@@ -172,7 +179,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     grants: store,
     // Tokens issued without `resource` are ours: their audience is ACCESS_TOKEN_AUDIENCE (the issuer unless set).
     audiences: [...new Set([config.issuer, config.accessTokenAudience])],
-    claims: { claimsOf: async (sub) => deps.users.bySub(sub)?.claims },
+    // A federated user's claims are what their provider said at their last sign-in.
+    claims: { claimsOf: async (sub) => deps.users.bySub(sub)?.claims ?? (await upstream?.profiles.claimsOf(sub)) },
   };
   const resourceProofs = new ResourceProofs(
     store,
@@ -200,5 +208,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     directory,
     proofs,
     authorizePipeline,
+    /** The upstream identity providers and the tokens kept from them; undefined without IDENTITY_PROVIDERS_FILE. */
+    upstream,
   };
 }

@@ -73,12 +73,15 @@ export class BrowserSession {
     };
   }
 
-  /** Starts a session for `sub`, signed in by the methods `amr` names (RFC 8176). */
-  start(cookies: CookieJar, sub: string, amr: readonly string[] = []): AuthenticatedUser {
-    const authTime = nowSeconds(this.clock);
+  /**
+   * Starts a session for `sub`, signed in by the methods `amr` names (RFC 8176), at
+   * `authenticatedAt` (an upstream provider's `auth_time`) or now.
+   */
+  start(cookies: CookieJar, sub: string, amr: readonly string[] = [], authenticatedAt?: number): AuthenticatedUser {
+    const authTime = authenticatedAt ?? nowSeconds(this.clock);
     const sid = randomBytes(16).toString('base64url');
     const payload: SessionPayload = { sub, auth_time: authTime, sid, ...(amr.length > 0 ? { amr: [...amr] } : {}) };
-    const value = this.signer.sign('session', payload, authTime + this.options.ttlSeconds);
+    const value = this.signer.sign('session', payload, nowSeconds(this.clock) + this.options.ttlSeconds);
     cookies.set(SESSION_COOKIE, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
     return { sub, authTime, sid, ...(amr.length > 0 ? { amr } : {}) };
   }
@@ -90,12 +93,32 @@ export class BrowserSession {
 
   /** The token a form must carry; sets the CSRF cookie when the browser has none yet. */
   csrfToken(cookies: CookieJar): string {
+    return this.signer.macOf('csrf', this.browserSecret(cookies));
+  }
+
+  /**
+   * What binds a sign-in at an upstream provider to this browser: a MAC of its CSRF cookie
+   * (set when it has none yet). The provider's callback must come back with the same cookie
+   * (SameSite=Lax cookies go with a top-level GET), so a callback URL carried into another
+   * browser signs nobody in there.
+   */
+  browserBinding(cookies: CookieJar): string {
+    return this.signer.macOf('upstream-browser', this.browserSecret(cookies));
+  }
+
+  /** The binding of this browser, without setting a cookie: undefined when it has no CSRF cookie. */
+  existingBrowserBinding(cookies: CookieJar): string | undefined {
+    const secret = cookies.get(CSRF_COOKIE);
+    return secret && CSRF_SECRET.test(secret) ? this.signer.macOf('upstream-browser', secret) : undefined;
+  }
+
+  private browserSecret(cookies: CookieJar): string {
     let secret = cookies.get(CSRF_COOKIE);
     if (!secret || !CSRF_SECRET.test(secret)) {
       secret = randomBytes(32).toString('base64url');
       cookies.set(CSRF_COOKIE, secret, this.cookieOptions());
     }
-    return this.signer.macOf('csrf', secret);
+    return secret;
   }
 
   /** True when the form's token is the MAC of this browser's CSRF cookie. */

@@ -3,18 +3,20 @@ import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 /**
  * HMAC-SHA256 signed, expiring values for the browser side: the session cookie, the
  * authorization request carried through the login and consent forms, CSRF tokens, the
- * mark of a sign-in made for one authorization request, and the sign-out request.
+ * mark of a sign-in made for one authorization request, the sign-out request, what binds a
+ * sign-in at an upstream provider to the browser that started it, and the sign-out to resume
+ * when an upstream provider's own sign-out comes back.
  * Each purpose signs with its own key derived from SESSION_SECRET (HKDF), so a value
  * minted for one purpose is never accepted for another. Values are signed, not
  * encrypted: they must hold nothing secret.
  */
-export type SignedPurpose = 'session' | 'interaction' | 'csrf' | 'sign-in' | 'logout';
+export type SignedPurpose = 'session' | 'interaction' | 'csrf' | 'sign-in' | 'logout' | 'upstream-browser' | 'upstream-sign-out';
 
 export class Signer {
   private readonly keys: ReadonlyMap<SignedPurpose, Buffer>;
 
   constructor(secret: string | Buffer) {
-    const purposes: SignedPurpose[] = ['session', 'interaction', 'csrf', 'sign-in', 'logout'];
+    const purposes: SignedPurpose[] = ['session', 'interaction', 'csrf', 'sign-in', 'logout', 'upstream-browser', 'upstream-sign-out'];
     this.keys = new Map(purposes.map((p) => [p, Buffer.from(hkdfSync('sha256', secret, 'oauth2-token-service', p, 32))]));
   }
 

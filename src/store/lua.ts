@@ -38,10 +38,12 @@ redis.call('PEXPIRE', ${family}, ${ttl})`;
 
 /**
  * Marks a grant revoked, creating the mark if the family does not exist yet, and keeps
- * it at least ARGV[1] ms (never shortening a longer TTL).
- *   KEYS[1] family key   ARGV[1] minimum TTL (ms)
+ * it at least ARGV[1] ms (never shortening a longer TTL); the upstream tokens the grant
+ * holds go with it.
+ *   KEYS[1] family key   KEYS[2] the grant's upstream tokens   ARGV[1] minimum TTL (ms)
  */
 export const REVOKE_GRANT = `${revokeFamily('KEYS[1]', 'ARGV[1]')}
+redis.call('DEL', KEYS[2])
 return 1
 `;
 
@@ -49,11 +51,13 @@ return 1
  * Revokes a grant an operator named by id, only when the store knows it: its family key
  * (a family, or a revocation mark) or its indexed mark exists. An unknown id (a typo)
  * writes nothing.
- *   KEYS[1] family key   KEYS[2] indexed mark   ARGV[1] minimum TTL of the revocation mark (ms)
+ *   KEYS[1] family key   KEYS[2] indexed mark   KEYS[3] the grant's upstream tokens
+ *   ARGV[1] minimum TTL of the revocation mark (ms)
  *   returns 1 when revoked, 0 when unknown
  */
 export const REVOKE_KNOWN_GRANT = `
 if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end${revokeFamily('KEYS[1]', 'ARGV[1]')}
+redis.call('DEL', KEYS[3])
 return 1
 `;
 

@@ -17,6 +17,7 @@ import { MemoryClientRegistrations, type RegistrationEntry } from './memory-regi
 import { MemoryAttemptCounter } from './memory-attempts.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
 import { dpopProofKey } from './dpop-proof-key.js';
+import { MemoryUpstream } from './memory-upstream.js';
 
 interface CodeEntry extends Expiring {
   readonly record: AuthorizationCodeRecord;
@@ -58,6 +59,7 @@ export class MemoryStore implements Store {
   readonly clientRegistrations: MemoryClientRegistrations;
   readonly grantIndex: MemoryGrantIndex;
   readonly consents: MemoryConsents;
+  readonly upstream: MemoryUpstream;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -74,6 +76,7 @@ export class MemoryStore implements Store {
     this.clientRegistrations = new MemoryClientRegistrations(this.registrations, clock);
     this.grantIndex = new MemoryGrantIndex(clock);
     this.consents = new MemoryConsents(clock);
+    this.upstream = new MemoryUpstream(clock, (grantId) => this.families.get(grantId)?.revoked === true);
     this.sweeper = setInterval(() => {
       for (const map of this.maps()) map.sweep();
       this.grantIndex.sweep();
@@ -117,6 +120,7 @@ export class MemoryStore implements Store {
       const mark = { generation: undefined, current: '', previous: undefined, idleDeadline: 0, issuedAt: 0 };
       this.families.set(grantId, { ...mark, revoked: true, expiresAt });
     }
+    await this.upstream.deleteUpstreamTokens({ grantId });
   }
 
   async revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean> {
@@ -202,7 +206,16 @@ export class MemoryStore implements Store {
   }
 
   private maps(): ExpiringMap<Expiring>[] {
-    return [this.codes, this.families, ...this.attempts.maps(), this.graceResponses, this.denylist, this.dpopProofs, this.registrations];
+    return [
+      this.codes,
+      this.families,
+      ...this.attempts.maps(),
+      this.graceResponses,
+      this.denylist,
+      this.dpopProofs,
+      this.registrations,
+      ...this.upstream.maps(),
+    ];
   }
 
   /** Starts a family unless its key exists (a revocation mark): START_REFRESH_FAMILY. */

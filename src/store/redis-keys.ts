@@ -17,6 +17,10 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>attempts:{<digest>}:checking  how many of its attempts are in flight
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
+ *   <prefix>upstream:{<digest>}         an upstream sign-in in progress, by the digest of its state (sealed)
+ *   <prefix>{sub:<digest>}:profile      a federated user's profile (the claims the upstream last brought)
+ *   <prefix>{<grantId>}:upstream        the upstream tokens a grant holds (sealed)
+ *   <prefix>session:{<sid>}:upstream    the upstream tokens of a browser session, until a grant takes them (sealed)
  *   <prefix>client:{<client_id>}        registered client (RFC 7591): metadata and digests
  *   <prefix>{sub:<digest>}:grants       a user's grants (sorted set scored by expiry)
  *   <prefix>{sub:<digest>}:consents     a user's remembered consents (hash: client id → expiry and consent)
@@ -117,6 +121,25 @@ export class RedisKeys {
 
   clientConsents(clientId: string): string {
     return `${this.prefix}{client:${tagOf(clientId)}}:consents`;
+  }
+
+  /** The digest is base64url, never braces. */
+  upstreamSignIn(stateDigest: string): string {
+    return `${this.prefix}upstream:{${stateDigest}}`;
+  }
+
+  federatedProfile(sub: string): string {
+    return `${this.prefix}{sub:${tagOf(sub)}}:profile`;
+  }
+
+  /** Under the grant's tag, beside its family: the scripts read the revocation mark in the same step. */
+  grantUpstreamTokens(grantId: string): string {
+    return `${this.prefix}{${grantId}}:upstream`;
+  }
+
+  /** Session ids are random base64url, never braces. */
+  sessionUpstreamTokens(sessionId: string): string {
+    return `${this.prefix}session:{${sessionId}}:upstream`;
   }
 
   readinessProbe(instance: string): string {

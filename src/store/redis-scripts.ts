@@ -16,6 +16,7 @@ import {
   UNLIST_UNCHANGED,
 } from './lua.js';
 import { CLEAR_ATTEMPTS, KEEP_ATTEMPT, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from './lua-attempts.js';
+import { FIND_GRANT_UPSTREAM_TOKENS, SAVE_GRANT_UPSTREAM_TOKENS } from './lua-upstream.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -27,7 +28,7 @@ export const SCRIPTS = {
   readRefreshFamily: { lua: READ_REFRESH_FAMILY, numberOfKeys: 1 },
   rotateRefreshFamily: { lua: ROTATE_REFRESH_FAMILY, numberOfKeys: 2 },
   refreshTokenKey: { lua: REFRESH_TOKEN_KEY, numberOfKeys: 1 },
-  revokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
+  revokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 2 },
   reserveAttempt: { lua: RESERVE_ATTEMPT, numberOfKeys: 2 },
   keepAttempt: { lua: KEEP_ATTEMPT, numberOfKeys: 1 },
   releaseAttempt: { lua: RELEASE_ATTEMPT, numberOfKeys: 2 },
@@ -39,7 +40,9 @@ export const SCRIPTS = {
   listGrants: { lua: LIST_GRANTS, numberOfKeys: 1 },
   rememberConsent: { lua: REMEMBER_CONSENT, numberOfKeys: 1 },
   markIndexedGrant: { lua: MARK_INDEXED_GRANT, numberOfKeys: 1 },
-  revokeKnownGrant: { lua: REVOKE_KNOWN_GRANT, numberOfKeys: 2 },
+  revokeKnownGrant: { lua: REVOKE_KNOWN_GRANT, numberOfKeys: 3 },
+  saveGrantUpstreamTokens: { lua: SAVE_GRANT_UPSTREAM_TOKENS, numberOfKeys: 2 },
+  findGrantUpstreamTokens: { lua: FIND_GRANT_UPSTREAM_TOKENS, numberOfKeys: 2 },
   unlistUnchanged: { lua: UNLIST_UNCHANGED, numberOfKeys: 1 },
 } as const;
 

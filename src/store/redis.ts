@@ -12,6 +12,7 @@ import { RedisClientRegistrations } from './redis-registrations.js';
 import { RedisLegacyRefreshTokens } from './redis-legacy-refresh.js';
 import { RedisAttemptCounter } from './redis-attempts.js';
 import { RedisRefreshFamilies } from './redis-refresh.js';
+import { RedisUpstream } from './redis-upstream.js';
 import type {
   AuthorizationCodeRecord,
   CodeRedemption,
@@ -59,6 +60,7 @@ export class RedisStore implements Store {
   readonly consents: RedisConsents;
   readonly legacyRefreshTokens: RedisLegacyRefreshTokens;
   readonly attempts: RedisAttemptCounter;
+  readonly upstream: RedisUpstream;
   private readonly families: RedisRefreshFamilies;
 
   constructor(options: RedisStoreOptions) {
@@ -79,6 +81,7 @@ export class RedisStore implements Store {
     this.families = new RedisRefreshFamilies(commands);
     this.legacyRefreshTokens = new RedisLegacyRefreshTokens(commands);
     this.attempts = new RedisAttemptCounter(commands);
+    this.upstream = new RedisUpstream(commands, commands.client);
   }
 
   /**
@@ -143,12 +146,16 @@ export class RedisStore implements Store {
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
     await this.commands.call('revoke grant', () =>
-      this.commands.acknowledgedScript('revokeGrant', [this.keys.family(grantId)], [ttlSeconds * 1000]),
+      this.commands.acknowledgedScript(
+        'revokeGrant',
+        [this.keys.family(grantId), this.keys.grantUpstreamTokens(grantId)],
+        [ttlSeconds * 1000],
+      ),
     );
   }
 
   async revokeKnownGrant(grantId: string, ttlSeconds: number): Promise<boolean> {
-    const keys = [this.keys.family(grantId), this.keys.indexedGrant(grantId)];
+    const keys = [this.keys.family(grantId), this.keys.indexedGrant(grantId), this.keys.grantUpstreamTokens(grantId)];
     return (
       (await this.commands.call('revoke known grant', () =>
         this.commands.acknowledgedScript('revokeKnownGrant', keys, [ttlSeconds * 1000]),

@@ -10,8 +10,10 @@ import type { FirstRefreshToken, LegacyRefreshTokenStore, RefreshFamilyStore } f
 export type * from './refresh-types.js';
 export type * from './registration-types.js';
 export type * from './grant-index-types.js';
+export type * from './upstream-types.js';
 import type { ConsentStore, GrantIndex } from './grant-index-types.js';
 import type { ClientRegistrationStore } from './registration-types.js';
+import type { UpstreamStore } from './upstream-types.js';
 
 /**
  * How the store names an authorization code (or a legacy refresh token): the grant it belongs to
@@ -178,6 +180,8 @@ export interface Store
   readonly grantIndex: GrantIndex;
   /** Remembered consent, per user and client. */
   readonly consents: ConsentStore;
+  /** Sign-ins through upstream identity providers: in progress, federated profiles, kept upstream tokens. */
+  readonly upstream: UpstreamStore;
 }
 
 /** Told about every Redis store operation as it ends (the metrics); must not throw. */

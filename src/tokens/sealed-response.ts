@@ -16,20 +16,25 @@ function keyFor(presentedToken: string): Buffer {
   return Buffer.from(hkdfSync('sha256', presentedToken, 'refresh-grace', 'successor-response', 32));
 }
 
-/** A successor response sealed with AES-256-GCM under `key`: base64url(IV ‖ tag ‖ ciphertext), a random IV each time. */
-export function sealUnder(key: Buffer, plaintext: string): string {
+/**
+ * `plaintext` sealed with AES-256-GCM under `key`: base64url(IV ‖ tag ‖ ciphertext), a random
+ * IV each time; `aad`, when given, is authenticated too (what the value is bound to).
+ */
+export function sealUnder(key: Buffer, plaintext: string, aad?: string): string {
   const iv = randomBuffer(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
+  if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
 }
 
-/** The plaintext of sealUnder, or undefined when `key` does not open it (or it was altered). */
-export function openUnder(key: Buffer, sealed: string): string | undefined {
+/** The plaintext of sealUnder, or undefined when `key` (and `aad`) do not open it, or it was altered. */
+export function openUnder(key: Buffer, sealed: string, aad?: string): string | undefined {
   const raw = Buffer.from(sealed, 'base64url');
   if (raw.length < 29) return undefined;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    if (aad !== undefined) decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   } catch {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { frozenClaims, StandardClaimsSchema } from './claims.js';
 import { isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
+import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
 
 /** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE. */
 
@@ -80,6 +81,10 @@ export class UserRegistry extends Registry<Registered> {
       const user = Object.freeze({ username: value.username, sub: value.sub ?? value.username, claims: frozenClaims(value.claims) });
       if (registered.some((r) => r.user.username === user.username)) problems.push(`${source}: ${name}: username: registered twice`);
       else if (registered.some((r) => r.user.sub === user.sub)) problems.push(`${source}: ${name}: sub: already used by another user`);
+      else if (user.sub.startsWith(FEDERATED_PREFIX))
+        problems.push(
+          `${source}: ${name}: ${value.sub === undefined ? 'username (the sub by default)' : 'sub'}: ${FEDERATED_PREFIX_RESERVED}`,
+        );
       else registered.push({ user, passwordHash: value.password_hash });
     }
     if (problems.length > 0) throw new UsersFileError(problems.join('\n'));

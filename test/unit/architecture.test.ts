@@ -20,6 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['pages'],
   ['authorize'],
   ['grants'],
+  ['identity'],
   ['oidc'],
   ['dpop'],
   ['tokens'],

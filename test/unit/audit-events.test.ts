@@ -297,6 +297,8 @@ t.test('counted-only events are not audit lines', async (t) => {
       'signin.succeeded',
       'signin.failed',
       'signin.throttled',
+      'login.succeeded',
+      'login.failed',
       'refresh.reuse_detected',
       'code.replayed',
       'grant.revoked',

@@ -62,6 +62,7 @@ t.test('loadConfig', async (t) => {
       registrationRateWindow: 3600,
       dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
+      identityProviders: { file: undefined, allowInsecure: false, upstreamTokenSecret: undefined },
       // auto: the thread pool while a CPU is left over beside WORKERS=1.
       accessTokenSigning: availableParallelism() > 1 ? 'thread-pool' : 'main-thread',
     });

@@ -26,6 +26,8 @@ export const de: Messages = {
   signInChecksInFlight: 'Andere Anmeldeversuche werden gerade noch geprüft. Bitte versuchen Sie es gleich noch einmal.',
   tooManyAttempts: (minutes) =>
     `Zu viele fehlgeschlagene Anmeldeversuche. Versuchen Sie es in ${minutes} Minute${minutes === 1 ? '' : 'n'} erneut.`,
+  continueWith: (provider) => `Weiter mit ${provider}`,
+  or: 'oder',
 
   consentTitle: 'Zugriff erlauben?',
   asksForAccess: (client) => html`${client} bittet um Zugriff auf Ihr Konto`,
@@ -60,6 +62,8 @@ export const de: Messages = {
     not_found: 'Seite nicht gefunden',
     method_not_allowed: 'Methode nicht erlaubt',
     invalid_request: 'Ungültige Anfrage',
+    upstream_callback: 'Anmeldung nicht abgeschlossen',
+    upstream_unavailable: 'Anmeldedienst nicht erreichbar',
   },
   errorExplanations: {
     invalid_authorization_request:
@@ -70,6 +74,9 @@ export const de: Messages = {
     not_found: 'Unter dieser Adresse gibt es nichts.',
     method_not_allowed: 'Diese Adresse kann so nicht verwendet werden.',
     invalid_request: 'Die Anfrage konnte nicht gelesen werden.',
+    upstream_callback:
+      'Diese Anmeldung ist abgelaufen, wurde bereits abgeschlossen oder in einem anderen Browser begonnen. Kehren Sie zur Anwendung zurück und melden Sie sich erneut an.',
+    upstream_unavailable: 'Der Anmeldedienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.',
   },
   errorCode: 'Fehlercode',
   reference: 'Referenz',

@@ -25,6 +25,8 @@ export const en: Messages = {
   signInBusy: 'Too many sign-ins are in progress right now. Please try again in a moment.',
   signInChecksInFlight: 'Other sign-in attempts are still being checked. Please try again in a moment.',
   tooManyAttempts: (minutes) => `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+  continueWith: (provider) => `Continue with ${provider}`,
+  or: 'or',
 
   consentTitle: 'Allow access?',
   asksForAccess: (client) => html`${client} asks for access to your account`,
@@ -59,6 +61,8 @@ export const en: Messages = {
     not_found: 'Page not found',
     method_not_allowed: 'Method not allowed',
     invalid_request: 'Invalid request',
+    upstream_callback: 'Sign-in could not be completed',
+    upstream_unavailable: 'Sign-in provider unavailable',
   },
   errorExplanations: {
     invalid_authorization_request:
@@ -69,6 +73,9 @@ export const en: Messages = {
     not_found: 'There is nothing at this address.',
     method_not_allowed: 'This address cannot be used this way.',
     invalid_request: 'The request could not be read.',
+    upstream_callback:
+      'This sign-in expired, was already completed, or was started in another browser. Go back to the application and sign in again.',
+    upstream_unavailable: 'The sign-in provider cannot be reached right now. Please try again in a moment.',
   },
   errorCode: 'Error code',
   reference: 'Reference',

@@ -10,6 +10,8 @@ export const ERROR_KINDS = [
   'not_found',
   'method_not_allowed',
   'invalid_request',
+  'upstream_callback',
+  'upstream_unavailable',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
@@ -37,6 +39,10 @@ export interface Messages {
   /** The limit is held by other attempts still being checked, not by failures (a retry soon may pass). */
   readonly signInChecksInFlight: string;
   readonly tooManyAttempts: (minutes: number) => string;
+  /** The button of an upstream identity provider: its accessible name is exactly this. */
+  readonly continueWith: (provider: string) => string;
+  /** Between the password form and the provider buttons. */
+  readonly or: string;
 
   readonly consentTitle: string;
   readonly asksForAccess: (client: Html) => Html;

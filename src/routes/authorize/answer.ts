@@ -109,10 +109,17 @@ export function answer(
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.login);
       const came = outcome.problem && problemAnswer(outcome.problem.problem);
       if (came?.retryAfter !== undefined) reply.header('retry-after', String(came.retryAfter));
-      // OpenID Connect Core §3.1.2.1: login_hint fills in the username the user then confirms.
-      const username = outcome.problem?.username ?? outcome.request.loginHint;
-      const page = loginPage(view, form, came?.message(view.t), username, outcome.signedIn);
-      return sendPage(reply, came?.statusCode ?? 200, page, { formTargets });
+      const page = loginPage(view, form, {
+        methods: outcome.methods,
+        upstreamAction: endpoint.paths.upstream,
+        message: came?.message(view.t),
+        // OpenID Connect Core §3.1.2.1: login_hint fills in the username the user then confirms.
+        username: outcome.problem?.username ?? outcome.request.loginHint,
+        signedIn: outcome.signedIn,
+      });
+      // A provider button's form is redirected to the provider's authorization endpoint.
+      const providers = outcome.methods.flatMap((m) => (m.kind === 'upstream' ? [m.origin] : []));
+      return sendPage(reply, came?.statusCode ?? 200, page, { formTargets: [...formTargets, ...providers] });
     }
     case 'consent': {
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.consent);
@@ -125,5 +132,13 @@ export function answer(
       return sendErrorToClient(reply, outcome.request, outcome.error, delivery);
     case 'restart':
       return restart(endpoint, reply, outcome.request, outcome.signInMark);
+    case 'upstream':
+      // 303: after the POST of a provider button, the browser follows with a GET.
+      return reply
+        .code(303)
+        .header('location', outcome.location)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send();
   }
 }

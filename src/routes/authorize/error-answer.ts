@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { nowSeconds } from '../../clock.js';
 import { OAuthError, StoreUnavailableError } from '../../errors/index.js';
+import { UpstreamCallbackRefused, UpstreamUnavailable } from '../../identity/sign-ins.js';
 import { queryParametersOf } from '../../oauth/form-params.js';
 import { type ErrorPageContent, errorPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
@@ -68,6 +69,15 @@ export function answerError(endpoint: AuthorizeRouteOptions, error: unknown, req
         afterPost: request.method === 'POST',
         view: viewOf(endpoint, request),
       });
+    // Sign-in through an upstream provider: a callback nobody can be told about, a provider that cannot be reached.
+    if (error instanceof UpstreamCallbackRefused || error instanceof UpstreamUnavailable) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+      return sendErrorPage(endpoint, request, reply, error.statusCode, {
+        kind: error instanceof UpstreamUnavailable ? 'upstream_unavailable' : 'upstream_callback',
+        error: error.error,
+        description: error.description,
+      });
+    }
     if (error.statusCode < 500)
       return sendErrorPage(endpoint, request, reply, error.statusCode, {
         kind: error.statusCode === 403 ? 'form_refused' : 'invalid_authorization_request',

@@ -8,6 +8,7 @@ import { answer } from './answer.js';
 import { cookieJar, postedForm } from './browser.js';
 import { answerError } from './error-answer.js';
 import { logoutRoutes } from './logout.js';
+import { upstreamRoutes } from './upstream.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
 export type { AuthorizeRouteOptions } from './options.js';
@@ -52,5 +53,6 @@ export async function authorizeRoutes(app: FastifyInstance, endpoint: AuthorizeR
     return answer(endpoint, request, reply, await decide(form, cookieJar(request, reply), pipeline));
   });
 
+  await upstreamRoutes(app, endpoint);
   await logoutRoutes(app, endpoint);
 }

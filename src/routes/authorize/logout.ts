@@ -5,6 +5,7 @@ import { FormRefused, InvalidRequest } from '../../errors/index.js';
 import { FormParams, type Parameters, queryParametersOf } from '../../oauth/form-params.js';
 import { carriedParameters } from '../../authorize/interaction.js';
 import { validRequest } from '../../authorize/pipeline.js';
+import { resumedSignOut, upstreamSignOut } from '../../authorize/upstream-sign-out.js';
 import { formTargetOf, sendPage } from '../../pages/html.js';
 import { logoutPage, signedOutPage } from '../../pages/logout.js';
 import { cookieJar, postedForm } from './browser.js';
@@ -84,7 +85,24 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
     if (!Array.isArray(carried)) throw new InvalidRequest('this sign-out form has expired or was altered: sign out again');
     // Again: the client may have been removed, or its URIs changed, since the page was shown.
     const logout = await validateLogoutRequest(carried, validation);
+    const user = session.current(jar);
     session.end(jar);
+    // Signed in through a provider with end_session: its sign-out first, and back (below).
+    const upstream = user && (await upstreamSignOut(user, logoutParameters(logout), endpoint.pipeline));
+    if (upstream !== undefined)
+      return reply
+        .code(303)
+        .header('location', upstream)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send();
     return signedOut(reply, viewOf(endpoint, request), logout, 303);
+  });
+
+  // Back from a provider's sign-out: the sign-out asked of us, as it was asked (validated again).
+  app.get<{ Params: { provider: string } }>(endpoint.paths.upstreamSignedOut, async (request, reply) => {
+    const state = new URL(request.url, 'http://localhost').searchParams.get('state') ?? undefined;
+    const logout = await validateLogoutRequest(resumedSignOut(request.params.provider, state, endpoint.pipeline), validation);
+    return signedOut(reply, viewOf(endpoint, request), logout, 302);
   });
 }

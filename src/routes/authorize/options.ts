@@ -7,7 +7,18 @@ import type { ProtectedResource } from '../../resources/registry.js';
 /** What the authorization endpoint, its login and consent pages and sign-out share. */
 export interface AuthorizeRouteOptions {
   readonly issuer: string;
-  readonly paths: { readonly authorize: string; readonly login: string; readonly consent: string; readonly logout: string };
+  readonly paths: {
+    readonly authorize: string;
+    readonly login: string;
+    readonly consent: string;
+    readonly logout: string;
+    /** Where the login page's provider buttons post. */
+    readonly upstream: string;
+    /** The callback of an upstream provider, with `:provider` for its id (`/oauth2/upstream/:provider/callback`). */
+    readonly upstreamCallback: string;
+    /** Where an upstream provider's sign-out comes back, with `:provider`. */
+    readonly upstreamSignedOut: string;
+  };
   /** The services of the authorization request's pipeline (src/authorize/pipeline.ts). */
   readonly pipeline: AuthorizeDependencies;
   /** Every client: the file's, registered ones, metadata documents (sign-out names them too). */

@@ -1,0 +1,185 @@
+import * as oidc from 'openid-client';
+import { type Clock, nowSeconds } from '../clock.js';
+import { lacksProfileClaims, profileOf } from './profile.js';
+import type { OidcProviderConfig } from './providers.js';
+import { type UpstreamContext, upstreamFailure } from './upstream-context.js';
+import type { SignInDemands, UpstreamChecks, UpstreamIdentity, UpstreamProvider, UpstreamTokens } from './upstream.js';
+import { UpstreamSignInFailed } from './upstream.js';
+
+/**
+ * An OpenID Connect provider by its issuer, through openid-client (panva): discovery,
+ * authorization code with PKCE S256, `state` and `nonce`, RFC 9207 `iss` when the provider
+ * sends it, the ID token validated by the library (signature by the provider's JWKS, `iss`,
+ * `aud`, `exp`, `nonce`), then userinfo when the ID token lacks a mapped claim. Every
+ * request goes through our SSRF-safe fetcher (customFetch).
+ *
+ * Discovery is lazy and cached: a provider that is down at start stops nothing, a sign-in
+ * through it fails with `provider_unavailable` (retried at most every few seconds), and a
+ * cached configuration is refreshed hourly, the old one kept while the provider is down.
+ */
+
+const DISCOVERY_MAX_AGE_SECONDS = 3600;
+const DISCOVERY_RETRY_SECONDS = 5;
+
+interface Discovered {
+  readonly configuration: oidc.Configuration;
+  readonly at: number;
+}
+
+/** OpenID Connect Discovery §3: token_endpoint_auth_methods_supported "If omitted, the default is client_secret_basic". */
+function authMethodOf(config: OidcProviderConfig, supported: readonly string[] | undefined): 'client_secret_basic' | 'client_secret_post' {
+  if (config.token_endpoint_auth_method !== undefined) return config.token_endpoint_auth_method;
+  if (supported === undefined || supported.includes('client_secret_basic')) return 'client_secret_basic';
+  return supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+}
+
+function tokensOf(response: oidc.TokenEndpointResponse, now: number): UpstreamTokens {
+  return {
+    accessToken: response.access_token,
+    ...(typeof response.refresh_token === 'string' ? { refreshToken: response.refresh_token } : {}),
+    ...(typeof response.expires_in === 'number' ? { expiresAt: now + response.expires_in } : {}),
+    ...(typeof response.scope === 'string' ? { scope: response.scope } : {}),
+    ...(typeof response.id_token === 'string' ? { idToken: response.id_token } : {}),
+  };
+}
+
+export class OidcUpstream implements UpstreamProvider {
+  private discovered: Discovered | undefined;
+  private discovering: Promise<oidc.Configuration> | undefined;
+  private lastFailure: { at: number; error: UpstreamSignInFailed } | undefined;
+
+  constructor(
+    readonly config: OidcProviderConfig,
+    private readonly context: UpstreamContext,
+    private readonly clock: Clock,
+  ) {}
+
+  authorizationOrigin(): string {
+    const endpoint = this.discovered?.configuration.serverMetadata().authorization_endpoint;
+    return new URL(endpoint ?? this.config.issuer).origin;
+  }
+
+  async authorizationUrl(checks: UpstreamChecks, demands: SignInDemands): Promise<URL> {
+    const configuration = await this.configuration();
+    // Our own client id, our redirect URI, the configured scope: nothing of our client's request.
+    const parameters: Record<string, string> = {
+      redirect_uri: this.context.redirectUri,
+      scope: this.config.scope,
+      response_type: 'code',
+      state: checks.state,
+      nonce: checks.nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
+      code_challenge_method: 'S256',
+      ...(demands.freshSignIn ? { prompt: 'login' } : {}),
+      ...(demands.maxAge !== undefined ? { max_age: String(demands.maxAge) } : {}),
+    };
+    return oidc.buildAuthorizationUrl(configuration, parameters);
+  }
+
+  async complete(callback: URL, checks: UpstreamChecks): Promise<UpstreamIdentity> {
+    const configuration = await this.configuration();
+    const now = nowSeconds(this.clock);
+    let response: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
+    try {
+      response = await oidc.authorizationCodeGrant(configuration, callback, {
+        pkceCodeVerifier: checks.codeVerifier,
+        expectedState: checks.state,
+        expectedNonce: checks.nonce,
+        idTokenExpected: true,
+      });
+    } catch (err) {
+      throw upstreamFailure(err, 'the code exchange');
+    }
+    const idClaims = response.claims() as Readonly<Record<string, unknown>>;
+    const subject = idClaims.sub as string;
+    let claims: Record<string, unknown> = { ...idClaims };
+    if (lacksProfileClaims(idClaims) && configuration.serverMetadata().userinfo_endpoint !== undefined) {
+      try {
+        // §5.3.2: "The sub Claim in the UserInfo Response MUST be verified to exactly match the sub Claim in the ID Token".
+        const userinfo = await oidc.fetchUserInfo(configuration, response.access_token, subject);
+        claims = { ...userinfo, ...idClaims };
+      } catch (err) {
+        throw upstreamFailure(err, 'userinfo');
+      }
+    }
+    return {
+      subject,
+      profile: profileOf(claims),
+      claims,
+      ...(Array.isArray(idClaims.amr) ? { amr: idClaims.amr.filter((v): v is string => typeof v === 'string') } : {}),
+      ...(typeof idClaims.auth_time === 'number' ? { authTime: idClaims.auth_time } : {}),
+      tokens: tokensOf(response, now),
+    };
+  }
+
+  async refresh(refreshToken: string): Promise<UpstreamTokens> {
+    const configuration = await this.configuration();
+    try {
+      return tokensOf(await oidc.refreshTokenGrant(configuration, refreshToken), nowSeconds(this.clock));
+    } catch (err) {
+      throw upstreamFailure(err, 'the refresh');
+    }
+  }
+
+  async endSessionUrl(idTokenHint: string | undefined, returnTo: string, state: string): Promise<URL | undefined> {
+    const configuration = await this.configuration();
+    if (configuration.serverMetadata().end_session_endpoint === undefined) return undefined;
+    return oidc.buildEndSessionUrl(configuration, {
+      post_logout_redirect_uri: returnTo,
+      state,
+      ...(idTokenHint !== undefined ? { id_token_hint: idTokenHint } : {}),
+    });
+  }
+
+  /** The provider's configuration: cached, refreshed when old, never fetched twice at once. */
+  private async configuration(): Promise<oidc.Configuration> {
+    const now = nowSeconds(this.clock);
+    const cached = this.discovered;
+    if (cached && now - cached.at < DISCOVERY_MAX_AGE_SECONDS) return cached.configuration;
+    if (this.lastFailure && now - this.lastFailure.at < DISCOVERY_RETRY_SECONDS) {
+      if (cached) return cached.configuration;
+      throw this.lastFailure.error;
+    }
+    this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
+    try {
+      return await this.discovering;
+    } catch (err) {
+      // Down now, known before: sign-ins go on with what it said last.
+      if (cached) return cached.configuration;
+      throw err;
+    }
+  }
+
+  private async discover(): Promise<oidc.Configuration> {
+    const { config, context } = this;
+    const options: oidc.DiscoveryRequestOptions = {
+      [oidc.customFetch]: context.fetch as oidc.CustomFetch,
+      ...(context.allowInsecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+    };
+    try {
+      const found = await oidc.discovery(
+        new URL(config.issuer),
+        config.client_id,
+        undefined,
+        oidc.ClientSecretBasic(config.client_secret),
+        options,
+      );
+      const metadata = found.serverMetadata();
+      const method = authMethodOf(config, metadata.token_endpoint_auth_methods_supported);
+      const auth =
+        method === 'client_secret_post' ? oidc.ClientSecretPost(config.client_secret) : oidc.ClientSecretBasic(config.client_secret);
+      const configuration = new oidc.Configuration(metadata, config.client_id, { client_secret: config.client_secret }, auth);
+      configuration[oidc.customFetch] = context.fetch as oidc.CustomFetch;
+      if (context.allowInsecure) oidc.allowInsecureRequests(configuration);
+      this.discovered = { configuration, at: nowSeconds(this.clock) };
+      this.lastFailure = undefined;
+      return configuration;
+    } catch (err) {
+      const error = new UpstreamSignInFailed('provider_unavailable', `${config.name} could not be discovered at ${config.issuer}`, {
+        cause: err,
+      });
+      this.lastFailure = { at: nowSeconds(this.clock), error };
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import type { UpstreamSignInDependencies } from '../authorize/upstream-sign-in.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import type { Endpoints } from '../endpoints.js';
+import { isFederatedSubject } from '../identity/federated-subject.js';
+import { UpstreamSignIns } from '../identity/sign-ins.js';
+import { UpstreamTokenVault } from '../identity/token-vault.js';
+import { UpstreamProviders } from '../identity/upstream-providers.js';
+import type { ServiceDependencies } from './index.js';
+
+/**
+ * The services of sign-in through upstream identity providers, when IDENTITY_PROVIDERS_FILE
+ * is set (the file may be emptied and filled again by reloads: the services stay).
+ */
+export function upstreamServices(
+  config: Config,
+  deps: Pick<ServiceDependencies, 'providers' | 'store' | 'users' | 'outboundFetch'>,
+  context: { readonly endpoints: Endpoints; readonly clock: Clock; readonly longestAccessTokenSeconds: number },
+) {
+  const { providers: registry, store, users } = deps;
+  if (!registry) return undefined;
+  const { clock, endpoints } = context;
+  const settings = config.identityProviders;
+  const providers = new UpstreamProviders(
+    registry,
+    endpoints,
+    { allowInsecure: settings.allowInsecure, ca: deps.outboundFetch?.ca, resolve: deps.outboundFetch?.resolve },
+    clock,
+  );
+  // As long as a grant of the user can be used: its code, its refresh family, the last access token.
+  const profileTtlSeconds = config.authorizationCodeTtl + config.refreshTokenTtl + context.longestAccessTokenSeconds;
+  const vault = new UpstreamTokenVault(store.upstream, settings.upstreamTokenSecret ?? config.sessionSecret ?? randomBytes(32), clock);
+  const signIns = new UpstreamSignIns({ providers, store: store.upstream, clock, profileTtlSeconds });
+  const signIn: UpstreamSignInDependencies = {
+    signIns,
+    vault,
+    sessionTtlSeconds: config.sessionTtl,
+    hasLocalUsers: () => users.size > 0,
+  };
+  return {
+    providers,
+    vault,
+    signIn,
+    /** The claims of a federated user for userinfo: their profile as their provider last gave it. */
+    profiles: {
+      claimsOf: async (sub: string) => (isFederatedSubject(sub) ? store.upstream.findFederatedProfile(sub) : undefined),
+    },
+  };
+}

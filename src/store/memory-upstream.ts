@@ -1,0 +1,77 @@
+import type { Clock } from '../clock.js';
+import { type Expiring, ExpiringMap } from './expiring-map.js';
+import type { UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+
+interface ValueEntry<V> extends Expiring {
+  readonly value: V;
+}
+
+/** The key of a holder's tokens: a session's and a grant's never meet. */
+export function holderKey(holder: UpstreamTokenHolder): string {
+  return 'grantId' in holder ? `grant:${holder.grantId}` : `session:${holder.sessionId}`;
+}
+
+/** UpstreamStore in memory: one call at a time, so every check-and-update is atomic without locks. */
+export class MemoryUpstream implements UpstreamStore {
+  private readonly signIns: ExpiringMap<ValueEntry<string>>;
+  private readonly profiles: ExpiringMap<ValueEntry<Readonly<Record<string, unknown>>>>;
+  private readonly tokens: ExpiringMap<ValueEntry<string>>;
+
+  constructor(
+    private readonly clock: Clock,
+    /** Whether the grant carries a revocation mark (its family's, in MemoryStore). */
+    private readonly isGrantRevoked: (grantId: string) => boolean,
+  ) {
+    this.signIns = new ExpiringMap(clock);
+    this.profiles = new ExpiringMap(clock);
+    this.tokens = new ExpiringMap(clock);
+  }
+
+  async saveUpstreamSignIn(stateDigest: string, sealed: string, ttlSeconds: number): Promise<void> {
+    this.signIns.set(stateDigest, { value: sealed, expiresAt: this.expiry(ttlSeconds) });
+  }
+
+  async takeUpstreamSignIn(stateDigest: string): Promise<string | undefined> {
+    const entry = this.signIns.get(stateDigest);
+    this.signIns.delete(stateDigest);
+    return entry?.value;
+  }
+
+  async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void> {
+    this.profiles.set(sub, { value: structuredClone(profile), expiresAt: this.expiry(ttlSeconds) });
+  }
+
+  async findFederatedProfile(sub: string): Promise<Readonly<Record<string, unknown>> | undefined> {
+    const entry = this.profiles.get(sub);
+    return entry && structuredClone(entry.value);
+  }
+
+  async saveUpstreamTokens(holder: UpstreamTokenHolder, sealed: string, ttlSeconds: number | 'keep'): Promise<boolean> {
+    if ('grantId' in holder && this.isGrantRevoked(holder.grantId)) return false;
+    const key = holderKey(holder);
+    const expiresAt = ttlSeconds === 'keep' ? this.tokens.get(key)?.expiresAt : this.expiry(ttlSeconds);
+    if (expiresAt === undefined) return false;
+    this.tokens.set(key, { value: sealed, expiresAt });
+    return true;
+  }
+
+  async findUpstreamTokens(holder: UpstreamTokenHolder): Promise<string | undefined> {
+    if ('grantId' in holder && this.isGrantRevoked(holder.grantId)) {
+      this.tokens.delete(holderKey(holder));
+      return undefined;
+    }
+    return this.tokens.get(holderKey(holder))?.value;
+  }
+
+  async deleteUpstreamTokens(holder: UpstreamTokenHolder): Promise<void> {
+    this.tokens.delete(holderKey(holder));
+  }
+
+  maps(): ExpiringMap<Expiring>[] {
+    return [this.signIns, this.profiles, this.tokens];
+  }
+
+  private expiry(seconds: number): number {
+    return this.clock() + seconds * 1000;
+  }
+}

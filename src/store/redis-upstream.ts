@@ -1,0 +1,67 @@
+import type { RedisClient } from './redis-connection.js';
+import type { ScriptCommands } from './redis-scripts.js';
+import type { UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+
+/**
+ * UpstreamStore on Redis. A sign-in in progress is one key under its state's digest, taken
+ * with GETDEL (one command: one callback wins); a profile sits with the user's other keys
+ * (`{sub:<digest>}`); a grant's upstream tokens sit with the grant (`{grantId}`), so the
+ * scripts of src/store/lua-upstream.ts check its revocation mark in the same step.
+ */
+export class RedisUpstream implements UpstreamStore {
+  constructor(
+    private readonly redis: ScriptCommands,
+    private readonly client: RedisClient,
+  ) {}
+
+  async saveUpstreamSignIn(stateDigest: string, sealed: string, ttlSeconds: number): Promise<void> {
+    const key = this.redis.keys.upstreamSignIn(stateDigest);
+    await this.redis.call('save upstream sign-in', () => this.client.set(key, sealed, 'PX', ttlSeconds * 1000));
+  }
+
+  async takeUpstreamSignIn(stateDigest: string): Promise<string | undefined> {
+    const key = this.redis.keys.upstreamSignIn(stateDigest);
+    return (await this.redis.call('take upstream sign-in', () => this.client.getdel(key))) ?? undefined;
+  }
+
+  async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void> {
+    const key = this.redis.keys.federatedProfile(sub);
+    await this.redis.call('save federated profile', () => this.client.set(key, JSON.stringify(profile), 'PX', ttlSeconds * 1000));
+  }
+
+  async findFederatedProfile(sub: string): Promise<Readonly<Record<string, unknown>> | undefined> {
+    const value = await this.redis.call('read federated profile', () => this.client.get(this.redis.keys.federatedProfile(sub)));
+    return value === null ? undefined : (JSON.parse(value) as Record<string, unknown>);
+  }
+
+  async saveUpstreamTokens(holder: UpstreamTokenHolder, sealed: string, ttlSeconds: number | 'keep'): Promise<boolean> {
+    if ('grantId' in holder) {
+      const keys = [this.redis.keys.family(holder.grantId), this.redis.keys.grantUpstreamTokens(holder.grantId)];
+      const ttl = ttlSeconds === 'keep' ? '' : ttlSeconds * 1000;
+      return (await this.redis.call('save upstream tokens', () => this.redis.script('saveGrantUpstreamTokens', keys, [sealed, ttl]))) === 1;
+    }
+    const key = this.redis.keys.sessionUpstreamTokens(holder.sessionId);
+    const reply = await this.redis.call('save upstream tokens', () =>
+      ttlSeconds === 'keep' ? this.client.set(key, sealed, 'KEEPTTL', 'XX') : this.client.set(key, sealed, 'PX', ttlSeconds * 1000),
+    );
+    return reply === 'OK';
+  }
+
+  async findUpstreamTokens(holder: UpstreamTokenHolder): Promise<string | undefined> {
+    if ('grantId' in holder) {
+      const keys = [this.redis.keys.family(holder.grantId), this.redis.keys.grantUpstreamTokens(holder.grantId)];
+      const reply = await this.redis.call('read upstream tokens', () =>
+        this.redis.script<string | null>('findGrantUpstreamTokens', keys, []),
+      );
+      return reply ?? undefined;
+    }
+    const key = this.redis.keys.sessionUpstreamTokens(holder.sessionId);
+    return (await this.redis.call('read upstream tokens', () => this.client.get(key))) ?? undefined;
+  }
+
+  async deleteUpstreamTokens(holder: UpstreamTokenHolder): Promise<void> {
+    const key =
+      'grantId' in holder ? this.redis.keys.grantUpstreamTokens(holder.grantId) : this.redis.keys.sessionUpstreamTokens(holder.sessionId);
+    await this.redis.call('delete upstream tokens', () => this.client.del(key));
+  }
+}
