@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../../src/config/index.js';
 import type { SigningAlgorithm } from '../../src/keys/key-file.js';
 import { Keystore } from '../../src/keys/keystore.js';
 import type { ServerMetrics } from '../../src/metrics/server-metrics.js';
+import { ProviderRegistry } from '../../src/identity/providers.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
@@ -87,6 +88,13 @@ export interface TestServerOptions {
   readonly outboundFetch?: ServerDependencies['outboundFetch'];
   /** Record Prometheus series (as with METRICS_PORT), without Node's process metrics. */
   readonly metrics?: boolean;
+  /**
+   * IDENTITY_PROVIDERS_FILE entries (upstream identity providers); with them the server
+   * allows http:// and loopback providers (IDENTITY_PROVIDERS_ALLOW_INSECURE=true) unless `env` says otherwise.
+   */
+  readonly providers?: unknown[];
+  /** Instead of `providers`: a registry built by the test (a reloadable one). */
+  readonly providerRegistry?: ProviderRegistry;
 }
 
 export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
@@ -97,7 +105,14 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
       now: Math.floor(clock.now / 1000) - 60,
       ...(options.signingAlgorithms ? { algs: options.signingAlgorithms } : {}),
     }));
-  const config = loadConfig({ ISSUER, KEYS_DIR: keysDir, LOG_LEVEL: 'silent', ...options.env });
+  const withProviders = options.providers !== undefined || options.providerRegistry !== undefined;
+  const config = loadConfig({
+    ISSUER,
+    KEYS_DIR: keysDir,
+    LOG_LEVEL: 'silent',
+    ...(withProviders ? { IDENTITY_PROVIDERS_ALLOW_INSECURE: 'true' } : {}),
+    ...options.env,
+  });
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000), { accessTokenAlg: config.accessTokenSigningAlg });
   // prom-client is loaded only by the tests that measure (each test file is a process of its own).
   const metrics = options.metrics
@@ -113,6 +128,13 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     clients: options.clientRegistry ?? ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
     resources: ResourceRegistry.fromEntries(options.resources ?? []),
+    ...(withProviders
+      ? {
+          providers:
+            options.providerRegistry ??
+            ProviderRegistry.fromEntries(options.providers ?? [], 'providers', { allowHttp: config.identityProviders.allowInsecure }),
+        }
+      : {}),
     store,
     signer: new Signer('test-session-secret-0123456789abcdef'),
     clock: () => clock.now,
