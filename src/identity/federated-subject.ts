@@ -15,7 +15,10 @@ export { FEDERATED_PREFIX };
 const CONTEXT = 'oauth2-token-service federated subject v1';
 
 export function federatedSubject(providerId: string, upstreamSubject: string): string {
-  const digest = createHash('sha256').update(`${CONTEXT}\0${providerId}\0${upstreamSubject}`).digest('base64url');
+  // JSON keeps the pair unambiguous whatever characters an upstream subject holds.
+  const digest = createHash('sha256')
+    .update(JSON.stringify([CONTEXT, providerId, upstreamSubject]))
+    .digest('base64url');
   return `${FEDERATED_PREFIX}${digest}`;
 }
 

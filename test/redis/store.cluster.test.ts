@@ -3,6 +3,7 @@ import { clusterStore } from '../helpers/redis-stores.js';
 import { storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
+import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
 
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
@@ -10,3 +11,4 @@ storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1'
 );
 registrationStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 grantStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+upstreamStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);

@@ -9,9 +9,11 @@ import { type StandaloneTestStore, redisStore } from '../helpers/redis-stores.js
 import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
+import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
 grantStoreContract(t, 'RedisStore', redisStore);
+upstreamStoreContract(t, 'RedisStore', redisStore);
 registrationStoreContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
@@ -75,6 +77,29 @@ t.test('RedisStore key layout', async (t) => {
     await store.redeemAuthorizationCode(code.ref, REDEEM);
     t.ok((await inspector.pttl(keys[0] as string)) > 55_000, 'the tombstone keeps the original TTL');
   });
+});
+
+t.test("upstream sign-ins, profiles and tokens: their own hash tags (a grant's under the grant's), every key with a TTL", async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix } = opened;
+  const inspector = inspect(t, opened);
+  const grantId = newGrantId();
+  const subTag = createHash('sha256').update('fed_someone').digest('base64url');
+  await store.upstream.saveUpstreamSignIn('c3RhdGUtZGlnZXN0', 'sealed-sign-in', 600);
+  await store.upstream.saveFederatedProfile('fed_someone', { email: 'someone@example.com' }, 900);
+  await store.upstream.saveUpstreamTokens({ sessionId: 'c2Vzc2lvbg' }, 'sealed-session', 300);
+  await store.upstream.saveUpstreamTokens({ grantId }, 'sealed-grant', 1200);
+  const expected = {
+    [`${keyPrefix}upstream:{c3RhdGUtZGlnZXN0}`]: 600_000,
+    [`${keyPrefix}{sub:${subTag}}:profile`]: 900_000,
+    [`${keyPrefix}session:{c2Vzc2lvbg}:upstream`]: 300_000,
+    [`${keyPrefix}{${grantId}}:upstream`]: 1_200_000,
+  };
+  t.same((await inspector.keys(`${keyPrefix}*`)).sort(), Object.keys(expected).sort());
+  for (const [key, ttl] of Object.entries(expected)) {
+    const left = await inspector.pttl(key);
+    t.ok(left > ttl - 5000 && left <= ttl, `${key}: TTL ${left} ms`);
+  }
 });
 
 t.test('advance (the test clock) ages only the keys of its own store', async (t) => {

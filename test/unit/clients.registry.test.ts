@@ -153,6 +153,20 @@ t.test('ClientRegistry', async (t) => {
     );
   });
 
+  t.test("a client_credentials client's id (its tokens' sub) may not begin with fed_", async (t) => {
+    t.throws(() => ClientRegistry.fromMetadata([{ client_id: 'fed_x', client_secret_hash: HASH, grant_types: ['client_credentials'] }]), {
+      message:
+        'clients: client "fed_x": client_id: a client_credentials client\'s id is its tokens\' sub, and must not begin with "fed_" (reserved for users who sign in through an identity provider)',
+    });
+    t.equal(
+      ClientRegistry.fromMetadata([
+        { client_id: 'fed_web', redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: 'none' },
+      ]).all().length,
+      1,
+      'a client that is never a sub may',
+    );
+  });
+
   t.test('allowed_origins: origins exactly as browsers send them', async (t) => {
     const withOrigins = (allowed_origins: unknown) => () =>
       ClientRegistry.fromMetadata([{ client_id: 'o', client_secret_hash: HASH, grant_types: ['client_credentials'], allowed_origins }]);

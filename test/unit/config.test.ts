@@ -240,6 +240,20 @@ t.test('loadConfig', async (t) => {
     t.ok(Object.isFrozen(loadConfig({}).brand));
   });
 
+  t.test('upstream identity providers', async (t) => {
+    const config = loadConfig({
+      IDENTITY_PROVIDERS_FILE: '/etc/oauth/providers.json',
+      IDENTITY_PROVIDERS_ALLOW_INSECURE: 'true',
+      UPSTREAM_TOKEN_SECRET: 'u'.repeat(32),
+    });
+    t.same(config.identityProviders, { file: '/etc/oauth/providers.json', allowInsecure: true, upstreamTokenSecret: 'u'.repeat(32) });
+    t.ok(Object.isFrozen(config.identityProviders));
+    t.same(problemsOf({ IDENTITY_PROVIDERS_ALLOW_INSECURE: 'yes', UPSTREAM_TOKEN_SECRET: 'short' }), [
+      'IDENTITY_PROVIDERS_ALLOW_INSECURE must be true or false',
+      'UPSTREAM_TOKEN_SECRET must be at least 32 characters',
+    ]);
+  });
+
   t.test('Client ID Metadata Documents', async (t) => {
     const config = loadConfig({
       CLIENT_ID_METADATA_DOCUMENTS: 'true',

@@ -3,7 +3,9 @@ import { memoryStore } from '../helpers/stores.js';
 import { storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
+import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
 
 storeContract(t, 'MemoryStore', memoryStore);
 grantStoreContract(t, 'MemoryStore', memoryStore);
+upstreamStoreContract(t, 'MemoryStore', memoryStore);
 registrationStoreContract(t, 'MemoryStore', memoryStore);

@@ -221,6 +221,20 @@ t.test('UserRegistry', async (t) => {
     );
   });
 
+  t.test('a sub beginning with fed_ is reserved for users of identity providers', async (t) => {
+    t.throws(
+      () => UserRegistry.fromEntries([{ username: 'a', password_hash: hash, sub: 'fed_x' }]),
+      new UsersFileError('users: user "a": sub: must not begin with "fed_" (reserved for users who sign in through an identity provider)'),
+    );
+    t.throws(
+      () => UserRegistry.fromEntries([{ username: 'fed_ana', password_hash: hash }]),
+      new UsersFileError(
+        'users: user "fed_ana": username (the sub by default): must not begin with "fed_" (reserved for users who sign in through an identity provider)',
+      ),
+    );
+    t.equal(UserRegistry.fromEntries([{ username: 'fed_ana', password_hash: hash, sub: 'ana' }]).size, 1, 'with a sub of its own');
+  });
+
   t.test('load() reads USERS_FILE and names the file on errors', async (t) => {
     const dir = await tempDir(t);
     const file = join(dir, 'users.json');

@@ -1,0 +1,96 @@
+import type { Test } from 'tap';
+import { newGrantId } from '../../src/tokens/opaque.js';
+import type { OpenStore } from '../helpers/stores.js';
+
+/** What sign-in through upstream providers keeps, as every store keeps it (src/store/upstream-types.ts). */
+export function upstreamStoreContract(t: Test, name: string, open: OpenStore): void {
+  t.test(`${name}: upstream sign-ins, profiles and tokens`, async (t) => {
+    t.test('a sign-in in progress is taken once, until it expires', async (t) => {
+      const { store, advance } = await open(t);
+      await store.upstream.saveUpstreamSignIn('digest-one', 'sealed-one', 600);
+      await store.upstream.saveUpstreamSignIn('digest-two', 'sealed-two', 600);
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-one'), 'sealed-one');
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-one'), undefined, 'taken: gone');
+      t.equal(await store.upstream.takeUpstreamSignIn('unknown'), undefined);
+      await advance(601);
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-two'), undefined, 'expired');
+    });
+
+    t.test('of concurrent takes of one sign-in, exactly one gets it', async (t) => {
+      const { store } = await open(t);
+      await store.upstream.saveUpstreamSignIn('raced', 'sealed', 600);
+      const taken = await Promise.all(Array.from({ length: 20 }, () => store.upstream.takeUpstreamSignIn('raced')));
+      t.same(
+        taken.filter((v) => v !== undefined),
+        ['sealed'],
+      );
+    });
+
+    t.test("a federated user's profile is replaced at each sign-in and kept its TTL", async (t) => {
+      const { store, advance } = await open(t);
+      const sub = 'fed_abc';
+      t.equal(await store.upstream.findFederatedProfile(sub), undefined);
+      await store.upstream.saveFederatedProfile(sub, { email: 'a@example.com', email_verified: true }, 100);
+      await store.upstream.saveFederatedProfile(sub, { email: 'b@example.com', email_verified: false, name: 'B' }, 100);
+      t.same(await store.upstream.findFederatedProfile(sub), { email: 'b@example.com', email_verified: false, name: 'B' });
+      t.equal(await store.upstream.findFederatedProfile('fed_other'), undefined);
+      await advance(101);
+      t.equal(await store.upstream.findFederatedProfile(sub), undefined, 'expired');
+    });
+
+    t.test("a session's upstream tokens: saved, read, replaced keeping their expiry, deleted", async (t) => {
+      const { store, advance } = await open(t);
+      const holder = { sessionId: 'sid-1' };
+      t.equal(await store.upstream.saveUpstreamTokens(holder, 'sealed-a', 'keep'), false, 'nothing to replace');
+      t.equal(await store.upstream.saveUpstreamTokens(holder, 'sealed-a', 100), true);
+      t.equal(await store.upstream.findUpstreamTokens(holder), 'sealed-a');
+      t.equal(await store.upstream.findUpstreamTokens({ sessionId: 'sid-2' }), undefined);
+      t.equal(await store.upstream.findUpstreamTokens({ grantId: 'sid-1' }), undefined, "a grant's and a session's never meet");
+      await advance(60);
+      t.equal(await store.upstream.saveUpstreamTokens(holder, 'sealed-b', 'keep'), true);
+      t.equal(await store.upstream.findUpstreamTokens(holder), 'sealed-b');
+      await advance(41);
+      t.equal(await store.upstream.findUpstreamTokens(holder), undefined, "'keep' kept the first expiry");
+      await store.upstream.saveUpstreamTokens(holder, 'sealed-c', 100);
+      await store.upstream.deleteUpstreamTokens(holder);
+      t.equal(await store.upstream.findUpstreamTokens(holder), undefined);
+    });
+
+    t.test("a grant's upstream tokens go with its revocation, whichever way it is revoked", async (t) => {
+      const { store, clock } = await open(t);
+      const revoked = newGrantId();
+      t.equal(await store.upstream.saveUpstreamTokens({ grantId: revoked }, 'sealed', 600), true);
+      t.equal(await store.upstream.findUpstreamTokens({ grantId: revoked }), 'sealed');
+      await store.revokeGrant(revoked, 600);
+      t.equal(await store.upstream.findUpstreamTokens({ grantId: revoked }), undefined, 'revokeGrant deleted them');
+      t.equal(await store.upstream.saveUpstreamTokens({ grantId: revoked }, 'again', 600), false, 'a revoked grant takes none');
+      t.equal(await store.upstream.saveUpstreamTokens({ grantId: revoked }, 'again', 'keep'), false);
+      t.equal(await store.upstream.findUpstreamTokens({ grantId: revoked }), undefined);
+
+      const known = newGrantId();
+      await store.grantIndex.indexGrant({ grantId: known, sub: 'fed_x', clientId: 'web', expiresAt: clock.now + 600_000 });
+      await store.upstream.saveUpstreamTokens({ grantId: known }, 'sealed', 600);
+      t.equal(await store.revokeKnownGrant(known, 600), true);
+      t.equal(await store.upstream.findUpstreamTokens({ grantId: known }), undefined, 'revokeKnownGrant deleted them');
+    });
+
+    t.test('a grant revoked by its family (code replay, refresh reuse) reads no upstream tokens, and they are deleted', async (t) => {
+      const { store } = await open(t);
+      const grantId = newGrantId();
+      await store.upstream.saveUpstreamTokens({ grantId }, 'sealed', 600);
+      await store.startRefreshFamily(grantId, { digest: 'first', lifetimes: { absoluteSeconds: 600, idleSeconds: 300 } });
+      // A reuse: the presented token's generation is behind the family's, without grace: the family is revoked.
+      await store.rotateRefreshFamily({ grantId, generation: 0, digest: 'first' }, 'second', 'sealed-response', {
+        idleSeconds: 300,
+        graceSeconds: 0,
+      });
+      const reuse = await store.rotateRefreshFamily({ grantId, generation: 0, digest: 'first' }, 'third', 'sealed-response', {
+        idleSeconds: 300,
+        graceSeconds: 0,
+      });
+      t.equal(reuse.status, 'reused');
+      t.equal(await store.isGrantRevoked(grantId), true);
+      t.equal(await store.upstream.findUpstreamTokens({ grantId }), undefined);
+    });
+  });
+}
