@@ -80,6 +80,7 @@ export class GithubUpstream implements UpstreamProvider {
   /** GitHub has no prompt=login or max_age: its sign-in is as fresh as github.com's session. */
   async authorizationUrl(checks: UpstreamChecks, _demands: SignInDemands): Promise<URL> {
     return oauth.buildAuthorizationUrl(this.configuration, {
+      ...this.config.authorization_params,
       redirect_uri: this.context.redirectUri,
       scope: scopeOf(this.config),
       state: checks.state,

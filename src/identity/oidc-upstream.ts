@@ -63,6 +63,7 @@ export class OidcUpstream implements UpstreamProvider {
     const configuration = await this.configuration();
     // Our own client id, our redirect URI, the configured scope: nothing of our client's request.
     const parameters: Record<string, string> = {
+      ...this.config.authorization_params,
       redirect_uri: this.context.redirectUri,
       scope: this.config.scope,
       response_type: 'code',

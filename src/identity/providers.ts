@@ -15,6 +15,23 @@ const PROVIDER_ID = /^[a-z0-9-]{1,64}$/;
 
 const secret = z.string().min(1).max(512);
 
+/** What every authorization request at a provider carries from us: `authorization_params` cannot change it. */
+const OWN_PARAMETERS = new Set([
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'response_mode',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'request',
+  'request_uri',
+]);
+
 /** An https URL (http passes here; IDENTITY_PROVIDERS_ALLOW_INSECURE decides at the first request) without query or fragment. */
 const webUrl = z
   .string()
@@ -42,6 +59,20 @@ const common = {
   end_session: z.boolean().default(false),
   /** The provider may be on a private network (an internal Keycloak): its addresses are not refused. */
   allow_private_addresses: z.boolean().default(false),
+  /**
+   * Parameters the operator adds to every authorization request at the provider (Google's
+   * `access_type: offline`, Entra's `domain_hint`): the operator's, never a client's. Those we
+   * set ourselves are refused.
+   */
+  authorization_params: z
+    .record(z.string(), z.string().max(512))
+    .refine((params) => Object.keys(params).every((name) => /^[A-Za-z0-9_.-]{1,64}$/.test(name)), {
+      message: 'parameter names are 1-64 letters, digits, _ . or -',
+    })
+    .refine((params) => Object.keys(params).every((name) => !OWN_PARAMETERS.has(name)), {
+      message: `must not set ${[...OWN_PARAMETERS].join(', ')}: the server sets them`,
+    })
+    .optional(),
   /** Only users with a verified email at one of these domains (case-insensitive) may sign in. */
   allowed_email_domains: z
     .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'must be a domain name'))

@@ -100,6 +100,22 @@ t.test('ProviderRegistry', async (t) => {
     ]);
   });
 
+  t.test("authorization_params: the operator's additions, never what the server sets itself", async (t) => {
+    const registry = ProviderRegistry.fromEntries([{ ...CORP, authorization_params: { access_type: 'offline', hd: 'example.com' } }]);
+    t.same(registry.get('corp')?.authorization_params, { access_type: 'offline', hd: 'example.com' });
+    for (const own of ['redirect_uri', 'scope', 'state', 'prompt', 'client_id', 'code_challenge_method']) {
+      t.throws(
+        () => ProviderRegistry.fromEntries([{ ...CORP, authorization_params: { [own]: 'x' } }], 'p.json'),
+        /p\.json: provider "corp": authorization_params: must not set client_id, redirect_uri, .*: the server sets them/,
+        own,
+      );
+    }
+    t.throws(
+      () => ProviderRegistry.fromEntries([{ ...CORP, authorization_params: { 'a b': 'x' } }]),
+      /authorization_params: parameter names are 1-64 letters, digits, _ . or -/,
+    );
+  });
+
   t.test('http:// only with IDENTITY_PROVIDERS_ALLOW_INSECURE', async (t) => {
     const insecure = [
       { ...CORP, issuer: 'http://127.0.0.1:4000' },
