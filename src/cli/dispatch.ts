@@ -54,8 +54,9 @@ export const TOOL_HELP = `usage: ${TOOL} serve
 "${TOOL} serve" starts the server, configured by its environment.
 
 Operator commands of the OAuth 2.0 token service. They read the server's environment
-variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, JWKS_CACHE_TTL, ACCESS_TOKEN_TTL; REDIS_* for grants) for their
-defaults; options override them. Servers pick up changed keys, clients and users on SIGHUP.
+variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, IDENTITY_PROVIDERS_FILE, JWKS_CACHE_TTL, ACCESS_TOKEN_TTL;
+REDIS_* for grants) for their defaults; options override them. Servers pick up changed keys, clients,
+users and providers on SIGHUP.
 
 ${commandList(GROUPS)}
 

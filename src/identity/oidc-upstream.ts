@@ -33,6 +33,13 @@ function authMethodOf(config: OidcProviderConfig, supported: readonly string[] |
   return supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
 }
 
+/** The operator's `prompt` (authorization_params), with `login` added when a fresh sign-in is asked for. */
+function promptOf(configured: string | undefined, freshSignIn: boolean): { prompt?: string } {
+  const values = new Set((configured ?? '').split(' ').filter(Boolean));
+  if (freshSignIn) values.add('login');
+  return values.size > 0 ? { prompt: [...values].join(' ') } : {};
+}
+
 function tokensOf(response: oidc.TokenEndpointResponse, now: number): UpstreamTokens {
   return {
     accessToken: response.access_token,
@@ -71,7 +78,7 @@ export class OidcUpstream implements UpstreamProvider {
       nonce: checks.nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
       code_challenge_method: 'S256',
-      ...(demands.freshSignIn ? { prompt: 'login' } : {}),
+      ...promptOf(this.config.authorization_params?.prompt, demands.freshSignIn),
       ...(demands.maxAge !== undefined ? { max_age: String(demands.maxAge) } : {}),
     };
     return oidc.buildAuthorizationUrl(configuration, parameters);

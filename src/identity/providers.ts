@@ -26,7 +26,6 @@ const OWN_PARAMETERS = new Set([
   'nonce',
   'code_challenge',
   'code_challenge_method',
-  'prompt',
   'max_age',
   'request',
   'request_uri',
@@ -61,8 +60,9 @@ const common = {
   allow_private_addresses: z.boolean().default(false),
   /**
    * Parameters the operator adds to every authorization request at the provider (Google's
-   * `access_type: offline`, Entra's `domain_hint`): the operator's, never a client's. Those we
-   * set ourselves are refused.
+   * `access_type: offline` with `prompt: consent`, Entra's `domain_hint`): the operator's,
+   * never a client's. Those we set ourselves are refused; a `prompt` gains `login` when our
+   * request asks for a fresh sign-in.
    */
   authorization_params: z
     .record(z.string(), z.string().max(512))

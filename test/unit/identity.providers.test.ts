@@ -103,7 +103,7 @@ t.test('ProviderRegistry', async (t) => {
   t.test("authorization_params: the operator's additions, never what the server sets itself", async (t) => {
     const registry = ProviderRegistry.fromEntries([{ ...CORP, authorization_params: { access_type: 'offline', hd: 'example.com' } }]);
     t.same(registry.get('corp')?.authorization_params, { access_type: 'offline', hd: 'example.com' });
-    for (const own of ['redirect_uri', 'scope', 'state', 'prompt', 'client_id', 'code_challenge_method']) {
+    for (const own of ['redirect_uri', 'scope', 'state', 'max_age', 'client_id', 'code_challenge_method']) {
       t.throws(
         () => ProviderRegistry.fromEntries([{ ...CORP, authorization_params: { [own]: 'x' } }], 'p.json'),
         /p\.json: provider "corp": authorization_params: must not set client_id, redirect_uri, .*: the server sets them/,
