@@ -3,6 +3,7 @@ import { RESPONSE_TYPES } from '../oauth/response-mode.js';
 import { originsAllowedBy } from './origins.js';
 import { type ClientMetadataPolicy, isHttpsUri, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';
 import { type Client, GRANT_TYPES, type GrantTypeName } from './registry.js';
+import { OPERATOR_ONLY_GRANT_TYPES } from './token-exchange-policy.js';
 
 /**
  * OAuth Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document-03,
@@ -108,7 +109,10 @@ function asClientMetadata(doc: Record<string, unknown>): Record<string, unknown>
   return {
     ...doc,
     token_endpoint_auth_method: 'none',
-    grant_types: onlyKnown(doc.grant_types, GRANT_TYPES),
+    grant_types: onlyKnown(
+      doc.grant_types,
+      GRANT_TYPES.filter((type) => !OPERATOR_ONLY_GRANT_TYPES.includes(type)),
+    ),
     response_types: onlyKnown(doc.response_types, RESPONSE_TYPES),
     client_uri: shown(doc.client_uri),
     logo_uri: shown(doc.logo_uri),

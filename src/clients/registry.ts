@@ -7,11 +7,28 @@ import { type EntryNaming, parseEntries, readEntries, Registry } from '../regist
 import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
+import {
+  JWT_BEARER_GRANT,
+  TOKEN_EXCHANGE_GRANT,
+  type TokenExchangePolicy,
+  TokenExchangePolicySchema,
+  tokenExchangePolicyOf,
+} from './token-exchange-policy.js';
+
+export type { TokenExchangePolicy } from './token-exchange-policy.js';
 import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
 
 /** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
 
-export const GRANT_TYPES = ['authorization_code', 'implicit', 'password', 'client_credentials', 'refresh_token'] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'implicit',
+  'password',
+  'client_credentials',
+  'refresh_token',
+  TOKEN_EXCHANGE_GRANT,
+  JWT_BEARER_GRANT,
+] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
 export type GrantTypeName = (typeof GRANT_TYPES)[number];
@@ -69,6 +86,8 @@ const ClientSchema = z
       .optional(),
     default_max_age: z.number().refine(isDefaultMaxAge, DEFAULT_MAX_AGE_PROBLEM).optional(),
     require_auth_time: z.boolean().default(false),
+    /** RFC 8693: what the client may exchange (token-exchange-policy.ts). */
+    token_exchange: TokenExchangePolicySchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -85,6 +104,12 @@ const ClientSchema = z
       problem('introspect_all_tokens', 'a public client cannot introspect; only a confidential client may hold this right');
     const redirects = c.grant_types.includes('authorization_code') || c.grant_types.includes('implicit');
     if (redirects && c.redirect_uris.length === 0) problem('redirect_uris', 'required for authorization_code and implicit');
+    const exchanges = c.grant_types.includes(TOKEN_EXCHANGE_GRANT);
+    if (exchanges && isPublic) problem('grant_types', 'token exchange needs a confidential client');
+    if (exchanges && !c.token_exchange)
+      problem('token_exchange', `required with the grant type ${TOKEN_EXCHANGE_GRANT}: what the client may exchange`);
+    if (!exchanges && c.token_exchange) problem('token_exchange', `only with the grant type ${TOKEN_EXCHANGE_GRANT} in grant_types`);
+    if (isPublic && c.grant_types.includes(JWT_BEARER_GRANT)) problem('grant_types', 'the JWT bearer grant needs a confidential client');
   });
 
 export interface Client {
@@ -115,6 +140,8 @@ export interface Client {
   readonly defaultMaxAge?: number;
   /** OpenID Connect Registration §2 require_auth_time: every ID token carries auth_time. */
   readonly requireAuthTime?: true;
+  /** RFC 8693: what the client may exchange; only a client of CLIENTS_FILE has one. */
+  readonly tokenExchange?: TokenExchangePolicy;
   /** RFC 9449 §5.2: "dpop_bound_access_tokens": every token request of this client must carry a DPoP proof. */
   readonly dpopBoundAccessTokens?: true;
   /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
@@ -145,6 +172,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     ...(c.default_max_age !== undefined ? { defaultMaxAge: c.default_max_age } : {}),
     ...(c.require_auth_time ? { requireAuthTime: true as const } : {}),
     ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
+    ...(c.token_exchange ? { tokenExchange: tokenExchangePolicyOf(c.token_exchange) } : {}),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',
       redirectUris: c.redirect_uris,

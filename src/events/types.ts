@@ -9,7 +9,7 @@
 export type SignInChannel = 'login_page' | 'password_grant';
 
 /** The grant that issued an access token; `implicit` is the authorization endpoint's `response_type=token`. */
-export type IssuingGrant = 'authorization_code' | 'client_credentials' | 'password' | 'refresh_token' | 'implicit';
+export type IssuingGrant = 'authorization_code' | 'client_credentials' | 'password' | 'refresh_token' | 'implicit' | 'token_exchange';
 
 /** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
 export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
@@ -64,6 +64,19 @@ export type SecurityEvent =
       /** Refused while the limit was held by attempts still being checked, not by failures. */
       readonly checksInFlight?: true;
     }
+  /**
+   * RFC 8693 token exchange: `clientId` exchanged a token issued to `subjectClientId` for
+   * `sub`, for `target` (a resource, or `upstream:<provider>` for the user's upstream token);
+   * `jti` of the new token (none for an upstream token, which is not ours).
+   */
+  | {
+      readonly event: 'token.exchanged';
+      readonly clientId: string;
+      readonly sub: string;
+      readonly subjectClientId: string;
+      readonly target: string;
+      readonly jti?: string;
+    }
   | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
   | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | {
@@ -113,6 +126,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'signin.throttled': true,
   'login.succeeded': true,
   'login.failed': true,
+  'token.exchanged': true,
   'refresh.reuse_detected': true,
   'code.replayed': true,
   'grant.revoked': true,

@@ -12,6 +12,7 @@ import type { GrantIndexing } from './grant-index.js';
 import { passwordGrant } from './password.js';
 import { RefreshFamilies } from './refresh-family.js';
 import { refreshTokenGrant } from './refresh-token.js';
+import { tokenExchangeGrant, type UpstreamTokenSource } from './token-exchange.js';
 import type { Grant } from './types.js';
 
 export interface GrantTableDependencies {
@@ -31,6 +32,8 @@ export interface GrantTableDependencies {
   /** Seals and opens refresh tokens under the store's refresh-token key. */
   readonly refreshTokenSealing: RefreshTokenSealing;
   readonly events: SecurityEvents;
+  /** The upstream tokens token exchange may hand out (IDENTITY_PROVIDERS_FILE); none: no upstream targets. */
+  readonly upstreamTokens?: UpstreamTokenSource | undefined;
 }
 
 /**
@@ -73,6 +76,15 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
       events,
+    }),
+    tokenExchangeGrant({
+      accessTokens,
+      denylist: store,
+      grants: store,
+      resources,
+      clock: deps.clock,
+      events,
+      upstream: deps.upstreamTokens,
     }),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));

@@ -9,11 +9,14 @@ export interface TokenResponse {
   readonly access_token: string;
   /** RFC 9449 §5: "DPoP" for an access token bound to a DPoP key. */
   readonly token_type: 'bearer' | 'DPoP';
-  readonly expires_in: number;
+  /** RFC 6749 §5.1 RECOMMENDED; left out only for an upstream token whose provider did not say. */
+  readonly expires_in?: number;
   readonly scope?: string;
   readonly refresh_token?: string;
   /** OpenID Connect Core §3.1.3.3: for a grant with the `openid` scope. */
   readonly id_token?: string;
+  /** RFC 8693 §2.2.1: the type of the token a token exchange issued. */
+  readonly issued_token_type?: string;
 }
 
 /** RFC 6749 §5.1: the successful response for an issued access token (and refresh token, if any). */

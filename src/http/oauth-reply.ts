@@ -36,7 +36,10 @@ export function sendOAuthJsonText(reply: FastifyReply, statusCode: number, json:
  * `JSON.stringify(response)` (same members, same order), without walking an object.
  */
 export function tokenResponseJson(response: TokenResponse): string {
-  let json = `{"access_token":${JSON.stringify(response.access_token)},"token_type":"${response.token_type}","expires_in":${response.expires_in}`;
+  let json = `{"access_token":${JSON.stringify(response.access_token)}`;
+  if (response.issued_token_type !== undefined) json += `,"issued_token_type":${JSON.stringify(response.issued_token_type)}`;
+  json += `,"token_type":"${response.token_type}"`;
+  if (response.expires_in !== undefined) json += `,"expires_in":${response.expires_in}`;
   if (response.scope !== undefined) json += `,"scope":${JSON.stringify(response.scope)}`;
   if (response.refresh_token !== undefined) json += `,"refresh_token":${JSON.stringify(response.refresh_token)}`;
   if (response.id_token !== undefined) json += `,"id_token":${JSON.stringify(response.id_token)}`;

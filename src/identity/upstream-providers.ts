@@ -6,7 +6,7 @@ import { GithubUpstream } from './github-upstream.js';
 import { OidcUpstream } from './oidc-upstream.js';
 import type { ProviderConfig, ProviderRegistry } from './providers.js';
 import { type UpstreamContext, upstreamFetchPolicy } from './upstream-context.js';
-import type { UpstreamProvider, UpstreamTokens } from './upstream.js';
+import { type UpstreamProvider, UpstreamSignInFailed, type UpstreamTokens } from './upstream.js';
 
 /**
  * The providers of IDENTITY_PROVIDERS_FILE as the sign-in step uses them: one
@@ -65,7 +65,7 @@ export class UpstreamProviders {
   /** Fresh tokens from the provider `id`'s refresh token (the token vault's refresh). */
   refresh = async (id: string, refreshToken: string): Promise<UpstreamTokens> => {
     const provider = this.get(id);
-    if (!provider) throw new Error(`identity provider "${id}" is no longer configured`);
+    if (!provider) throw new UpstreamSignInFailed('provider_removed', `identity provider "${id}" is no longer configured`);
     return provider.refresh(refreshToken);
   };
 

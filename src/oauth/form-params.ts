@@ -1,11 +1,12 @@
 import { InvalidRequest } from '../errors/index.js';
 
 /**
- * The one parameter that may be repeated. RFC 8707 §2: "Multiple "resource" parameters
+ * The parameters that may be repeated. RFC 8707 §2: "Multiple "resource" parameters
  * MAY be used to indicate that the requested token is intended to be used at multiple
- * resources." Every other parameter stays under RFC 6749 §3.1.
+ * resources." RFC 8693 §2.1 (token exchange): "Multiple audience parameters MAY be used".
+ * Every other parameter stays under RFC 6749 §3.1.
  */
-const REPEATABLE = new Set(['resource']);
+const REPEATABLE = new Set(['resource', 'audience']);
 
 export function isRepeatable(name: string): boolean {
   return REPEATABLE.has(name);

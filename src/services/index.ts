@@ -111,6 +111,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     events,
   );
   const grantIndexing = new GrantIndexing(store.grantIndex, clock);
+  const upstream = upstreamServices(config, deps, { endpoints, clock, longestAccessTokenSeconds: accessTokens.longestLifetimeSeconds });
   const refreshTokenSealing = new RefreshTokenSealing(store, clock);
   const grants: GrantTable = grantTable({
     store,
@@ -124,6 +125,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     refreshReuseGraceSeconds: config.refreshReuseGrace,
     refreshTokenSealing,
     events,
+    upstreamTokens: upstream?.tokens,
   });
   const selfAsserted = selfAssertedClientPolicy(config, resources);
   const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });
@@ -151,7 +153,6 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
     clock,
   );
-  const upstream = upstreamServices(config, deps, { endpoints, clock, longestAccessTokenSeconds: accessTokens.longestLifetimeSeconds });
   const authorizePipeline: AuthorizeDependencies = {
     registries: { clients: directory, resources },
     codeResponseMode: config.codeResponseMode,

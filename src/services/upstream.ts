@@ -7,6 +7,8 @@ import { isFederatedSubject } from '../identity/federated-subject.js';
 import { UpstreamSignIns } from '../identity/sign-ins.js';
 import { UpstreamTokenVault } from '../identity/token-vault.js';
 import { UpstreamProviders } from '../identity/upstream-providers.js';
+import { UpstreamSignInFailed } from '../identity/upstream.js';
+import type { UpstreamTokenSource } from '../grants/token-exchange.js';
 import type { ServiceDependencies } from './index.js';
 
 /**
@@ -38,10 +40,24 @@ export function upstreamServices(
     sessionTtlSeconds: config.sessionTtl,
     hasLocalUsers: () => users.size > 0,
   };
+  /** For token exchange: the grant's upstream token from `provider`, refreshed when expired; none when it cannot be. */
+  const tokens: UpstreamTokenSource = {
+    has: (provider) => providers.get(provider) !== undefined,
+    tokenFor: async (grantId, provider) => {
+      try {
+        const held = await vault.forGrant(grantId, providers.refresh);
+        return held?.provider === provider ? held.tokens : undefined;
+      } catch (err) {
+        if (err instanceof UpstreamSignInFailed) return undefined;
+        throw err;
+      }
+    },
+  };
   return {
     providers,
     vault,
     signIn,
+    tokens,
     /** The claims of a federated user for userinfo: their profile as their provider last gave it. */
     profiles: {
       claimsOf: async (sub: string) => (isFederatedSubject(sub) ? store.upstream.findFederatedProfile(sub) : undefined),

@@ -26,6 +26,16 @@ export interface AccessTokenRequest {
   readonly resources?: readonly Pick<ProtectedResource, 'resource' | 'accessTokenTtl'>[];
   /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1); undefined: a bearer token. */
   readonly jkt?: string | undefined;
+  /** RFC 8693 §4.1: who acts on behalf of `subject` (token exchange), nested over earlier actors. */
+  readonly act?: ActorClaim | undefined;
+  /** Seconds since the epoch the token must not outlive (an exchanged token, its subject token). */
+  readonly expiresNoLaterThan?: number | undefined;
+}
+
+/** RFC 8693 §4.1: "act": the acting party's `sub`, and the party it acted for before, if any. */
+export interface ActorClaim {
+  readonly sub: string;
+  readonly act?: ActorClaim;
 }
 
 export interface IssuedAccessToken {
@@ -53,6 +63,8 @@ export interface OwnAccessTokenClaims extends JWTPayload {
   readonly scope?: string;
   /** RFC 9449 §6.1 (RFC 7800 confirmation): the DPoP key thumbprint of a bound token. */
   readonly cnf?: { readonly jkt?: string };
+  /** RFC 8693 §4.1: the actor of an exchanged token. */
+  readonly act?: ActorClaim;
 }
 
 /**
@@ -115,13 +127,14 @@ export class AccessTokens {
     // lifecycle relies on (a retired key stays published that long).
     let ttl = this.settings.ttlSeconds;
     for (const r of resources) if (r.accessTokenTtl !== undefined && r.accessTokenTtl < ttl) ttl = r.accessTokenTtl;
-    const exp = iat + ttl;
+    const exp = Math.min(iat + ttl, request.expiresNoLaterThan ?? Number.POSITIVE_INFINITY);
     // The RFC 9068 §2.2 claims as JSON text, built directly (the same text JSON.stringify
     // gives for the claims object, in this order): every string value through JSON.stringify.
     let payload = `${this.payloadStart},"sub":${JSON.stringify(request.subject)},"aud":${audienceJson(resources, this.defaultAudienceJson)},"client_id":${JSON.stringify(request.clientId)}`;
     if (request.scope.length > 0) payload += `,"scope":${JSON.stringify(formatScope(request.scope))}`;
     if (request.authTime !== undefined) payload += `,"auth_time":${request.authTime}`;
     if (request.grantId !== undefined) payload += `,"grant_id":${JSON.stringify(request.grantId)}`;
+    if (request.act !== undefined) payload += `,"act":${JSON.stringify(request.act)}`;
     payload += `,"iat":${iat},"exp":${exp},"jti":"${jti}"`;
     // RFC 9449 §6.1: "the JWK SHA-256 Thumbprint [...] of the DPoP public key [...] MUST be
     // conveyed using the jkt confirmation method member of the cnf claim".

@@ -72,6 +72,8 @@ async function introspectionAnswer(token: string, caller: Client, deps: Introspe
     iss: claims.iss,
     aud: claims.aud,
     jti: claims.jti,
+    // RFC 8693 §4.1: an exchanged token's actor.
+    ...(claims.act !== undefined ? { act: claims.act } : {}),
     // RFC 9449 §6.2: the response "MUST contain the cnf claim" with jkt, and token_type "DPoP".
     ...(claims.cnf?.jkt !== undefined ? { cnf: { jkt: claims.cnf.jkt }, token_type: 'DPoP' } : { token_type: 'bearer' }),
   };

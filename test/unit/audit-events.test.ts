@@ -299,6 +299,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'signin.throttled',
       'login.succeeded',
       'login.failed',
+      'token.exchanged',
       'refresh.reuse_detected',
       'code.replayed',
       'grant.revoked',

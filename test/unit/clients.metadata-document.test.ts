@@ -111,7 +111,15 @@ t.test('a document claims nothing the operator grants; what is meant for other s
     ID,
     document({
       // VS Code's document lists the device_code grant, which this server does not implement.
-      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      grant_types: [
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        // Only the operator grants these (CLIENTS_FILE): left out, with any policy a document states.
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      ],
+      token_exchange: { subject_audiences: ['https://mcp.example.com/mcp'], target_resources: ['https://api.example.com/'] },
       response_types: ['code', 'code id_token'],
       introspect_all_tokens: true,
       allowed_origins: ['https://evil.example'],
@@ -129,6 +137,7 @@ t.test('a document claims nothing the operator grants; what is meant for other s
   t.equal(client.secretDigest, undefined);
   t.same([client.clientUri, client.logoUri], [undefined, undefined], 'a client_uri or logo_uri we would not show is left out');
   t.equal(client.dpopBoundAccessTokens, true, 'dpop_bound_access_tokens is honoured, as for a registered client (RFC 9449 §5.2)');
+  t.equal(client.tokenExchange, undefined);
 });
 
 t.test('the documents widely used MCP clients publish are accepted under the default policy', async (t) => {

@@ -153,6 +153,59 @@ t.test('ClientRegistry', async (t) => {
     );
   });
 
+  t.test('token exchange: the grant with a policy, a confidential client, and nothing to exchange for is refused', async (t) => {
+    const TE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+    const policy = {
+      subject_audiences: ['https://mcp.example.com/mcp'],
+      target_resources: ['https://api.example.com/'],
+      upstream_providers: ['github'],
+    };
+    const client = ClientRegistry.fromMetadata([
+      { client_id: 'mcp-server', client_secret_hash: HASH, grant_types: [TE], token_exchange: policy },
+    ]).get('mcp-server');
+    t.same(client?.tokenExchange, {
+      subjectAudiences: ['https://mcp.example.com/mcp'],
+      targetResources: ['https://api.example.com/'],
+      upstreamProviders: ['github'],
+    });
+    t.same([...(client?.grantTypes ?? [])], [TE]);
+    const problems = (entries: unknown[]) => {
+      try {
+        ClientRegistry.fromMetadata(entries, 'c.json');
+        return [];
+      } catch (err) {
+        return (err as Error).message.split('\n');
+      }
+    };
+    t.same(problems([{ client_id: 'a', client_secret_hash: HASH, grant_types: [TE] }]), [
+      `c.json: client "a": token_exchange: required with the grant type ${TE}: what the client may exchange`,
+    ]);
+    t.same(problems([{ client_id: 'b', client_secret_hash: HASH, grant_types: ['client_credentials'], token_exchange: policy }]), [
+      `c.json: client "b": token_exchange: only with the grant type ${TE} in grant_types`,
+    ]);
+    t.same(problems([{ client_id: 'c', token_endpoint_auth_method: 'none', grant_types: [TE], token_exchange: policy }]), [
+      'c.json: client "c": grant_types: token exchange needs a confidential client',
+    ]);
+    t.same(
+      problems([
+        {
+          client_id: 'd',
+          client_secret_hash: HASH,
+          grant_types: [TE],
+          token_exchange: { subject_audiences: ['https://mcp.example.com/mcp'] },
+        },
+      ]),
+      ['c.json: client "d": token_exchange: name target_resources or upstream_providers: something to exchange for'],
+    );
+    t.same(
+      problems([{ client_id: 'e', client_secret_hash: HASH, grant_types: [TE], token_exchange: { ...policy, subject_audiences: [] } }]),
+      ['c.json: client "e": token_exchange.subject_audiences: Too small: expected array to have >=1 items'],
+    );
+    t.same(problems([{ client_id: 'f', client_secret_hash: HASH, grant_types: [TE], token_exchange: { ...policy, extra: true } }]), [
+      'c.json: client "f": token_exchange: Unrecognized key: "extra"',
+    ]);
+  });
+
   t.test("a client_credentials client's id (its tokens' sub) may not begin with fed_", async (t) => {
     t.throws(() => ClientRegistry.fromMetadata([{ client_id: 'fed_x', client_secret_hash: HASH, grant_types: ['client_credentials'] }]), {
       message:

@@ -35,6 +35,18 @@ export interface AccessTokenClaims extends JWTPayload {
   readonly auth_time?: number;
   /** RFC 9449 §6.1: a DPoP-bound token's key thumbprint. */
   readonly cnf?: { readonly jkt?: string };
+  /**
+   * RFC 8693 §4.1: a token from a token exchange names who acts for `sub`: `act.sub` is the
+   * client that exchanged it, and an `act` inside it the actor before (the current actor is
+   * the outermost; earlier ones are for information only).
+   */
+  readonly act?: ActorClaim;
+}
+
+/** RFC 8693 §4.1 "act" (actor): the acting party's `sub`, and the party that acted before it, if any. */
+export interface ActorClaim {
+  readonly sub: string;
+  readonly act?: ActorClaim;
 }
 
 /** DPoP (RFC 9449) at this resource server. Bound tokens are always refused as Bearer, with or without these options. */

@@ -1,0 +1,5 @@
+import t from 'tap';
+import { memoryStore } from '../helpers/stores.js';
+import { tokenExchangeSuite } from '../suites/token-exchange.js';
+
+tokenExchangeSuite(t, 'memory store', memoryStore);
