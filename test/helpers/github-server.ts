@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Test } from 'tap';
 import { freePort } from '../../harness/ports.js';
+import { formAction, formFields } from './browser-flow.js';
 import { answerApi, type GithubAccount, type IssuedToken, sendJson } from './github-api.js';
 import { authorizePage, errorPage, signInPage } from './github-pages.js';
 
@@ -47,6 +48,8 @@ export interface GithubRequest {
   readonly method: string;
   /** The path below the site (below `/api/v3` on Enterprise). */
   readonly path: string;
+  /** The request's URL as it came (with `/api/v3` on Enterprise). */
+  readonly url: string;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
   /** A form body, parsed. */
@@ -235,6 +238,7 @@ export class GithubServer {
       site: onApi ? 'api' : 'web',
       method: request.method ?? '',
       path,
+      url: request.url ?? '/',
       query: url.searchParams,
       headers: request.headers,
       form,
@@ -381,4 +385,22 @@ export class GithubServer {
       token_type: 'bearer',
     };
   }
+}
+
+/**
+ * A browser's visit to GitHub's authorize URL: GitHub's page, its Authorize (or Cancel)
+ * pressed when it shows one; the URL GitHub then sends the browser to (the callback).
+ */
+export async function visitGithub(url: string | URL, decision: 'authorize' | 'cancel' = 'authorize'): Promise<URL> {
+  const first = await fetch(url, { redirect: 'manual' });
+  if (first.status === 302) return new URL(first.headers.get('location') as string);
+  const page = await first.text();
+  if (first.status !== 200 || !page.includes('name="authorize"')) throw new Error(`GitHub answered ${first.status}: ${page}`);
+  const decided = await fetch(new URL(formAction(page), url), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...formFields(page), authorize: decision === 'authorize' ? '1' : '0' }),
+  });
+  return new URL(decided.headers.get('location') as string);
 }

@@ -5,8 +5,7 @@ import { type GithubProviderConfig, ProviderRegistry } from '../../src/identity/
 import { upstreamFetchPolicy } from '../../src/identity/upstream-context.js';
 import { type UpstreamChecks, UpstreamSignInFailed } from '../../src/identity/upstream.js';
 import { safeFetch } from '../../src/fetch/safe-request.js';
-import { formAction, formFields } from '../helpers/browser-flow.js';
-import { type GithubAccount, GithubServer, type GithubServerOptions } from '../helpers/github-server.js';
+import { type GithubAccount, GithubServer, type GithubServerOptions, visitGithub } from '../helpers/github-server.js';
 
 /**
  * GithubUpstream (src/identity/github-upstream.ts) against the GitHub-compatible test
@@ -37,32 +36,18 @@ const freshChecks = (): UpstreamChecks => ({
   codeVerifier: randomBytes(32).toString('base64url'),
 });
 
-/** The browser's visit to GitHub: the authorize URL, the page's Authorize when shown; the callback GitHub redirects to. */
-async function visit(server: GithubServer, url: URL, decision: 'authorize' | 'cancel' = 'authorize'): Promise<URL> {
-  const first = await fetch(url, { redirect: 'manual' });
-  if (first.status === 302) return new URL(first.headers.get('location') as string);
-  const page = await first.text();
-  const decided = await fetch(`${server.baseUrl}${formAction(page)}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...formFields(page), authorize: decision === 'authorize' ? '1' : '0' }),
-  });
-  return new URL(decided.headers.get('location') as string);
-}
-
 /** octocat signed in at GitHub, having authorized: the callback to complete. */
 async function authorizedAt(t: Test) {
   const server = await github(t);
   octocat(server);
   const upstream = upstreamOf(server);
   const checks = freshChecks();
-  const callback = await visit(server, await upstream.authorizationUrl(checks, { freshSignIn: false }));
+  const callback = await visitGithub(await upstream.authorizationUrl(checks, { freshSignIn: false }));
   return { server, upstream, checks, callback };
 }
 
-async function signIn(server: GithubServer, upstream: GithubUpstream, checks = freshChecks()) {
-  return upstream.complete(await visit(server, await upstream.authorizationUrl(checks, { freshSignIn: false }), 'authorize'), checks);
+async function signIn(upstream: GithubUpstream, checks = freshChecks()) {
+  return upstream.complete(await visitGithub(await upstream.authorizationUrl(checks, { freshSignIn: false }), 'authorize'), checks);
 }
 
 async function failure(t: Test, promise: Promise<unknown>): Promise<UpstreamSignInFailed> {
@@ -118,7 +103,7 @@ t.test('a sign-in: the numeric id is the subject; the profile from /user and the
   const server = await github(t);
   octocat(server);
   const checks = freshChecks();
-  const identity = await signIn(server, upstreamOf(server), checks);
+  const identity = await signIn(upstreamOf(server), checks);
   t.equal(identity.subject, '583231');
   t.same(identity.profile, {
     email: 'octocat@github.com',
@@ -158,13 +143,13 @@ t.test('a renamed login keeps its subject; another user has another', async (t) 
   const server = await github(t);
   const account = octocat(server);
   const upstream = upstreamOf(server);
-  const before = await signIn(server, upstream);
+  const before = await signIn(upstream);
   account.login = 'octo-renamed';
-  const after = await signIn(server, upstream);
+  const after = await signIn(upstream);
   t.equal(after.subject, before.subject);
   t.equal(after.profile.preferred_username, 'octo-renamed');
   server.signIn(server.addAccount({ id: 9919, login: 'octocat' }));
-  const other = await signIn(server, upstream);
+  const other = await signIn(upstream);
   t.equal(other.subject, '9919', 'the login octocat is now someone else: the id says who');
   t.same(other.profile, { preferred_username: 'octocat', picture: 'https://avatars.githubusercontent.com/u/9919?v=4' });
 });
@@ -178,7 +163,7 @@ t.test('email: only the primary address when GitHub verified it', async (t) => {
     ],
     email: 'unverified@example.com',
   });
-  const identity = await signIn(server, upstreamOf(server));
+  const identity = await signIn(upstreamOf(server));
   t.equal(identity.profile.email, undefined, 'no email: the primary is unverified, and another is not the user’s choice');
   t.equal(identity.profile.email_verified, undefined);
   t.equal(identity.profile.preferred_username, 'octocat');
@@ -187,7 +172,7 @@ t.test('email: only the primary address when GitHub verified it', async (t) => {
 t.test('without the user:email scope GitHub answers /user/emails 404: a profile without email', async (t) => {
   const server = await github(t);
   octocat(server);
-  const identity = await signIn(server, upstreamOf(server, { scope: 'read:user' }));
+  const identity = await signIn(upstreamOf(server, { scope: 'read:user' }));
   t.equal(identity.subject, '583231');
   t.equal(identity.profile.email, undefined);
   t.equal(server.requestsTo('api', '/user/emails').length, 1);
@@ -197,7 +182,7 @@ t.test('organizations are read page by page (100 each)', async (t) => {
   const server = await github(t);
   const orgs = Array.from({ length: 250 }, (_, i) => ({ login: `org-${i}`, id: 1000 + i }));
   octocat(server, { orgs });
-  const identity = await signIn(server, upstreamOf(server, { allowed_organizations: ['org-249'] }));
+  const identity = await signIn(upstreamOf(server, { allowed_organizations: ['org-249'] }));
   t.same(
     identity.organizations,
     orgs.map((o) => o.login),
@@ -218,7 +203,7 @@ t.test('failures, as the audit log names them', async (t) => {
     octocat(server);
     const upstream = upstreamOf(server);
     const checks = freshChecks();
-    const callback = await visit(server, await upstream.authorizationUrl(checks, { freshSignIn: false }), 'cancel');
+    const callback = await visitGithub(await upstream.authorizationUrl(checks, { freshSignIn: false }), 'cancel');
     t.equal(callback.searchParams.get('error'), 'access_denied');
     t.equal(callback.searchParams.get('state'), checks.state);
     t.equal((await failure(t, upstream.complete(callback, checks))).reason, 'cancelled');
@@ -249,7 +234,7 @@ t.test('failures, as the audit log names them', async (t) => {
     const server = await github(t);
     octocat(server);
     const upstream = upstreamOf(server, { client_secret: 'not-the-secret' });
-    const err = await failure(t, signIn(server, upstream));
+    const err = await failure(t, signIn(upstream));
     t.equal(err.reason, 'upstream_error');
     t.equal(err.message, 'the code exchange: the provider answered incorrect_client_credentials');
   });
@@ -264,7 +249,7 @@ t.test('failures, as the audit log names them', async (t) => {
     const server = await github(t);
     octocat(server);
     server.failApi('/user/emails', 500);
-    const err = await failure(t, signIn(server, upstreamOf(server)));
+    const err = await failure(t, signIn(upstreamOf(server)));
     t.equal(err.reason, 'upstream_error');
     t.equal(err.message, 'GET /user/emails: status 500');
   });
@@ -272,7 +257,7 @@ t.test('failures, as the audit log names them', async (t) => {
   t.test('an api_url that is not the API (GitHub answers 404): upstream_error', async (t) => {
     const server = await github(t);
     octocat(server);
-    const err = await failure(t, signIn(server, upstreamOf(server, { api_url: server.baseUrl })));
+    const err = await failure(t, signIn(upstreamOf(server, { api_url: server.baseUrl })));
     t.equal(err.reason, 'upstream_error');
     t.equal(err.message, 'GET /user: status 404');
   });
@@ -282,7 +267,7 @@ t.test('refresh (GitHub App user tokens): new tokens, the refresh token rotated'
   const server = await github(t, { expiringTokens: true });
   octocat(server);
   const upstream = upstreamOf(server);
-  const identity = await signIn(server, upstream);
+  const identity = await signIn(upstream);
   t.match(identity.tokens, { accessToken: /^ghu_/, refreshToken: /^ghr_/, expiresAt: Math.floor(NOW / 1000) + 28_800 });
   const refreshed = await upstream.refresh(identity.tokens.refreshToken as string);
   t.match(refreshed, { accessToken: /^ghu_/, refreshToken: /^ghr_/, expiresAt: Math.floor(NOW / 1000) + 28_800 });
