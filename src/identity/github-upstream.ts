@@ -16,6 +16,8 @@ import { UpstreamSignInFailed } from './upstream.js';
  */
 
 const API_HEADERS = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' } as const;
+/** GitHub's answers when the token may not read the user's addresses: 404 without the user:email scope, 403. */
+const NO_EMAIL_ACCESS = [403, 404];
 /** How many pages of organizations are read at most (100 each). */
 const MAX_ORGANIZATION_PAGES = 10;
 
@@ -25,6 +27,29 @@ function scopeOf(config: GithubProviderConfig): string {
   // The organizations a user belongs to (private memberships included) need read:org.
   if (config.allowed_organizations !== undefined && !scopes.includes('read:org')) scopes.push('read:org');
   return scopes.join(' ');
+}
+
+/**
+ * GitHub answers a refused token request (`bad_verification_code`, `incorrect_client_credentials`,
+ * `redirect_uri_mismatch`, `bad_refresh_token`) with HTTP 200 and the error object, where RFC
+ * 6749 §5.2 has HTTP 400. openid-client would report such an answer as a malformed success; as
+ * a 400 it reports it as the provider's error (ResponseBodyError), which it is.
+ */
+function githubTokenFetch(fetch: UpstreamContext['fetch']): oauth.CustomFetch {
+  return async (url, options) => {
+    // openid-client sends a form (URLSearchParams) to the token endpoint: what the fetcher takes.
+    const response = await fetch(url, options as Parameters<typeof fetch>[1]);
+    if (response.status !== 200) return response;
+    const body = await response.text();
+    let refused = false;
+    try {
+      const json: unknown = JSON.parse(body);
+      refused = typeof json === 'object' && json !== null && 'error' in json && typeof json.error === 'string' && !('access_token' in json);
+    } catch {
+      // Not JSON: openid-client says so.
+    }
+    return new Response(body, { status: refused ? 400 : 200, headers: response.headers });
+  };
 }
 
 function tokensOf(response: oauth.TokenEndpointResponse, now: number): UpstreamTokens {
@@ -69,7 +94,7 @@ export class GithubUpstream implements UpstreamProvider {
       config.client_secret,
       oauth.ClientSecretPost(config.client_secret),
     );
-    this.configuration[oauth.customFetch] = context.fetch as oauth.CustomFetch;
+    this.configuration[oauth.customFetch] = githubTokenFetch(context.fetch);
     if (context.allowInsecure) oauth.allowInsecureRequests(this.configuration);
   }
 
@@ -79,7 +104,7 @@ export class GithubUpstream implements UpstreamProvider {
 
   /** GitHub has no prompt=login or max_age: its sign-in is as fresh as github.com's session. */
   async authorizationUrl(checks: UpstreamChecks, _demands: SignInDemands): Promise<URL> {
-    return oauth.buildAuthorizationUrl(this.configuration, {
+    const url = oauth.buildAuthorizationUrl(this.configuration, {
       ...this.config.authorization_params,
       redirect_uri: this.context.redirectUri,
       scope: scopeOf(this.config),
@@ -87,6 +112,9 @@ export class GithubUpstream implements UpstreamProvider {
       code_challenge: await oauth.calculatePKCECodeChallenge(checks.codeVerifier),
       code_challenge_method: 'S256',
     });
+    // GitHub's authorize endpoint takes no response_type (it only has the code flow): the URL carries only what it documents.
+    url.searchParams.delete('response_type');
+    return url;
   }
 
   async complete(callback: URL, checks: UpstreamChecks): Promise<UpstreamIdentity> {
@@ -102,10 +130,10 @@ export class GithubUpstream implements UpstreamProvider {
     }
     const token = response.access_token;
     const user = await this.api<GithubUser>(token, '/user');
-    if (typeof user.id !== 'number' || !Number.isSafeInteger(user.id) || typeof user.login !== 'string')
+    if (typeof user?.id !== 'number' || !Number.isSafeInteger(user.id) || typeof user.login !== 'string')
       throw new UpstreamSignInFailed('invalid_response', 'GET /user: no numeric id and login');
-    // Without the user:email scope (or an API that refuses it) the user has no email here.
-    const emails = await this.api<GithubEmail[]>(token, '/user/emails').catch(() => []);
+    // Without the user:email scope GitHub answers 404: the user has no email here. Any other failure fails the sign-in.
+    const emails = await this.api<GithubEmail[]>(token, '/user/emails', NO_EMAIL_ACCESS);
     const primary = Array.isArray(emails)
       ? emails.find((e) => e.primary === true && e.verified === true && typeof e.email === 'string')
       : undefined;
@@ -150,7 +178,8 @@ export class GithubUpstream implements UpstreamProvider {
     return logins;
   }
 
-  private async api<T>(token: string, path: string): Promise<T> {
+  /** GET `path` of the API, as JSON; undefined when it answers a status of `absentOn`. */
+  private async api<T>(token: string, path: string, absentOn: readonly number[] = []): Promise<T | undefined> {
     let response: Response;
     try {
       response = await this.context.fetch(`${this.config.api_url}${path}`, {
@@ -160,6 +189,7 @@ export class GithubUpstream implements UpstreamProvider {
     } catch (err) {
       throw upstreamFailure(err, `GET ${path.split('?')[0]}`);
     }
+    if (absentOn.includes(response.status)) return undefined;
     if (response.status !== 200) throw new UpstreamSignInFailed('upstream_error', `GET ${path.split('?')[0]}: status ${response.status}`);
     try {
       return (await response.json()) as T;

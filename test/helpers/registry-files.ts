@@ -30,11 +30,12 @@ export async function writeRegistryFiles(
   return { clientsFile, usersFile, dir };
 }
 
-/** The built server on a free port of 127.0.0.1 (its issuer), with a fresh signing key, these clients and alice. */
+/** The built server on a free port of 127.0.0.1 (its issuer), with a fresh signing key, these clients and alice (and `env`). */
 export async function startServerWithClients(
   t: Test,
   clients: readonly unknown[],
   port?: number,
+  env: Record<string, string> = {},
 ): Promise<ServerProcess & { readonly issuer: string }> {
   const listen = port ?? (await freePort());
   const issuer = `http://127.0.0.1:${listen}`;
@@ -46,6 +47,7 @@ export async function startServerWithClients(
     KEYS_DIR: await keysDirWithSigningKey(t, { algs: ['ES256', 'RS256'] }),
     CLIENTS_FILE: clientsFile,
     USERS_FILE: usersFile,
+    ...env,
   });
   return { ...server, issuer };
 }
