@@ -102,10 +102,14 @@ export class GithubUpstream implements UpstreamProvider {
     return new URL(this.config.base_url).origin;
   }
 
-  /** GitHub has no prompt=login or max_age: its sign-in is as fresh as github.com's session. */
-  async authorizationUrl(checks: UpstreamChecks, _demands: SignInDemands): Promise<URL> {
+  /**
+   * GitHub has no prompt=login or max_age; for a fresh sign-in it shows its account picker
+   * (`prompt=select_account`), so the user can at least choose another account.
+   */
+  async authorizationUrl(checks: UpstreamChecks, demands: SignInDemands): Promise<URL> {
     const url = oauth.buildAuthorizationUrl(this.configuration, {
       ...this.config.authorization_params,
+      ...(demands.freshSignIn ? { prompt: 'select_account' } : {}),
       redirect_uri: this.context.redirectUri,
       scope: scopeOf(this.config),
       state: checks.state,

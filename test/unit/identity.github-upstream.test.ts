@@ -78,7 +78,7 @@ t.test('the authorization URL: our client id, our redirect URI, the configured s
   const server = await github(t);
   const checks = freshChecks();
   const challenge = createHash('sha256').update(checks.codeVerifier).digest('base64url');
-  const url = await upstreamOf(server).authorizationUrl(checks, { freshSignIn: true, maxAge: 0 });
+  const url = await upstreamOf(server).authorizationUrl(checks, { freshSignIn: false, maxAge: 600 });
   t.equal(`${url.origin}${url.pathname}`, `${server.baseUrl}/login/oauth/authorize`);
   t.same(Object.fromEntries(url.searchParams), {
     client_id: server.clientId,
@@ -88,7 +88,13 @@ t.test('the authorization URL: our client id, our redirect URI, the configured s
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-  t.equal([...url.searchParams].length, 6, 'each once');
+  t.equal([...url.searchParams].length, 6, 'each once; no max_age (GitHub has none)');
+  const fresh = await upstreamOf(server).authorizationUrl(checks, { freshSignIn: true, maxAge: 0 });
+  t.equal(fresh.searchParams.get('prompt'), 'select_account', "a fresh sign-in: GitHub's account picker");
+  const added = await upstreamOf(server, { authorization_params: { allow_signup: 'false' } }).authorizationUrl(checks, {
+    freshSignIn: false,
+  });
+  t.equal(added.searchParams.get('allow_signup'), 'false', "the operator's authorization_params");
 
   const orgs = await upstreamOf(server, { allowed_organizations: ['acme'] }).authorizationUrl(checks, { freshSignIn: false });
   t.equal(orgs.searchParams.get('scope'), 'read:user user:email read:org', 'read:org added for allowed_organizations');
