@@ -2,6 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import Fastify from 'fastify';
 import { protectedResource, requireScope } from '@oauth2-token-service/verifier/fastify';
 import { createVerifier } from '@oauth2-token-service/verifier';
+import { downstreamFromEnvironment } from './downstream.js';
 import { exampleMcpServer, TOOLS_SCOPE } from './tools.js';
 
 /**
@@ -10,12 +11,15 @@ import { exampleMcpServer, TOOLS_SCOPE } from './tools.js';
  * MCP clients ask for) with the scope mcp:tools. It publishes its RFC 9728 metadata, so
  * MCP clients find the authorization server from the 401 alone.
  *   ISSUER=http://localhost:3000 PORT=4100 RESOURCE=http://localhost:4100/mcp npm run example:mcp-server
+ * With DOWNSTREAM_URL (and DOWNSTREAM_RESOURCE, TOKEN_EXCHANGE_CLIENT_ID and _SECRET) its tool
+ * call_downstream calls that API for the user, with a token exchanged for theirs (downstream.ts).
  * In your own service: import { createVerifier } from '@oauth2-token-service/verifier'.
  */
 const port = Number(process.env.PORT ?? 4100);
 const issuer = process.env.ISSUER ?? 'http://localhost:3000';
 const resource = process.env.RESOURCE ?? `http://localhost:${port}/mcp`;
 const verifier = createVerifier({ issuer, resource });
+const downstream = downstreamFromEnvironment(process.env, issuer);
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } });
 
 await app.register(protectedResource, { verifier, scopesSupported: [TOOLS_SCOPE], resourceName: 'Example MCP server' });
@@ -24,7 +28,7 @@ app.post('/mcp', { preHandler: requireScope(verifier, TOOLS_SCOPE) }, async (req
   const claims = request.accessToken;
   if (!claims) throw new Error('requireScope sets the access token');
   // Stateless (no sessionIdGenerator): a server and a transport per request, no session to keep.
-  const server = exampleMcpServer();
+  const server = exampleMcpServer(downstream);
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
   reply.hijack();
   reply.raw.on('close', () => {

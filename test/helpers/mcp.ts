@@ -22,16 +22,17 @@ export async function mcpServerAddress(): Promise<{ port: number; resource: stri
   return { port, resource: `http://127.0.0.1:${port}/mcp` };
 }
 
-/** The built examples/mcp-server as a process, trusting tokens of `issuer` issued for its own URL. */
+/** The built examples/mcp-server as a process, trusting tokens of `issuer` issued for its own URL (`env`: its downstream API). */
 export async function startExampleMcpServer(
   t: Test,
   issuer: string,
   address: { port: number; resource: string },
+  env: Record<string, string> = {},
 ): Promise<ExampleMcpServer> {
   const metadataPath = '/.well-known/oauth-protected-resource/mcp';
   const server = await startServerProcess(
     t,
-    { PORT: String(address.port), ISSUER: issuer, RESOURCE: address.resource, LOG_LEVEL: 'warn' },
+    { PORT: String(address.port), ISSUER: issuer, RESOURCE: address.resource, LOG_LEVEL: 'warn', ...env },
     { script: 'examples/mcp-server/index.js', readyPath: metadataPath },
   );
   return { ...server, resource: address.resource, metadataUrl: `http://127.0.0.1:${address.port}${metadataPath}` };
@@ -39,17 +40,20 @@ export async function startExampleMcpServer(
 
 /**
  * The built authorization server with these clients, alice, and RESOURCES_FILE registering
- * `resources` (each with the scope mcp:tools); `env` adds variables (registration, metadata documents).
+ * `resources` (each with the scope mcp:tools, or entries of their own); `env` adds variables
+ * (registration, metadata documents).
  */
 export async function startAuthorizationServer(
   t: Test,
-  options: { clients?: readonly unknown[]; resources: readonly string[]; env?: Record<string, string> },
+  options: { clients?: readonly unknown[]; resources: readonly (string | Record<string, unknown>)[]; env?: Record<string, string> },
 ): Promise<ServerProcess & { readonly issuer: string }> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const { clientsFile, usersFile } = await writeRegistryFiles(t, options.clients ?? []);
   const resourcesFile = join(await tempDir(t), 'resources.json');
-  const resources = options.resources.map((resource) => ({ resource, scope: TOOLS_SCOPE, name: 'Example MCP server' }));
+  const resources = options.resources.map((resource) =>
+    typeof resource === 'string' ? { resource, scope: TOOLS_SCOPE, name: 'Example MCP server' } : resource,
+  );
   await writeFile(resourcesFile, JSON.stringify({ resources }));
   const server = await startServerProcess(t, {
     PORT: String(port),
