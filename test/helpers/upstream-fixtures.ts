@@ -101,6 +101,30 @@ export function codeRequest(extra: Record<string, string> = {}): { params: Recor
   return { params, verifier };
 }
 
+/** The parameters of a redirect to the client. */
+export function clientAnswer(location: URL): Record<string, string> {
+  return Object.fromEntries(location.searchParams);
+}
+
+/** The error a client gets at its redirect URI, with its state and our issuer (RFC 9207). */
+export function errorAtClient(error: string, description: string): Record<string, string> {
+  return { error, error_description: description, state: CLIENT_STATE, iss: ISSUER };
+}
+
+/** The heading of one of our pages. */
+export function pageTitle(page: BrowserResponse): string | undefined {
+  return /<h1>([^<]*)<\/h1>/.exec(page.body)?.[1];
+}
+
+/** A sign-in of `login` started with idp=corp in a new browser, back from the upstream: the callback, not yet followed. */
+export async function signInAtUpstream(f: Federation, login: string): Promise<{ browser: FlowBrowser; callback: URL }> {
+  const browser = f.browser();
+  const toUpstream = await browser.get(authorizeUrl(codeRequest({ idp: 'corp' }).params));
+  const back = await visitUpstream(browser, toUpstream, f.upstream.issuer, { login });
+  if (back.location === undefined) throw new Error(`no callback: ${back.status}`);
+  return { browser, callback: back.location };
+}
+
 /** Presses "Continue with …" for `provider` on our login page. */
 export function continueWith(browser: FlowBrowser, loginPage: BrowserResponse, provider: string): Promise<BrowserResponse> {
   const form = pageForms(loginPage).find((f) => f.action.pathname === '/oauth2/authorize/upstream');

@@ -9,40 +9,29 @@ import { authorizeUrl } from '../helpers/browser-flow.js';
 import { RESOURCE, verifiedIdToken } from '../helpers/oidc-fixtures.js';
 import { basic, FORM_HEADERS, ISSUER } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
-import { type BrowserResponse, visitUpstream } from '../helpers/upstream-browser.js';
 import {
   ACCOUNTS,
   CLIENT_NONCE,
   CLIENT_STATE,
   callbackUrl,
+  clientAnswer,
   codeRequest,
+  errorAtClient,
   continueWith,
   federatedCode,
   federatedTokens,
   federation,
+  pageTitle,
 } from '../helpers/upstream-fixtures.js';
 
 /**
  * Sign-in through an upstream OpenID provider (node-oidc-provider, over real HTTP), our
  * server through inject(), on a store (memory and Redis): the login page's buttons, the ways
- * straight to the provider, the federated subject, the access rules, the callbacks refused,
- * what the provider receives, and a provider that is down.
+ * straight to the provider, the federated subject, the access rules, what the provider
+ * receives, and a provider that is down (the callbacks: upstream-callbacks.ts).
  */
 
 const BUTTON = (id: string, text: string) => `<button type="submit" name="provider" value="${id}">${text}</button>`;
-
-function clientAnswer(location: URL): Record<string, string> {
-  return Object.fromEntries(location.searchParams);
-}
-
-/** The error a client gets at its redirect URI, with its state and our issuer (RFC 9207). */
-function errorAtClient(error: string, description: string): Record<string, string> {
-  return { error, error_description: description, state: CLIENT_STATE, iss: ISSUER };
-}
-
-function errorPageTitle(page: BrowserResponse): string | undefined {
-  return /<h1>([^<]*)<\/h1>/.exec(page.body)?.[1];
-}
 
 export function upstreamSignInSuite(t: Test, openStore: OpenStore): void {
   t.test('the login page: a "Continue with …" button per provider beside the password form, in German too', async (t) => {
@@ -180,67 +169,6 @@ export function upstreamSignInSuite(t: Test, openStore: OpenStore): void {
     t.ok((await federatedCode(f, { login: ACCOUNTS.ada.sub })).location.searchParams.has('code'), 'ada passes every rule');
   });
 
-  t.test('the user cancels at the upstream: access_denied in our words, not the upstream text', async (t) => {
-    const f = await federation(t, { store: await openStore(t) });
-    for (const cancel of ['login', 'consent'] as const) {
-      const { location } = await federatedCode(f, { login: ACCOUNTS.ada.sub, cancel });
-      t.same(clientAnswer(location), errorAtClient('access_denied', 'the user cancelled the sign-in at the identity provider'));
-    }
-    // An error the upstream sends (its own words, even markup): access_denied, never its text.
-    const browser = f.browser();
-    const toUpstream = await browser.get(authorizeUrl(codeRequest({ idp: 'corp' }).params));
-    const back = (await visitUpstream(browser, toUpstream, f.upstream.issuer, { login: ACCOUNTS.ada.sub })).location as URL;
-    const failed = new URL(back);
-    failed.searchParams.delete('code');
-    failed.searchParams.set('error', 'temporarily_unavailable');
-    failed.searchParams.set('error_description', '<b>our database is on fire</b>');
-    const res = await browser.get(failed);
-    t.equal(res.status, 302);
-    t.same(clientAnswer(res.location as URL), errorAtClient('access_denied', 'the sign-in at the identity provider did not succeed'));
-    t.equal(f.upstream.requestsTo('/token').length, 0);
-  });
-
-  t.test('a callback with a wrong state, replayed, from another browser or for another provider: a 400 page, nothing issued', async (t) => {
-    const f = await federation(t, {
-      store: await openStore(t),
-      providers: (u) => [u.providerEntry('corp'), u.providerEntry('other')],
-    });
-    const started = async () => {
-      const browser = f.browser();
-      const toUpstream = await browser.get(authorizeUrl(codeRequest({ idp: 'corp' }).params));
-      const back = await visitUpstream(browser, toUpstream, f.upstream.issuer, { login: ACCOUNTS.ada.sub });
-      return { browser, callback: back.location as URL };
-    };
-    const refused = async (name: string, res: BrowserResponse, browser: ReturnType<typeof f.browser>, signedInBefore = false) => {
-      t.equal(res.status, 400, name);
-      t.equal(errorPageTitle(res), en.errorTitles.upstream_callback, name);
-      t.match(res.body, '<code>invalid_request</code>');
-      if (!signedInBefore) t.equal(browser.cookie(ISSUER, 'oauth_session'), undefined, `${name}: nobody signed in`);
-    };
-    const { browser, callback } = await started();
-    const wrongState = new URL(callback);
-    wrongState.searchParams.set('state', 'another-state-0123456789');
-    await refused('a wrong state', await browser.get(wrongState), browser);
-    const noState = new URL(callback);
-    noState.searchParams.delete('state');
-    await refused('no state', await browser.get(noState), browser);
-    const done = await browser.get(callback);
-    t.equal(done.status, 303, 'the real callback still completes after those');
-    await refused('replayed', await browser.get(callback), browser, true);
-
-    const stranger = f.browser();
-    await refused('from a browser without our cookie', await stranger.get((await started()).callback), stranger);
-    const other = f.browser();
-    await other.get(authorizeUrl(codeRequest().params)); // its own CSRF cookie
-    await refused('from another browser with its own cookie', await other.get((await started()).callback), other);
-    const elsewhere = await started();
-    const otherProvider = new URL(elsewhere.callback.href.replace('/upstream/corp/', '/upstream/other/'));
-    await refused('for another provider id', await elsewhere.browser.get(otherProvider), elsewhere.browser);
-    const unknown = new URL(elsewhere.callback.href.replace('/upstream/corp/', '/upstream/nope/'));
-    await refused('for an unknown provider id', await elsewhere.browser.get(unknown), elsewhere.browser);
-    t.equal(f.upstream.requestsTo('/token').length, 1, 'only the real callback exchanged a code');
-  });
-
   t.test(
     'the upstream receives our client id, our redirect URI, its scope, state, nonce and S256: nothing of the client request',
     async (t) => {
@@ -297,7 +225,7 @@ export function upstreamSignInSuite(t: Test, openStore: OpenStore): void {
       const down = await browser.get(authorizeUrl(codeRequest({ idp: 'corp' }).params));
       t.equal(down.status, 503);
       t.equal(down.headers['retry-after'], '5');
-      t.equal(errorPageTitle(down), en.errorTitles.upstream_unavailable);
+      t.equal(pageTitle(down), en.errorTitles.upstream_unavailable);
       t.match(down.body, '<code>temporarily_unavailable</code>');
       const page = await browser.get(authorizeUrl(codeRequest().params));
       t.equal(page.status, 200, 'the login page still shows');
