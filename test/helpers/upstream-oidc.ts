@@ -13,9 +13,14 @@ import { freePort } from '../../harness/ports.js';
  * (PKCE required, refresh tokens, RP-initiated logout), its own login and consent pages
  * (devInteractions: plain HTML forms a cookie-keeping HTTP client or Chromium can drive),
  * a record of every request it received, and stop/start for "the provider is down".
+ *
+ * Its pages: the login page is a form with inputs `login` (an account's `sub`) and `password`
+ * (anything) and a "Sign-in" button; the consent page a "Continue" button; both a
+ * "[ Cancel ]" link (the sign-in ends with error=access_denied); the sign-out confirmation a
+ * "Yes, sign me out" button. test/helpers/upstream-browser.ts drives them over HTTP.
  */
 
-/** An account at the upstream: the login typed on its login page is the `sub`. */
+/** An account at the upstream: the login typed on its login page is the `sub` (any password). */
 export interface UpstreamAccount {
   readonly sub: string;
   readonly email?: string;
@@ -84,7 +89,7 @@ export interface UpstreamOidc {
   tamperIdToken: ((claims: JWTPayload) => JWTPayload) | undefined;
   /** Rewrites the userinfo answers from now on (to make their `sub` another user's). Undefined: as answered. */
   tamperUserinfo: ((claims: Record<string, unknown>) => Record<string, unknown>) | undefined;
-  /** The provider's own end-session page for its default post-logout page: `/session/end`. */
+  /** The path of its end_session_endpoint (RP-Initiated Logout): `/session/end`. */
   readonly endSessionPath: string;
   /** The entry of IDENTITY_PROVIDERS_FILE for this upstream under `id` (merged with `extra`). */
   providerEntry(id: string, extra?: Record<string, unknown>): Record<string, unknown>;

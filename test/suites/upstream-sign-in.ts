@@ -7,6 +7,7 @@ import { escapeHtml } from '../../src/pages/html.js';
 import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl } from '../helpers/browser-flow.js';
 import { RESOURCE, verifiedIdToken } from '../helpers/oidc-fixtures.js';
+import { pageForms } from '../helpers/upstream-browser.js';
 import { basic, FORM_HEADERS, ISSUER } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import {
@@ -59,6 +60,12 @@ export function upstreamSignInSuite(t: Test, openStore: OpenStore): void {
     t.equal(chosen.status, 303);
     t.equal(chosen.location?.searchParams.get('redirect_uri'), callbackUrl('other'), "to that provider's sign-in");
     t.equal(f.upstream.authorizationRequests().length, 0, 'the page itself never asks the upstream');
+    // The button's form without its CSRF token, or from another browser: refused, nowhere to go.
+    const page = await browser.get(authorizeUrl(params));
+    const form = pageForms(page).find((candidate) => candidate.action.pathname === '/oauth2/authorize/upstream');
+    const { csrf_token: _, ...withoutToken } = form?.fields ?? {};
+    t.equal((await browser.post('/oauth2/authorize/upstream', { ...withoutToken, provider: 'corp' })).status, 403);
+    t.equal((await f.browser().post('/oauth2/authorize/upstream', { ...form?.fields, provider: 'corp' })).status, 403);
   });
 
   t.test(

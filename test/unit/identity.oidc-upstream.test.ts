@@ -231,7 +231,7 @@ t.test('an ID token with a wrong nonce, issuer or audience: the sign-in fails', 
   t.equal((await s.provider.complete(await callbackFrom(s), CHECKS)).subject, ADA.sub, 'untampered: fine');
 });
 
-t.test('a tampered callback fails: another state, another iss, a code used before, a wrong verifier', async (t) => {
+t.test('a tampered callback fails: another state, another or no iss, a code used before, a wrong verifier', async (t) => {
   const s = await setup(t);
   const callback = await callbackFrom(s);
   const withParam = (name: string, value: string) => {
@@ -241,6 +241,13 @@ t.test('a tampered callback fails: another state, another iss, a code used befor
   };
   t.equal((await failure(t, s.provider.complete(withParam('state', 'other-state'), CHECKS))).reason, 'invalid_response');
   t.equal((await failure(t, s.provider.complete(withParam('iss', 'http://127.0.0.1:1'), CHECKS))).reason, 'invalid_response');
+  const withoutIss = new URL(callback);
+  withoutIss.searchParams.delete('iss');
+  t.equal(
+    (await failure(t, s.provider.complete(withoutIss, CHECKS))).reason,
+    'invalid_response',
+    'RFC 9207: iss is required from a provider that says it sends it',
+  );
   t.equal(
     (await failure(t, s.provider.complete(callback, { ...CHECKS, codeVerifier: `${CHECKS.codeVerifier}x` }))).reason,
     'upstream_error',
