@@ -207,6 +207,11 @@ export function upstreamSessionSuite<S extends TestStore>(t: Test, access: Upstr
     const { params, verifier } = codeRequest({ idp: 'corp' });
     const toUpstream = await browser.get(authorizeUrl(params));
     const callback = await visitUpstream(browser, toUpstream, first.upstream.issuer, { login: ACCOUNTS.ada.sub });
+    // The sign-in waits in the store, sealed: neither the upstream's state and nonce nor the client's request in clear.
+    const upstreamRequest = first.upstream.authorizationRequests()[0];
+    const pending = (await storeContents(store)).join('\n');
+    for (const value of [upstreamRequest?.get('state'), upstreamRequest?.get('nonce'), params.state, params.nonce, params.code_challenge])
+      t.notOk(pending.includes(value as string), 'not in the store in clear');
     await first.server.app.close();
     const second = await federation(t, {
       store: await access.reopen(t, store),
