@@ -79,8 +79,9 @@ return 1
  * both succeed elsewhere); the used record stays, with its original TTL, as a tombstone; on the first use starts the
  * refresh family when a first token digest is given and the grant was not revoked first;
  * on a replay revokes the grant (RFC 6749 §4.1.2: the server "SHOULD revoke (when
- * possible) all tokens previously issued based on that authorization code").
- *   KEYS[1] code key   KEYS[2] family key
+ * possible) all tokens previously issued based on that authorization code"), and deletes
+ * the upstream tokens the grant holds, as every revocation does.
+ *   KEYS[1] code key   KEYS[2] family key   KEYS[3] the grant's upstream tokens
  *   ARGV[1] now (ms)   ARGV[2] revocation mark TTL (ms)   ARGV[3] first token digest ('' = no refresh token)
  *   ARGV[4] idle deadline of the first token (ms)   ARGV[5] family TTL (ms)
  *   returns {0} unknown or expired, {1, data, 1|0} consumed now (1: the family started), {2, data} replayed (grant revoked now)
@@ -89,6 +90,7 @@ export const REDEEM_AUTHORIZATION_CODE = `
 local data = redis.call('HGET', KEYS[1], 'data')
 if not data then return {0} end
 if redis.call('HSETNX', KEYS[1], 'used', ARGV[1]) == 0 then${revokeFamily('KEYS[2]', 'ARGV[2]')}
+  redis.call('DEL', KEYS[3])
   return {2, data}
 end
 if ARGV[3] == '' then return {1, data, 0} end${startFamily('KEYS[2]', 'ARGV[3]', 'ARGV[1]', 'ARGV[4]', 'ARGV[5]', '{1, data, 0}')}

@@ -23,7 +23,7 @@ import type { RedisKeys } from './redis-keys.js';
 /** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
 export const SCRIPTS = {
   createRecord: { lua: CREATE_RECORD, numberOfKeys: 1 },
-  redeemAuthorizationCode: { lua: REDEEM_AUTHORIZATION_CODE, numberOfKeys: 2 },
+  redeemAuthorizationCode: { lua: REDEEM_AUTHORIZATION_CODE, numberOfKeys: 3 },
   startRefreshFamily: { lua: START_REFRESH_FAMILY, numberOfKeys: 1 },
   readRefreshFamily: { lua: READ_REFRESH_FAMILY, numberOfKeys: 1 },
   rotateRefreshFamily: { lua: ROTATE_REFRESH_FAMILY, numberOfKeys: 2 },

@@ -106,7 +106,7 @@ export class RedisStore implements Store {
     const reply = await this.commands.call('consume code', () =>
       this.commands.acknowledgedScript<[0] | [1, string, 0 | 1] | [2, string]>(
         'redeemAuthorizationCode',
-        [this.keys.code(code), this.keys.family(code.grantId)],
+        [this.keys.code(code), this.keys.family(code.grantId), this.keys.grantUpstreamTokens(code.grantId)],
         [
           now,
           redemption.revocationMarkSeconds * 1000,

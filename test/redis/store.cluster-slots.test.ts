@@ -61,6 +61,17 @@ async function everyOperation(store: Store): Promise<void> {
   await store.consents.forgetConsent('alice');
   await store.consents.rememberConsent('bob', 'webapp', { scope: ['read'], audiences: [] }, 60);
   await store.consents.forgetConsentsToClient('webapp');
+  const upstream = store.upstream;
+  await upstream.saveUpstreamSignIn('state-digest', 'sealed', 60);
+  await upstream.takeUpstreamSignIn('state-digest');
+  await upstream.saveFederatedProfile('fed_slot-check', { email: 'a@example.com' }, 60);
+  await upstream.findFederatedProfile('fed_slot-check');
+  for (const holder of [{ sessionId: 'session-slot-check' }, { grantId }]) {
+    await upstream.saveUpstreamTokens(holder, 'sealed', 60);
+    await upstream.saveUpstreamTokens(holder, 'sealed', 'keep');
+    await upstream.findUpstreamTokens(holder);
+    await upstream.deleteUpstreamTokens(holder);
+  }
   await store.revokeKnownGrant(grantId, 60);
   await store.ping();
 }
