@@ -41,6 +41,8 @@ t.test('the server warns about a key file others can read, and keeps its keys wh
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+  // The log line may reach the pipe a moment after the server answers.
+  await eventually(() => logged().some((l) => l.msg === warning), 'the warning at start');
   t.match(
     logged().filter((l) => l.msg === warning),
     [{ level: 40, keysDir }],
