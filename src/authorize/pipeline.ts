@@ -143,7 +143,7 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
       const location = await upstreamLocation(direct, request, demandsOf(request, reason), browser, deps.session, deps.upstream);
       return { kind: 'upstream', request, location };
     }
-    return { kind: 'sign-in', request, methods: methodsOf(deps), signedIn: user?.sub };
+    return { kind: 'sign-in', request, methods: await methodsOf(deps), signedIn: user?.sub };
   }
   // §3.1.2.6 interaction_required: signed in, but as someone else than login_hint names; the
   // user must choose the account, which prompt=none forbids.
@@ -172,7 +172,7 @@ export async function signIn(
   const attempt = await withStore(request, () =>
     signInWithPassword(deps.passwordSignIn, { username, password: form.get('password') ?? '' }, clientAddress),
   );
-  if (!attempt.ok) return { kind: 'sign-in', request, methods: methodsOf(deps), problem: { problem: attempt.problem, username } };
+  if (!attempt.ok) return { kind: 'sign-in', request, methods: await methodsOf(deps), problem: { problem: attempt.problem, username } };
   const user = deps.session.start(browser, attempt.sub, attempt.amr);
   return { kind: 'restart', request, signInMark: signInMark(deps.signer, user, request.parameters) };
 }
@@ -191,8 +191,8 @@ export async function decide(form: FormParams, browser: CookieJar, deps: Authori
 }
 
 /** The login page's ways to sign in. */
-export function methodsOf(deps: AuthorizeDependencies): readonly SignInMethod[] {
-  return signInMethods(deps.upstream?.hasLocalUsers() ?? true, deps.upstream?.signIns.methods() ?? []);
+export async function methodsOf(deps: AuthorizeDependencies): Promise<readonly SignInMethod[]> {
+  return signInMethods(deps.upstream?.hasLocalUsers() ?? true, (await deps.upstream?.signIns.methods()) ?? []);
 }
 
 /** A request carried through the pages, validated again (its client may be gone, its redirect URI changed). */

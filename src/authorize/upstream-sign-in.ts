@@ -36,8 +36,8 @@ export function directProvider(request: AuthorizationRequest, upstream: Upstream
   if (!upstream) return undefined;
   const hinted = request.parameters.find(([name]) => name === IDP_PARAMETER)?.[1];
   if (hinted !== undefined && upstream.signIns.has(hinted)) return hinted;
-  const methods = upstream.signIns.methods();
-  return methods.length === 1 && !upstream.hasLocalUsers() ? methods[0]?.id : undefined;
+  const ids = upstream.signIns.ids();
+  return ids.length === 1 && !upstream.hasLocalUsers() ? ids[0] : undefined;
 }
 
 /**
@@ -83,7 +83,14 @@ export function signInFailure(
   events: SecurityEvents,
   address: string,
 ) {
-  events.emit({ event: 'login.failed', provider: finished.provider, reason: finished.reason, clientId: request.client.clientId, address });
+  events.emit({
+    event: 'login.failed',
+    provider: finished.provider,
+    reason: finished.reason,
+    ...(finished.detail !== undefined ? { detail: finished.detail } : {}),
+    clientId: request.client.clientId,
+    address,
+  });
   const description = finished.reason.startsWith('refused')
     ? 'the identity provider signed the user in, but this server does not let that user sign in'
     : (FAILED[finished.reason] ?? 'the sign-in at the identity provider did not succeed');

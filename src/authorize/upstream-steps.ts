@@ -16,7 +16,7 @@ export async function continueUpstream(form: FormParams, browser: CookieJar, dep
   const request = await validRequest(submittedParameters(form, browser, deps), deps);
   const provider = form.get('provider');
   if (!deps.upstream || provider === undefined || !deps.upstream.signIns.has(provider))
-    return { kind: 'sign-in', request, methods: methodsOf(deps), signedIn: deps.session.current(browser)?.sub };
+    return { kind: 'sign-in', request, methods: await methodsOf(deps), signedIn: deps.session.current(browser)?.sub };
   const location = await upstreamLocation(provider, request, demandsOf(request, undefined), browser, deps.session, deps.upstream);
   return { kind: 'upstream', request, location };
 }

@@ -55,6 +55,8 @@ export type SecurityEvent =
       readonly reason: string;
       readonly clientId: string;
       readonly address: string;
+      /** What the provider or the checks said (openid-client's message), never a token. */
+      readonly detail?: string;
     }
   | {
       readonly event: 'signin.throttled';

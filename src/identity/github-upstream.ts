@@ -102,6 +102,9 @@ export class GithubUpstream implements UpstreamProvider {
     return new URL(this.config.base_url).origin;
   }
 
+  /** Its URLs are configured: nothing to learn. */
+  async prepare(): Promise<void> {}
+
   /**
    * GitHub has no prompt=login or max_age; for a fresh sign-in it shows its account picker
    * (`prompt=select_account`), so the user can at least choose another account.

@@ -15,7 +15,8 @@ import { UpstreamSignInFailed } from './upstream.js';
  *
  * Discovery is lazy and cached: a provider that is down at start stops nothing, a sign-in
  * through it fails with `provider_unavailable` (retried at most every few seconds), and a
- * cached configuration is refreshed hourly, the old one kept while the provider is down.
+ * cached configuration is refreshed hourly in the background, the old one kept while the
+ * provider is down.
  */
 
 const DISCOVERY_MAX_AGE_SECONDS = 3600;
@@ -139,23 +140,33 @@ export class OidcUpstream implements UpstreamProvider {
     });
   }
 
-  /** The provider's configuration: cached, refreshed when old, never fetched twice at once. */
+  /** Fetches the provider's configuration if it has none yet (the login page's CSP needs its authorization endpoint). */
+  async prepare(): Promise<void> {
+    await this.configuration().catch(() => undefined);
+  }
+
+  /**
+   * The provider's configuration: cached; once old, the cached one is answered while a fresh
+   * one is fetched beside (a provider that hangs never holds a sign-in up once it answered
+   * before); never fetched twice at once.
+   */
   private async configuration(): Promise<oidc.Configuration> {
     const now = nowSeconds(this.clock);
     const cached = this.discovered;
     if (cached && now - cached.at < DISCOVERY_MAX_AGE_SECONDS) return cached.configuration;
-    if (this.lastFailure && now - this.lastFailure.at < DISCOVERY_RETRY_SECONDS) {
-      if (cached) return cached.configuration;
-      throw this.lastFailure.error;
-    }
-    this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
-    try {
-      return await this.discovering;
-    } catch (err) {
+    const retryLater = this.lastFailure !== undefined && now - this.lastFailure.at < DISCOVERY_RETRY_SECONDS;
+    if (cached) {
       // Down now, known before: sign-ins go on with what it said last.
-      if (cached) return cached.configuration;
-      throw err;
+      if (!retryLater) this.rediscover().catch(() => undefined);
+      return cached.configuration;
     }
+    if (retryLater) throw (this.lastFailure as { error: UpstreamSignInFailed }).error;
+    return this.rediscover();
+  }
+
+  private rediscover(): Promise<oidc.Configuration> {
+    this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
+    return this.discovering;
   }
 
   private async discover(): Promise<oidc.Configuration> {

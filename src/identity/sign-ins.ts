@@ -36,7 +36,12 @@ export type FinishedSignIn = { readonly parameters: Parameters; readonly provide
       readonly kept: KeptUpstream | undefined;
     }
   /** The user cancelled, the provider failed, or the access rules refused: `reason` is for the audit log. */
-  | { readonly ok: false; readonly reason: string }
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** For the operator (the audit line): what went wrong, in the library's or our words; never a token. */
+      readonly detail?: string | undefined;
+    }
 );
 
 /**
@@ -59,6 +64,24 @@ export interface UpstreamSignInsDependencies {
 
 const random = () => randomBytes(32).toString('base64url');
 
+/** How long the login page waits for a provider's first discovery (its CSP needs the authorization endpoint's origin). */
+const PREPARE_WAIT_MS = 2000;
+
+function withinWait(preparing: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, PREPARE_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([preparing, waited]).finally(() => clearTimeout(timer));
+}
+
+/** The failure's message and its cause's (openid-client says which check failed), for the audit line. */
+function detailOf(err: UpstreamSignInFailed): string {
+  const cause = err.cause instanceof Error ? err.cause.message : undefined;
+  return (cause === undefined ? err.message : `${err.message}: ${cause}`).slice(0, 500);
+}
+
 /** Whether the callback came from the browser that started the sign-in (its binding, compared in constant time). */
 function sameBrowser(recorded: string, presented: string | undefined): boolean {
   if (presented === undefined) return false;
@@ -73,12 +96,23 @@ const CALLBACK_REFUSED =
 export class UpstreamSignIns {
   constructor(private readonly deps: UpstreamSignInsDependencies) {}
 
-  /** The providers the login page offers, in the file's order. */
-  methods(): UpstreamMethod[] {
-    return this.deps.providers.all().flatMap(({ id, name }) => {
-      const provider = this.deps.providers.get(id);
-      return provider ? [{ id, name, origin: provider.authorizationOrigin() }] : [];
+  /**
+   * The providers the login page offers, in the file's order, each with the origin its
+   * button's form is redirected to. A provider not yet discovered is given up to
+   * PREPARE_WAIT_MS to be (then its issuer's origin stands in).
+   */
+  async methods(): Promise<UpstreamMethod[]> {
+    const providers = this.deps.providers.all().flatMap((config) => {
+      const provider = this.deps.providers.get(config.id);
+      return provider ? [provider] : [];
     });
+    await Promise.all(providers.map((provider) => withinWait(provider.prepare())));
+    return providers.map((provider) => ({ id: provider.config.id, name: provider.config.name, origin: provider.authorizationOrigin() }));
+  }
+
+  /** The ids of the providers, in the file's order. */
+  ids(): string[] {
+    return this.deps.providers.all().map((p) => p.id);
   }
 
   has(id: string): boolean {
@@ -134,7 +168,7 @@ export class UpstreamSignIns {
     if (!record || record.provider !== providerId || !sameBrowser(record.browser, browser))
       throw new UpstreamCallbackRefused(CALLBACK_REFUSED);
     const { parameters } = record;
-    const fail = (reason: string): FinishedSignIn => ({ ok: false, parameters, provider: providerId, reason });
+    const fail = (reason: string, detail?: string): FinishedSignIn => ({ ok: false, parameters, provider: providerId, reason, detail });
     const provider = this.deps.providers.get(providerId);
     // Removed from the file between the redirect and the callback.
     if (!provider) return fail('provider_removed');
@@ -146,7 +180,7 @@ export class UpstreamSignIns {
     try {
       identity = await provider.complete(callback, { state, nonce: record.nonce, codeVerifier: record.codeVerifier });
     } catch (err) {
-      if (err instanceof UpstreamSignInFailed) return fail(err.reason);
+      if (err instanceof UpstreamSignInFailed) return fail(err.reason, detailOf(err));
       throw err;
     }
     const decision = accessDecision(provider.config, identity);

@@ -38,6 +38,12 @@ function aadOf(holder: UpstreamTokenHolder): string {
 
 export class UpstreamTokenVault {
   private readonly key: Buffer;
+  /**
+   * Refreshes under way, by grant: a provider that rotates refresh tokens takes each one
+   * once, and may revoke its whole grant when it sees one twice, so one process refreshes a
+   * grant's tokens one at a time and every caller waits for the same answer.
+   */
+  private readonly refreshing = new Map<string, Promise<{ provider: string; tokens: UpstreamTokens } | undefined>>();
 
   constructor(
     private readonly store: UpstreamStore,
@@ -84,12 +90,26 @@ export class UpstreamTokenVault {
     const { tokens } = kept;
     const expired = tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_SECONDS <= nowSeconds(this.clock);
     if (!expired || tokens.refreshToken === undefined) return { provider: kept.provider, tokens };
-    const fresh = await refresh(kept.provider, tokens.refreshToken);
+    let refreshing = this.refreshing.get(grantId);
+    if (!refreshing) {
+      refreshing = this.refreshed(grantId, kept.provider, tokens.refreshToken, refresh).finally(() => this.refreshing.delete(grantId));
+      this.refreshing.set(grantId, refreshing);
+    }
+    return refreshing;
+  }
+
+  private async refreshed(
+    grantId: string,
+    provider: string,
+    refreshToken: string,
+    refresh: UpstreamRefresh,
+  ): Promise<{ provider: string; tokens: UpstreamTokens } | undefined> {
+    const fresh = await refresh(provider, refreshToken);
     // RFC 6749 §6: the provider "MAY issue a new refresh token"; without one the old one stays.
-    const next: UpstreamTokens = { ...fresh, refreshToken: fresh.refreshToken ?? tokens.refreshToken };
+    const next: UpstreamTokens = { ...fresh, refreshToken: fresh.refreshToken ?? refreshToken };
     // The grant's copy keeps its expiry; revoked meanwhile, nothing is written and nothing returned.
-    if (!(await this.save({ grantId }, { provider: kept.provider, tokens: next }, 'keep'))) return undefined;
-    return { provider: kept.provider, tokens: next };
+    if (!(await this.save({ grantId }, { provider, tokens: next }, 'keep'))) return undefined;
+    return { provider, tokens: next };
   }
 
   private save(holder: UpstreamTokenHolder, kept: KeptUpstream, ttlSeconds: number | 'keep'): Promise<boolean> {

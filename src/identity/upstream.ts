@@ -67,6 +67,8 @@ export interface UpstreamProvider {
    * issuer's or base URL's): the login page's form may be redirected there (CSP form-action).
    */
   authorizationOrigin(): string;
+  /** Learns what authorizationOrigin() needs (an OpenID Connect provider's discovery); never rejects. */
+  prepare(): Promise<void>;
   /** The authorization URL at the provider; throws UpstreamSignInFailed when the provider cannot be reached (discovery). */
   authorizationUrl(checks: UpstreamChecks, demands: SignInDemands): Promise<URL>;
   /** The callback as the browser brought it back: exchanges the code and says who signed in. */

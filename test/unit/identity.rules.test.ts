@@ -153,6 +153,14 @@ t.test('the token vault: sealed, bound to its holder, refreshed when expired', a
   t.same(refreshes, ['corp upstream-refresh'], 'refreshed 30 s before it expires; the old refresh token stays without a new one');
   t.same(await vault.forGrant('grant-1', refresh), refreshed, 'kept');
 
+  // Two refreshes at once: one call to the provider (a rotating provider would revoke on the second).
+  await vault.keepForSession('sid-3', { provider: 'corp', tokens: { accessToken: 'a3', refreshToken: 'r3', expiresAt: now() + 10 } }, 600);
+  await vault.bindToGrant('sid-3', 'grant-4', 600);
+  refreshes.length = 0;
+  const [one, two] = await Promise.all([vault.forGrant('grant-4', refresh), vault.forGrant('grant-4', refresh)]);
+  t.same(refreshes, ['corp r3'], 'one refresh for concurrent callers');
+  t.same(one, two);
+
   await store.revokeGrant('grant-1', 600);
   t.equal(await vault.forGrant('grant-1', refresh), undefined, 'revoked with its grant');
   await vault.forgetSession('sid-1');
