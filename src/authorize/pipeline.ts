@@ -66,11 +66,13 @@ export interface AuthorizeDependencies {
   readonly users: { bySub(sub: string): { readonly username: string; readonly claims: Readonly<Record<string, unknown>> } | undefined };
   /** Sign-in through upstream identity providers (IDENTITY_PROVIDERS_FILE); none: only the password form. */
   readonly upstream?: UpstreamSignInDependencies | undefined;
+  /** How the pages name a signed-in user ("Signed in as …"): a federated user by their email or username, not their `fed_` sub. */
+  displayNameOf(sub: string): Promise<string>;
 }
 
 /** What the route shows or sends for a step's result. */
 export type AuthorizeOutcome =
-  /** The login page; `signedIn`: the subject of a session that must sign in again (prompt=login, max_age). */
+  /** The login page; `signedIn`: who is signed in (displayNameOf) when the session must sign in again (prompt=login, max_age). */
   | {
       readonly kind: 'sign-in';
       readonly request: AuthorizationRequest;
@@ -79,7 +81,7 @@ export type AuthorizeOutcome =
       /** Why the form came back, with what the user typed as username. */
       readonly problem?: { readonly problem: SignInProblem; readonly username: string } | undefined;
     }
-  | { readonly kind: 'consent'; readonly request: AuthorizationRequest; readonly user: AuthenticatedUser }
+  | { readonly kind: 'consent'; readonly request: AuthorizationRequest; readonly user: AuthenticatedUser; readonly displayName: string }
   /** The authorization response for the client, in its response mode. */
   | { readonly kind: 'respond'; readonly request: AuthorizationRequest; readonly parameters: Parameters }
   /** The user said no: access_denied for the client (RFC 6749 §4.1.2.1). */
@@ -143,7 +145,7 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
       const location = await upstreamLocation(direct, request, demandsOf(request, reason), browser, deps.session, deps.upstream);
       return { kind: 'upstream', request, location };
     }
-    return { kind: 'sign-in', request, methods: await methodsOf(deps), signedIn: user?.sub };
+    return { kind: 'sign-in', request, methods: await methodsOf(deps), signedIn: user && (await deps.displayNameOf(user.sub)) };
   }
   // §3.1.2.6 interaction_required: signed in, but as someone else than login_hint names; the
   // user must choose the account, which prompt=none forbids.
@@ -154,7 +156,7 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
   if (await withStore(request, () => consentPageNeeded(request, user, deps.consent))) {
     if (request.prompt.has('none'))
       throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(request);
-    return { kind: 'consent', request, user };
+    return { kind: 'consent', request, user, displayName: await deps.displayNameOf(user.sub) };
   }
   // 4. respond
   return respond(request, user, deps);

@@ -6,6 +6,11 @@ import { submittedParameters } from './interaction.js';
 import { type AuthorizeDependencies, type AuthorizeOutcome, methodsOf, validRequest } from './pipeline.js';
 import { demandsOf, signInFailure, startFederatedSession, upstreamLocation } from './upstream-sign-in.js';
 
+async function displayed(deps: AuthorizeDependencies, browser: CookieJar): Promise<string | undefined> {
+  const user = deps.session.current(browser);
+  return user && deps.displayNameOf(user.sub);
+}
+
 /**
  * The two steps of the pipeline (pipeline.ts) that sign in through an upstream identity
  * provider: a "Continue with …" button of the login page, and the provider's callback.
@@ -16,7 +21,7 @@ export async function continueUpstream(form: FormParams, browser: CookieJar, dep
   const request = await validRequest(submittedParameters(form, browser, deps), deps);
   const provider = form.get('provider');
   if (!deps.upstream || provider === undefined || !deps.upstream.signIns.has(provider))
-    return { kind: 'sign-in', request, methods: await methodsOf(deps), signedIn: deps.session.current(browser)?.sub };
+    return { kind: 'sign-in', request, methods: await methodsOf(deps), signedIn: await displayed(deps, browser) };
   const location = await upstreamLocation(provider, request, demandsOf(request, undefined), browser, deps.session, deps.upstream);
   return { kind: 'upstream', request, location };
 }

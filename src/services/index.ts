@@ -164,6 +164,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     idTokens,
     users: deps.users,
     upstream: upstream?.signIn,
+    displayNameOf: async (sub) => (await upstream?.profiles.displayNameOf(sub)) ?? sub,
     responses: {
       codes: store,
       accessTokens,

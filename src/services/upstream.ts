@@ -61,6 +61,13 @@ export function upstreamServices(
     /** The claims of a federated user for userinfo: their profile as their provider last gave it. */
     profiles: {
       claimsOf: async (sub: string) => (isFederatedSubject(sub) ? store.upstream.findFederatedProfile(sub) : undefined),
+      /** A federated user as the pages name them: the email, username or name their provider gave (the `fed_` sub says nothing). */
+      displayNameOf: async (sub: string): Promise<string | undefined> => {
+        if (!isFederatedSubject(sub)) return undefined;
+        const profile = await store.upstream.findFederatedProfile(sub).catch(() => undefined);
+        const name = profile?.email ?? profile?.preferred_username ?? profile?.name;
+        return typeof name === 'string' ? name : undefined;
+      },
     },
   };
 }

@@ -7,7 +7,7 @@ import { escapeHtml } from '../../src/pages/html.js';
 import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl } from '../helpers/browser-flow.js';
 import { RESOURCE, verifiedIdToken } from '../helpers/oidc-fixtures.js';
-import { pageForms } from '../helpers/upstream-browser.js';
+import { pageForms, visitUpstream } from '../helpers/upstream-browser.js';
 import { basic, FORM_HEADERS, ISSUER } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import {
@@ -152,6 +152,21 @@ export function upstreamSignInSuite(t: Test, openStore: OpenStore): void {
     const elsewhere = await subOf(ACCOUNTS.ada.sub, 'other');
     t.not(elsewhere, first, 'the same upstream subject under another provider id');
     t.equal(elsewhere, federatedSubject('other', ACCOUNTS.ada.sub));
+  });
+
+  t.test('the pages name a federated user by the email their provider gave, never by the fed_ sub', async (t) => {
+    const f = await federation(t, { store: await openStore(t) });
+    const browser = f.browser();
+    const toUpstream = await browser.get(authorizeUrl(codeRequest({ idp: 'corp' }).params));
+    const back = await visitUpstream(browser, toUpstream, f.upstream.issuer, { login: ACCOUNTS.ada.sub });
+    const consent = await browser.follow(back);
+    t.equal(consent.status, 200);
+    t.match(consent.body, `<strong>${ACCOUNTS.ada.email}</strong>`, 'consent: "Signed in as ada@example.com"');
+    t.notMatch(consent.body, 'fed_');
+    // Asked to sign in again (prompt=login): the login page says who is signed in the same way.
+    const again = await browser.get(authorizeUrl(codeRequest({ prompt: 'login' }).params));
+    t.match(again.body, `<strong>${ACCOUNTS.ada.email}</strong>`);
+    t.notMatch(again.body, 'fed_');
   });
 
   t.test('access rules refuse: outside allowed_email_domains, an unverified email, a required claim missing → access_denied', async (t) => {

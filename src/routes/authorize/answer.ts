@@ -123,7 +123,7 @@ export function answer(
     }
     case 'consent': {
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.consent);
-      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, view.t), outcome.user.sub);
+      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, view.t), outcome.displayName);
       return sendPage(reply, 200, page, { formTargets });
     }
     case 'respond':

@@ -56,7 +56,7 @@ export async function logoutRoutes(app: FastifyInstance, endpoint: AuthorizeRout
       action: endpoint.paths.logout,
       logout: signer.sign('logout', logoutParameters(logout), nowSeconds(clock) + LOGOUT_FORM_TTL_SECONDS),
       csrfToken: session.csrfToken(jar),
-      subject: user.sub,
+      subject: await endpoint.pipeline.displayNameOf(user.sub),
       clientName: logout.clientName,
     };
     // Chrome applies form-action to the redirect that follows the submission: allow the post-logout URI's origin.
