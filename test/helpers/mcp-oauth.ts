@@ -5,7 +5,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Test } from 'tap';
 import { PROCESS_ALICE } from './registry-files.js';
 
@@ -78,6 +78,11 @@ export interface BrowserProviderOptions {
   readonly registered?: OAuthClientInformationMixed;
   /** What the person does on our pages; by default alice signs in and allows. */
   readonly decide?: 'allow' | 'deny';
+  /**
+   * How the person signs in, from the page the authorization URL led to until our consent
+   * page; by default alice's password on our login page.
+   */
+  readonly signIn?: (page: Page) => Promise<void>;
 }
 
 export class BrowserOAuthProvider implements OAuthClientProvider {
@@ -136,13 +141,16 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
       const page = await context.newPage();
       const response = await page.goto(url.href);
       if (page.url().startsWith(this.redirectUrl)) return; // an error went straight back to the client
-      if ((await page.title()) !== 'Sign in') {
-        this.errorPages.push({ status: response?.status() ?? 0, text: (await page.textContent('main')) ?? '' });
-        return;
+      if (this.options.signIn) await this.options.signIn(page);
+      else {
+        if ((await page.title()) !== 'Sign in') {
+          this.errorPages.push({ status: response?.status() ?? 0, text: (await page.textContent('main')) ?? '' });
+          return;
+        }
+        await page.getByLabel('Username').fill(PROCESS_ALICE.username);
+        await page.getByLabel('Password', { exact: true }).fill(PROCESS_ALICE.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
       }
-      await page.getByLabel('Username').fill(PROCESS_ALICE.username);
-      await page.getByLabel('Password', { exact: true }).fill(PROCESS_ALICE.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForSelector('text=Allow access?');
       this.consentTexts.push((await page.textContent('main')) ?? '');
       await page.getByRole('button', { name: this.options.decide === 'deny' ? 'Deny' : 'Allow' }).click();

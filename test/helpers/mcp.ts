@@ -45,9 +45,15 @@ export async function startExampleMcpServer(
  */
 export async function startAuthorizationServer(
   t: Test,
-  options: { clients?: readonly unknown[]; resources: readonly (string | Record<string, unknown>)[]; env?: Record<string, string> },
+  options: {
+    clients?: readonly unknown[];
+    resources: readonly (string | Record<string, unknown>)[];
+    env?: Record<string, string>;
+    /** A port chosen beforehand (an upstream provider must know our redirect URI first). */
+    port?: number;
+  },
 ): Promise<ServerProcess & { readonly issuer: string }> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const { clientsFile, usersFile } = await writeRegistryFiles(t, options.clients ?? []);
   const resourcesFile = join(await tempDir(t), 'resources.json');
@@ -58,7 +64,8 @@ export async function startAuthorizationServer(
   const server = await startServerProcess(t, {
     PORT: String(port),
     ISSUER: issuer,
-    KEYS_DIR: await keysDirWithSigningKey(t),
+    // An ES256 chain for access tokens and an RS256 chain for ID tokens, as `keys rotate` makes them.
+    KEYS_DIR: await keysDirWithSigningKey(t, { algs: ['ES256', 'RS256'] }),
     CLIENTS_FILE: clientsFile,
     USERS_FILE: usersFile,
     RESOURCES_FILE: resourcesFile,
