@@ -35,6 +35,7 @@ await build({
   platform: 'node',
   target: 'node22',
   sourcemap: 'linked',
+  sourcesContent: false,
   // Keep each file as it is: no bundling, imports stay relative (`./x.js` is the compiled x.ts).
   bundle: false,
   logLevel: 'warning',

@@ -95,7 +95,7 @@ async function registerRoutes(
   pages: Pages,
 ): Promise<void> {
   const { keystore, clients, store } = deps;
-  const { endpoints, clock, events, resources, grants, directory, registrations, tokenStatus } = services;
+  const { endpoints, clock, events, resources, grants, directory, authentication, registrations, tokenStatus } = services;
   const realm = config.issuer;
   await app.register(healthRoutes, { keystore, clients, store, clock });
   // METRICS_PORT equal to PORT, explicitly: the operator chose to serve metrics on the public listener.
@@ -123,18 +123,26 @@ async function registerRoutes(
     directory,
     clients,
   });
-  await app.register(tokenRoute, { path: endpoints.path('token'), realm, clients, directory, grants, proofs: services.proofs, events });
+  await app.register(tokenRoute, {
+    path: endpoints.path('token'),
+    realm,
+    clients,
+    authentication,
+    grants,
+    proofs: services.proofs,
+    events,
+  });
   await app.register(revocationRoute, {
     path: endpoints.path('revocation'),
     realm,
     clients,
-    directory,
+    authentication,
     revocation: { ...tokenStatus, revocationMarkSeconds: config.refreshTokenTtl, events },
   });
   await app.register(introspectionRoute, {
     path: endpoints.path('introspection'),
     realm,
-    directory,
+    authentication,
     introspection: { ...tokenStatus, issuer: config.issuer, events },
   });
   if (registrations) {

@@ -137,9 +137,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   warnAboutIdentityProviders(config, providers, app.log);
 
-  if (config.clientIdMetadata.enabled && config.clientIdMetadata.allowInsecure) {
+  // It applies to the jwks_uri of private_key_jwt clients too, with or without metadata documents.
+  if (config.clientIdMetadata.allowInsecure) {
     app.log.warn(
-      'CLIENT_ID_METADATA_ALLOW_INSECURE=true: client metadata documents may be fetched over http and from loopback and private addresses; development and tests only, never in production',
+      'CLIENT_ID_METADATA_ALLOW_INSECURE=true: client metadata documents and client jwks_uri may be fetched over http and from loopback and private addresses; development and tests only, never in production',
     );
   }
 

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { ClientKeysSource } from '../clients/client-jwks.js';
 import { type Client, ClientRegistry } from '../clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
 import { loadOperatorDefaults } from '../config/operator.js';
-import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, wholeSeconds } from './command.js';
+import { readJsonFile } from '../registry/file.js';
+import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, UsageError, wholeSeconds } from './command.js';
 import { addEntry, changeEntries, chosenFile, fileFailure, removeEntry } from './registry-files.js';
 
 /** `clients add|list|remove|rotate-secret`: the registered clients in CLIENTS_FILE. */
@@ -17,19 +19,33 @@ function printSecret(io: CliIo, secret: string): void {
   io.stdout.write(`client_secret: ${secret}\n(shown once: only its hash is stored)\n`);
 }
 
+/** The public keys of a private_key_jwt client: the JWK Set of --jwks-file, or --jwks-uri (the schema checks either). */
+async function keyOptions(jwksFile: string | undefined, jwksUri: string | undefined, alg: string | undefined) {
+  if (jwksFile !== undefined && jwksUri !== undefined) throw new UsageError('--jwks-file and --jwks-uri: one or the other');
+  return {
+    ...(jwksFile === undefined ? {} : { jwks: await readJsonFile(jwksFile, fileFailure) }),
+    ...(jwksUri === undefined ? {} : { jwks_uri: jwksUri }),
+    ...(alg === undefined ? {} : { token_endpoint_auth_signing_alg: alg }),
+  };
+}
+
 const add: Command = {
   name: 'add',
   synopsis: `[--file CLIENTS_FILE] [--id ID] [--name NAME] [--grant TYPE]... [--scope "a b"]
-         [--redirect-uri URI]... [--response-type code|token]... [--auth-method client_secret_basic|client_secret_post|none]
+         [--redirect-uri URI]... [--response-type code|token]...
+         [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
+         [--jwks-file FILE | --jwks-uri URI] [--signing-alg ES256|EdDSA|Ed25519|RS256|PS256]
          [--introspect-all-tokens] [--post-logout-redirect-uri URI]... [--id-token-alg ES256|EdDSA|RS256|PS256]
          [--default-max-age SECONDS] [--require-auth-time] [--users-file USERS_FILE]`,
   summary: 'register a client; prints its generated secret once',
   description: `Appends a client to --file (default CLIENTS_FILE), creating the file (mode 0600) if needed.
 --id defaults to a random "client-…"; --grant (repeatable) to client_credentials; --auth-method
-to client_secret_basic. A confidential client gets a 256-bit secret, printed once; only its
-SHA-256 digest is stored. For OpenID Connect: --post-logout-redirect-uri (repeatable),
---id-token-alg (the ID tokens' algorithm; RS256 when left out), --default-max-age and
---require-auth-time. The whole file must still load as the server loads it. With
+to client_secret_basic. A client with a secret gets a 256-bit one, printed once; only its
+SHA-256 digest is stored. A private_key_jwt client gets no secret: it signs assertions with
+its own keys, whose public halves are the JWK Set in --jwks-file (copied into the file) or
+at --jwks-uri (fetched by the server); --signing-alg allows only that algorithm. For OpenID
+Connect: --post-logout-redirect-uri (repeatable), --id-token-alg (the ID tokens' algorithm;
+RS256 when left out), --default-max-age and --require-auth-time. The whole file must still load as the server loads it. With
 --users-file (default USERS_FILE) it refuses a client_credentials client whose id is a user's
 sub (RFC 9700 §4.15). ${RELOAD}`,
   async run(args, io) {
@@ -48,12 +64,16 @@ sub (RFC 9700 §4.15). ${RELOAD}`,
       'default-max-age': { type: 'string' },
       'require-auth-time': { type: 'boolean' },
       'users-file': { type: 'string' },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
+      'signing-alg': { type: 'string' },
     });
     const defaultMaxAge =
       values['default-max-age'] === undefined ? undefined : wholeSeconds('--default-max-age', values['default-max-age'], 0);
     const file = clientsFile(values.file, io);
     const authMethod = values['auth-method'] ?? 'client_secret_basic';
-    const secret = authMethod === 'none' ? undefined : generateClientSecret();
+    const secret = authMethod === 'none' || authMethod === 'private_key_jwt' ? undefined : generateClientSecret();
+    const keys = await keyOptions(values['jwks-file'], values['jwks-uri'], values['signing-alg']);
     const client = {
       client_id: values.id ?? `client-${randomBytes(12).toString('base64url')}`,
       ...(values.name ? { client_name: values.name } : {}),
@@ -63,6 +83,7 @@ sub (RFC 9700 §4.15). ${RELOAD}`,
       ...(values['response-type'] ? { response_types: values['response-type'] } : {}),
       scope: values.scope ?? '',
       token_endpoint_auth_method: authMethod,
+      ...keys,
       ...(values['introspect-all-tokens'] ? { introspect_all_tokens: true } : {}),
       ...(values['post-logout-redirect-uri'] ? { post_logout_redirect_uris: values['post-logout-redirect-uri'] } : {}),
       ...(values['id-token-alg'] !== undefined ? { id_token_signed_response_alg: values['id-token-alg'] } : {}),
@@ -75,10 +96,18 @@ sub (RFC 9700 §4.15). ${RELOAD}`,
   },
 };
 
+/** Where a private_key_jwt client's keys are: the kids of its JWK Set, or its jwks_uri. */
+function keysField(keys: ClientKeysSource): string {
+  if ('jwksUri' in keys) return listField('jwks_uri', keys.jwksUri);
+  return listField('jwks', keys.jwks.keys.map((key, index) => key.kid ?? `#${index + 1}`).join(','));
+}
+
 function describeClient(client: Client): string {
   return [
     listField(undefined, client.clientId),
     listField('auth', client.authMethod),
+    ...(client.keys ? [keysField(client.keys)] : []),
+    ...(client.assertionSigningAlg ? [listField('signing_alg', client.assertionSigningAlg)] : []),
     listField('grants', [...client.grantTypes].join(',')),
     listField('scope', client.scope.join(' ')),
     ...(client.responseTypes.size > 0 ? [listField('response_types', [...client.responseTypes].join(','))] : []),
@@ -96,7 +125,8 @@ const list: Command = {
   name: 'list',
   synopsis: '[--file CLIENTS_FILE]',
   summary: 'the registered clients and their metadata (never their secret hashes)',
-  description: `One line per client of --file (default CLIENTS_FILE): client_id, auth method, grants, scope,
+  description: `One line per client of --file (default CLIENTS_FILE): client_id, auth method (with a
+private_key_jwt client's jwks key ids or jwks_uri, and its signing_alg), grants, scope,
 response types, redirect URIs, introspect_all_tokens, post-logout redirect URIs, ID token
 algorithm, default_max_age, require_auth_time, name. Values with spaces are quoted.
 The file is validated as the server loads it: a bad file fails (exit 1) with the server's message.`,
@@ -142,6 +172,9 @@ client (token_endpoint_auth_method "none"), is refused (exit 1).`,
       if (!entry) throw fileFailure(`no client "${clientId}" in ${file}`);
       if (entry.token_endpoint_auth_method === 'none') {
         throw fileFailure(`client "${clientId}" is a public client (token_endpoint_auth_method "none"): it has no secret`);
+      }
+      if (entry.token_endpoint_auth_method === 'private_key_jwt') {
+        throw fileFailure(`client "${clientId}" authenticates with its keys (private_key_jwt): it has no secret`);
       }
       return entries.with(index, { ...entry, client_secret_hash: hashClientSecret(secret) });
     });

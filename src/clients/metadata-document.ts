@@ -1,5 +1,6 @@
 import { OAuthError } from '../errors/index.js';
 import { RESPONSE_TYPES } from '../oauth/response-mode.js';
+import { type ClientKeysSource, hasPrivateKeyMaterial, type PublicJwks } from './client-jwks.js';
 import { originsAllowedBy } from './origins.js';
 import { type ClientMetadataPolicy, isHttpsUri, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';
 import { type Client, GRANT_TYPES, type GrantTypeName } from './registry.js';
@@ -9,9 +10,9 @@ import { OPERATOR_ONLY_GRANT_TYPES } from './token-exchange-policy.js';
  * OAuth Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document-03,
  * "CIMD"): a client whose `client_id` is an https URL publishes its metadata there. This
  * module holds the rules for the URL and for the document; the fetching and caching are in
- * metadata-documents.ts. Such a client is always public here: no secret can be agreed with
- * a client that registers itself, and this server implements no key-based client
- * authentication (private_key_jwt).
+ * metadata-documents.ts. Such a client is public, or confidential by its keys
+ * (`private_key_jwt` with `jwks` or `jwks_uri`, RFC 7523): no secret can be agreed with a
+ * client that describes itself.
  */
 
 export class InvalidMetadataDocument extends Error {
@@ -67,13 +68,10 @@ export function metadataDocumentGrants(policy: Pick<ClientMetadataPolicy, 'grant
   return policy.grantTypes.includes('authorization_code') ? policy.grantTypes.filter((grant) => grant !== 'client_credentials') : [];
 }
 
-/** JWK members that carry private or symmetric key material. */
-const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+/** The methods a document's client may authenticate with: none (public), or its keys. */
+const DOCUMENT_AUTH_METHODS: readonly unknown[] = ['none', 'private_key_jwt'];
 
-function hasPrivateKeyMaterial(jwks: unknown): boolean {
-  const keys = (jwks as { keys?: unknown } | null)?.keys;
-  return Array.isArray(keys) && keys.some((key) => typeof key === 'object' && key !== null && PRIVATE_JWK_MEMBERS.some((m) => m in key));
-}
+const authMethodOf = (doc: Record<string, unknown>): unknown => doc.token_endpoint_auth_method ?? 'none';
 
 /** What CIMD §4.1 forbids in a document, beyond the rules of every self-asserted client. */
 function documentProblems(doc: Record<string, unknown>): string[] {
@@ -83,10 +81,9 @@ function documentProblems(doc: Record<string, unknown>): string[] {
   if (doc.client_secret_expires_at !== undefined) problems.push('client_secret_expires_at: MUST NOT be used in a metadata document');
   // CIMD §4.1: "the token_endpoint_auth_method property MUST NOT include client_secret_post,
   // client_secret_basic, client_secret_jwt, or any other method based around a shared
-  // symmetric secret"; and this server implements no key-based method. Absent means none:
-  // RFC 7591's default (client_secret_basic) cannot apply.
-  if ((doc.token_endpoint_auth_method ?? 'none') !== 'none')
-    problems.push('token_endpoint_auth_method: must be "none": only public clients are accepted from metadata documents');
+  // symmetric secret". Absent means none: RFC 7591's default (client_secret_basic) cannot apply.
+  if (!DOCUMENT_AUTH_METHODS.includes(authMethodOf(doc)))
+    problems.push('token_endpoint_auth_method: must be "none" or "private_key_jwt": a metadata document cannot hold a shared secret');
   // CIMD §4.1: "private key material MUST NOT be included in the Client ID Metadata Document".
   if (hasPrivateKeyMaterial(doc.jwks)) problems.push('jwks: private key material MUST NOT be included');
   return problems;
@@ -106,9 +103,13 @@ function onlyKnown(values: unknown, known: readonly string[]): unknown {
  */
 function asClientMetadata(doc: Record<string, unknown>): Record<string, unknown> {
   const shown = (value: unknown) => (typeof value === 'string' && isHttpsUri(value) ? value : undefined);
+  const withKeys = authMethodOf(doc) === 'private_key_jwt';
+  // A public client's keys (for encryption, say) are not ours to use.
+  const keys = withKeys ? {} : { jwks: undefined, jwks_uri: undefined, token_endpoint_auth_signing_alg: undefined };
   return {
     ...doc,
-    token_endpoint_auth_method: 'none',
+    ...keys,
+    token_endpoint_auth_method: withKeys ? 'private_key_jwt' : 'none',
     grant_types: onlyKnown(
       doc.grant_types,
       GRANT_TYPES.filter((type) => !OPERATOR_ONLY_GRANT_TYPES.includes(type)),
@@ -117,6 +118,12 @@ function asClientMetadata(doc: Record<string, unknown>): Record<string, unknown>
     client_uri: shown(doc.client_uri),
     logo_uri: shown(doc.logo_uri),
   };
+}
+
+/** The keys of a private_key_jwt document's client (validated: one of jwks and jwks_uri). */
+function keysOf(metadata: RegisteredMetadata): Pick<Client, 'keys' | 'assertionSigningAlg'> {
+  const keys: ClientKeysSource = metadata.jwks_uri === undefined ? { jwks: metadata.jwks as PublicJwks } : { jwksUri: metadata.jwks_uri };
+  return { keys, ...(metadata.token_endpoint_auth_signing_alg ? { assertionSigningAlg: metadata.token_endpoint_auth_signing_alg } : {}) };
 }
 
 /**
@@ -151,7 +158,10 @@ export function clientFromMetadataDocument(clientId: string, body: unknown, poli
   // The client comes by way of the authorization endpoint: the code flow is what it is for.
   if (!metadata.grant_types.includes('authorization_code'))
     throw new InvalidMetadataDocument('grant_types: must include authorization_code');
+  if (metadata.grant_types.includes('client_credentials'))
+    throw new InvalidMetadataDocument('grant_types: client_credentials is not offered to metadata-document clients');
   const redirectUris = Object.freeze([...metadata.redirect_uris]);
+  const withKeys = metadata.token_endpoint_auth_method === 'private_key_jwt';
   return Object.freeze({
     clientId,
     clientName: metadata.client_name,
@@ -163,14 +173,15 @@ export function clientFromMetadataDocument(clientId: string, body: unknown, poli
     responseTypes: new Set(metadata.response_types),
     // Without `scope`, the client may ask for what the requested resources offer (resource.ts).
     scope: Object.freeze(metadata.scope === undefined ? [] : metadata.scope.split(' ')),
-    authMethod: 'none',
+    authMethod: withKeys ? 'private_key_jwt' : 'none',
+    ...(withKeys ? keysOf(metadata) : {}),
     introspectAllTokens: false,
     ...(metadata.post_logout_redirect_uris ? { postLogoutRedirectUris: Object.freeze([...metadata.post_logout_redirect_uris]) } : {}),
     ...(metadata.id_token_signed_response_alg ? { idTokenSignedResponseAlg: metadata.id_token_signed_response_alg } : {}),
     ...(metadata.default_max_age === undefined ? {} : { defaultMaxAge: metadata.default_max_age }),
     ...(metadata.require_auth_time ? { requireAuthTime: true as const } : {}),
     ...(metadata.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
-    corsOrigins: originsAllowedBy({ isPublic: true, redirectUris, allowedOrigins: [] }),
+    corsOrigins: originsAllowedBy({ isPublic: !withKeys, redirectUris, allowedOrigins: [] }),
     fromMetadataDocument: true,
   });
 }

@@ -48,6 +48,11 @@ export function clientOf(record: ClientRegistrationRecord, allowedGrants: readon
         : { id_token_signed_response_alg: metadata.id_token_signed_response_alg }),
       ...(metadata.default_max_age === undefined ? {} : { default_max_age: metadata.default_max_age }),
       ...(metadata.require_auth_time === true ? { require_auth_time: true } : {}),
+      ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+      ...(metadata.jwks_uri === undefined ? {} : { jwks_uri: metadata.jwks_uri }),
+      ...(metadata.token_endpoint_auth_signing_alg === undefined
+        ? {}
+        : { token_endpoint_auth_signing_alg: metadata.token_endpoint_auth_signing_alg }),
     },
     'registration',
   );

@@ -5,6 +5,8 @@ import { parseScope, scopeOutside } from '../oauth/scope.js';
 import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { type ApplicationType, checkPostLogoutRedirectUris, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
 import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';
+import { CLIENT_ASSERTION_ALGORITHMS, type ClientAssertionAlgorithm } from '../oauth/client-assertion.js';
+import { clientJwksProblem, type PublicJwks } from './client-jwks.js';
 
 /** The grants a dynamically registered client may get; `password` and `implicit` never (RFC 9700 §2.4, §2.1.2). */
 export const DYNAMIC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
@@ -37,6 +39,10 @@ export interface RegisteredMetadata {
   readonly id_token_signed_response_alg?: SigningAlgorithm;
   readonly default_max_age?: number;
   readonly require_auth_time?: true;
+  /** private_key_jwt (RFC 7523 §2.2): the client's public keys, one or the other, and optionally its one algorithm. */
+  readonly jwks?: PublicJwks;
+  readonly jwks_uri?: string;
+  readonly token_endpoint_auth_signing_alg?: ClientAssertionAlgorithm;
 }
 
 /** What a client describing itself may have, whether it registers or publishes a metadata document. */
@@ -45,6 +51,8 @@ export interface ClientMetadataPolicy {
   readonly grantTypes: readonly DynamicGrantType[];
   /** The scopes registered resources accept: the most such a client may have (the rest is the operator's, for CLIENTS_FILE). */
   offeredScopes(): readonly string[];
+  /** CLIENT_ID_METADATA_ALLOW_INSECURE: a jwks_uri may be http:// (development and tests). */
+  readonly allowHttpJwksUri?: boolean;
 }
 
 /** An https URI without fragment, as `client_uri` and `logo_uri` must be. */
@@ -95,7 +103,43 @@ const RequestSchema = z.object({
     .refine(isDefaultMaxAge, `default_max_age ${DEFAULT_MAX_AGE_PROBLEM}`)
     .optional(),
   require_auth_time: z.boolean({ error: 'require_auth_time must be a boolean' }).optional(),
+  jwks: z.unknown().optional(),
+  jwks_uri: text('jwks_uri', MAX_REDIRECT_URI_LENGTH).optional(),
+  token_endpoint_auth_signing_alg: z
+    .enum(CLIENT_ASSERTION_ALGORITHMS, {
+      error: `token_endpoint_auth_signing_alg must be one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+    })
+    .optional(),
 });
+
+type RequestMetadata = z.output<typeof RequestSchema>;
+
+/**
+ * The keys of a private_key_jwt client, validated as CLIENTS_FILE validates them; none for
+ * another method (they would authenticate nothing). RFC 7591 §2: "The "jwks_uri" and "jwks"
+ * parameters MUST NOT both be present in the same request or response."
+ */
+function checkKeys(m: RequestMetadata, authMethod: string, policy: ClientMetadataPolicy): Partial<RegisteredMetadata> {
+  const fields = (['jwks', 'jwks_uri', 'token_endpoint_auth_signing_alg'] as const).filter((field) => m[field] !== undefined);
+  if (authMethod !== 'private_key_jwt') {
+    if (fields.length > 0) throw new InvalidClientMetadata(`${fields[0]}: only with token_endpoint_auth_method private_key_jwt`);
+    return {};
+  }
+  if ((m.jwks === undefined) === (m.jwks_uri === undefined))
+    throw new InvalidClientMetadata('private_key_jwt needs the client public keys: jwks or jwks_uri, not both');
+  const problem = m.jwks === undefined ? undefined : clientJwksProblem(m.jwks);
+  if (problem) throw new InvalidClientMetadata(`jwks: ${problem}`);
+  const uri = m.jwks_uri;
+  // https, as every URL we fetch for a client (http:// only with CLIENT_ID_METADATA_ALLOW_INSECURE).
+  const scheme = uri !== undefined && URL.canParse(uri) ? new URL(uri).protocol : undefined;
+  if (uri !== undefined && (uri.includes('#') || !(scheme === 'https:' || (scheme === 'http:' && policy.allowHttpJwksUri === true))))
+    throw new InvalidClientMetadata('jwks_uri must be an https URI without fragment');
+  return {
+    ...(m.jwks === undefined ? {} : { jwks: m.jwks as PublicJwks }),
+    ...(uri === undefined ? {} : { jwks_uri: uri }),
+    ...(m.token_endpoint_auth_signing_alg === undefined ? {} : { token_endpoint_auth_signing_alg: m.token_endpoint_auth_signing_alg }),
+  };
+}
 
 /** JSON `null` and `""` read as an omitted field: client libraries write both for "not set". */
 function withoutEmptyValues(body: Record<string, unknown>): Record<string, unknown> {
@@ -154,6 +198,7 @@ export function validatedClientMetadata(body: unknown, policy: ClientMetadataPol
   const authMethod = m.token_endpoint_auth_method ?? 'client_secret_basic';
   if (!(AUTH_METHODS as readonly string[]).includes(authMethod))
     throw new InvalidClientMetadata(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+  const keys = checkKeys(m, authMethod, policy);
   const grantTypes = checkGrantTypes(m.grant_types ?? ['authorization_code'], policy);
   const responseTypes = checkResponseTypes(m.response_types, grantTypes);
   // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
@@ -185,5 +230,6 @@ export function validatedClientMetadata(body: unknown, policy: ClientMetadataPol
       : { id_token_signed_response_alg: m.id_token_signed_response_alg as SigningAlgorithm }),
     ...(m.default_max_age === undefined ? {} : { default_max_age: m.default_max_age }),
     ...(m.require_auth_time === true ? { require_auth_time: true as const } : {}),
+    ...keys,
   };
 }

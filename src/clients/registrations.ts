@@ -6,7 +6,7 @@ import type { AttemptCounter, ClientRegistrationRecord, ClientRegistrationStore,
 import type { ClientSource } from './directory.js';
 import { clientInformation, clientOf, isDynamicClientId, newDynamicClientId } from './registered-client.js';
 import { type ClientMetadataPolicy, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';
-import type { Client } from './registry.js';
+import type { Client, ClientAuthMethod } from './registry.js';
 import { generateClientSecret, hashClientSecret, storedSecretDigest, verifyClientSecret } from './secret.js';
 
 /**
@@ -27,6 +27,11 @@ export interface RegistrationSettings {
   readonly rateLimit: { readonly limit: number; readonly windowSeconds: number; readonly ipv6LimitPrefix: number };
   /** The client configuration endpoint of a client (RFC 7592 §1: `registration_client_uri`). */
   registrationClientUri(clientId: string): string;
+}
+
+/** What a client authenticates with: nothing, the secret we issue it, or its own keys (no secret then). */
+function credentialOf(method: ClientAuthMethod): 'none' | 'secret' | 'keys' {
+  return method === 'none' ? 'none' : method === 'private_key_jwt' ? 'keys' : 'secret';
 }
 
 /**
@@ -85,7 +90,7 @@ export class ClientRegistrations implements ClientSource {
   private async create(body: unknown): Promise<Registration> {
     const metadata = validatedClientMetadata(body, this.settings.policy);
     const clientId = newDynamicClientId();
-    const clientSecret = metadata.token_endpoint_auth_method === 'none' ? undefined : generateClientSecret();
+    const clientSecret = credentialOf(metadata.token_endpoint_auth_method) === 'secret' ? generateClientSecret() : undefined;
     // A 256-bit bearer token, like a client secret: stored as its SHA-256 digest.
     const registrationAccessToken = generateClientSecret();
     const record: ClientRegistrationRecord = {
@@ -123,10 +128,10 @@ export class ClientRegistrations implements ClientSource {
     if (presentedSecret !== undefined && !(typeof presentedSecret === 'string' && this.secretMatches(record, presentedSecret)))
       throw new InvalidClientMetadata('client_secret does not match the secret issued to this client');
     const metadata = validatedClientMetadata(body, this.settings.policy);
-    const wasPublic = record.clientSecretHash === undefined;
-    if (wasPublic !== (metadata.token_endpoint_auth_method === 'none'))
+    const was = credentialOf((record.metadata as unknown as RegisteredMetadata).token_endpoint_auth_method);
+    if (was !== credentialOf(metadata.token_endpoint_auth_method))
       throw new InvalidClientMetadata(
-        'token_endpoint_auth_method cannot change between none and a client secret: register a new client instead',
+        'token_endpoint_auth_method cannot change between none, a client secret and private_key_jwt: register a new client instead',
       );
     const updated: ClientRegistrationRecord = { ...record, metadata: { ...metadata } };
     this.assertServable(updated);

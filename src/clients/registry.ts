@@ -3,36 +3,20 @@ import { z } from 'zod';
 import { RESPONSE_TYPES, type ResponseType } from '../oauth/response-mode.js';
 import { parseScope } from '../oauth/scope.js';
 import { isHttpsOrLocalUrl } from '../oauth/urls.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../oauth/client-assertion.js';
+import { type ClientKeysSource, clientJwksProblem, type PublicJwks } from './client-jwks.js';
 import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
-import {
-  JWT_BEARER_GRANT,
-  TOKEN_EXCHANGE_GRANT,
-  type TokenExchangePolicy,
-  TokenExchangePolicySchema,
-  tokenExchangePolicyOf,
-} from './token-exchange-policy.js';
+import { JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT, TokenExchangePolicySchema, tokenExchangePolicyOf } from './token-exchange-policy.js';
 
 export type { TokenExchangePolicy } from './token-exchange-policy.js';
 import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
+import { AUTH_METHODS, type Client, GRANT_TYPES } from './client.js';
 
-/** RFC 7591 client metadata, as registered by the operator in CLIENTS_FILE. */
-
-export const GRANT_TYPES = [
-  'authorization_code',
-  'implicit',
-  'password',
-  'client_credentials',
-  'refresh_token',
-  TOKEN_EXCHANGE_GRANT,
-  JWT_BEARER_GRANT,
-] as const;
-export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
-
-export type GrantTypeName = (typeof GRANT_TYPES)[number];
-export type ClientAuthMethod = (typeof AUTH_METHODS)[number];
+export { AUTH_METHODS, GRANT_TYPES } from './client.js';
+export type { Client, ClientAuthMethod, GrantTypeName } from './client.js';
 
 export const redirectUri = z.string().superRefine((value, ctx) => {
   let url: URL;
@@ -51,6 +35,14 @@ const displayUrl = z
   .string()
   .max(2048)
   .refine(isHttpsOrLocalUrl, 'must be an absolute https URL (http only on localhost, for development), without fragment');
+
+/** A refinement that adds the problem `problemOf` finds in a value, if any. */
+function refusing<T>(problemOf: (value: T) => string | undefined) {
+  return (value: T, ctx: z.RefinementCtx<T>) => {
+    const problem = problemOf(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+}
 
 const ClientSchema = z
   .object({
@@ -77,26 +69,35 @@ const ClientSchema = z
     /** Where /oauth2/logout may send the browser afterwards (exact match), as in OpenID Connect RP-Initiated Logout. */
     post_logout_redirect_uris: z.array(redirectUri).default([]),
     // OpenID Connect Dynamic Client Registration 1.0 §2 (openid-metadata.ts).
-    id_token_signed_response_alg: z
-      .string()
-      .superRefine((alg, ctx) => {
-        const problem = idTokenAlgorithmProblem(alg);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .optional(),
+    id_token_signed_response_alg: z.string().superRefine(refusing(idTokenAlgorithmProblem)).optional(),
     default_max_age: z.number().refine(isDefaultMaxAge, DEFAULT_MAX_AGE_PROBLEM).optional(),
     require_auth_time: z.boolean().default(false),
     /** RFC 8693: what the client may exchange (token-exchange-policy.ts). */
     token_exchange: TokenExchangePolicySchema.optional(),
+    // private_key_jwt (RFC 7523 §2.2): the client's public keys, inline or at a URL we fetch.
+    jwks: z.unknown().superRefine(refusing(clientJwksProblem)).optional(),
+    jwks_uri: z
+      .string()
+      .max(2048)
+      .refine(isHttpsOrLocalUrl, 'must be an absolute https URL (http only on localhost, for development), without fragment')
+      .optional(),
+    token_endpoint_auth_signing_alg: z.enum(CLIENT_ASSERTION_ALGORITHMS).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     const isPublic = c.token_endpoint_auth_method === 'none';
+    const withKeys = c.token_endpoint_auth_method === 'private_key_jwt';
     if (isPublic && c.client_secret_hash)
       problem('client_secret_hash', 'a public client (token_endpoint_auth_method "none") has no secret');
-    if (!isPublic && !c.client_secret_hash)
+    if (withKeys && c.client_secret_hash)
+      problem('client_secret_hash', 'a private_key_jwt client authenticates with its keys: it has no secret');
+    if (!isPublic && !withKeys && !c.client_secret_hash)
       problem('client_secret_hash', `required with token_endpoint_auth_method "${c.token_endpoint_auth_method}"`);
+    if (withKeys && (c.jwks === undefined) === (c.jwks_uri === undefined))
+      problem('jwks', "private_key_jwt needs the client's public keys: either jwks or jwks_uri, not both");
+    for (const field of ['jwks', 'jwks_uri', 'token_endpoint_auth_signing_alg'] as const)
+      if (!withKeys && c[field] !== undefined) problem(field, 'only with token_endpoint_auth_method "private_key_jwt"');
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
     if (isPublic && c.grant_types.includes('client_credentials')) problem('grant_types', 'client_credentials needs a confidential client');
     // Introspection needs an authenticated caller (RFC 7662 §2.1), so the right is a confidential client's.
@@ -112,45 +113,14 @@ const ClientSchema = z
     if (isPublic && c.grant_types.includes(JWT_BEARER_GRANT)) problem('grant_types', 'the JWT bearer grant needs a confidential client');
   });
 
-export interface Client {
-  readonly clientId: string;
-  readonly clientName: string | undefined;
-  /** The client's home page (RFC 7591 §2 client_uri): the error page links to it for a client of CLIENTS_FILE. */
-  readonly clientUri?: string | undefined;
-  /** The client's logo (RFC 7591 §2 logo_uri), shown on the login and consent pages. */
-  readonly logoUri?: string | undefined;
-  /** SHA-256 digest of the client secret; undefined for public clients. */
-  readonly secretDigest: Buffer | undefined;
-  readonly redirectUris: readonly string[];
-  readonly grantTypes: ReadonlySet<GrantTypeName>;
-  readonly responseTypes: ReadonlySet<ResponseType>;
-  readonly scope: readonly string[];
-  readonly authMethod: ClientAuthMethod;
-  /** A resource server the operator allows to introspect every client's tokens, not only its own. */
-  readonly introspectAllTokens: boolean;
-  /** Web origins whose pages may call the token and revocation endpoints (see origins.ts). */
-  readonly corsOrigins: ReadonlySet<string>;
-  /** First-party: the consent page is skipped (the operator vouches for the client). */
-  readonly skipConsent?: true;
-  /** The URIs /oauth2/logout may redirect to after signing out (exact match). */
-  readonly postLogoutRedirectUris?: readonly string[];
-  /** OpenID Connect Registration §2 id_token_signed_response_alg; undefined: RS256, the default, applied by the ID-token code. */
-  readonly idTokenSignedResponseAlg?: SigningAlgorithm;
-  /** OpenID Connect Registration §2 default_max_age: the max_age of a request that sends none, in seconds. */
-  readonly defaultMaxAge?: number;
-  /** OpenID Connect Registration §2 require_auth_time: every ID token carries auth_time. */
-  readonly requireAuthTime?: true;
-  /** RFC 8693: what the client may exchange; only a client of CLIENTS_FILE has one. */
-  readonly tokenExchange?: TokenExchangePolicy;
-  /** RFC 9449 §5.2: "dpop_bound_access_tokens": every token request of this client must carry a DPoP proof. */
-  readonly dpopBoundAccessTokens?: true;
-  /** Described by its Client ID Metadata Document, fetched from its client_id: not pre-registered (metadata-document.ts). */
-  readonly fromMetadataDocument?: true;
-  /** Registered by itself at the registration endpoint (RFC 7591): not reviewed by the operator (registrations.ts). */
-  readonly dynamicallyRegistered?: true;
-}
-
 export type ClientMetadata = z.input<typeof ClientSchema>;
+
+/** The keys and algorithm of a private_key_jwt client (validated by the schema). */
+function keysOf(c: z.output<typeof ClientSchema>): Pick<Client, 'keys' | 'assertionSigningAlg'> {
+  if (c.token_endpoint_auth_method !== 'private_key_jwt') return {};
+  const keys: ClientKeysSource = c.jwks_uri !== undefined ? { jwksUri: c.jwks_uri } : { jwks: structuredClone(c.jwks) as PublicJwks };
+  return { keys, ...(c.token_endpoint_auth_signing_alg ? { assertionSigningAlg: c.token_endpoint_auth_signing_alg } : {}) };
+}
 
 function toClient(c: z.output<typeof ClientSchema>): Client {
   const defaultResponseTypes: ResponseType[] = c.grant_types.includes('authorization_code') ? ['code'] : [];
@@ -173,6 +143,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     ...(c.require_auth_time ? { requireAuthTime: true as const } : {}),
     ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     ...(c.token_exchange ? { tokenExchange: tokenExchangePolicyOf(c.token_exchange) } : {}),
+    ...keysOf(c),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',
       redirectUris: c.redirect_uris,

@@ -72,6 +72,16 @@ export class DocumentCache<T> {
     return loaded;
   }
 
+  /**
+   * The value for `url` loaded anew, whatever the cache holds (the caller bounds how often:
+   * a client's JWKS is refetched for an unknown key at most once per cooldown). A load
+   * already running is shared; a host backing off is not contacted.
+   */
+  reload(url: string, load: () => Promise<Loaded<T>>): Promise<T> {
+    this.entries.delete(url);
+    return this.get(url, load);
+  }
+
   /** Entries held now (documents and failures), for tests and metrics. */
   get size(): number {
     return this.entries.size;

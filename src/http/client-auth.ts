@@ -1,14 +1,30 @@
+import type { FastifyRequest } from 'fastify';
+import type { ClientAssertions } from '../clients/client-assertions.js';
 import type { ClientDirectory } from '../clients/directory.js';
-import type { Client, ClientAuthMethod } from '../clients/registry.js';
+import type { Client } from '../clients/registry.js';
 import { verifyClientSecret } from '../clients/secret.js';
 import { InvalidClient, InvalidRequest } from '../errors/index.js';
+import { assertionSubject, CLIENT_ASSERTION_TYPE, ClientAssertionRefused } from '../oauth/client-assertion.js';
 import type { FormParams } from '../oauth/form-params.js';
 
 /** What the request presented to identify its client (RFC 6749 §2.3). */
-export interface PresentedClientCredentials {
-  readonly method: ClientAuthMethod;
-  readonly clientId: string;
-  readonly secret: string | undefined;
+export type PresentedClientCredentials =
+  | {
+      readonly method: 'client_secret_basic' | 'client_secret_post' | 'none';
+      readonly clientId: string;
+      readonly secret: string | undefined;
+    }
+  | {
+      /** RFC 7523 §2.2; the client is the client_id sent, else the assertion's subject (undefined when it has none). */
+      readonly method: 'private_key_jwt';
+      readonly clientId: string | undefined;
+      readonly assertion: string;
+    };
+
+/** Verifies what clients present: secrets against the directory's digests, assertions with the clients' keys. */
+export interface ClientAuthentication {
+  readonly clients: ClientDirectory;
+  readonly assertions: Pick<ClientAssertions, 'verify'>;
 }
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
@@ -33,6 +49,19 @@ function parseBasic(header: string): { clientId: string; secret: string } {
   return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
 }
 
+/** RFC 7521 §4.2: `client_assertion` with its `client_assertion_type`, both in the body; undefined when neither is sent. */
+function presentedAssertion(body: FormParams, query: FormParams): string | undefined {
+  if (query.has('client_assertion')) throw new InvalidRequest('client_assertion must not be sent in the query string');
+  const type = body.get('client_assertion_type');
+  const assertion = body.get('client_assertion');
+  if (type === undefined && assertion === undefined) return undefined;
+  if (assertion === undefined) throw new InvalidRequest('client_assertion_type sent without client_assertion');
+  if (type === undefined) throw new InvalidRequest('client_assertion sent without client_assertion_type');
+  // This server takes one kind of assertion only (client_secret_jwt, SAML: RFC 7522, are not offered).
+  if (type !== CLIENT_ASSERTION_TYPE) throw new InvalidRequest(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+  return assertion;
+}
+
 /**
  * Reads the credentials a request presents, rejecting ambiguous or unsafe forms.
  * Returns undefined when the request names no client at all. HTTP Basic with an empty
@@ -48,9 +77,16 @@ export function presentedClientCredentials(
   if (query.has('client_secret')) throw new InvalidRequest('client_secret must not be sent in the query string');
   const bodyId = body.get('client_id');
   const bodySecret = body.get('client_secret');
-  if (authorization !== undefined && authorization !== '') {
-    if (!/^Basic(?: |$)/i.test(authorization)) throw new InvalidRequest('unsupported Authorization scheme: use HTTP Basic');
+  const withBasic = authorization !== undefined && authorization !== '';
+  const assertion = presentedAssertion(body, query);
+  if (assertion !== undefined) {
     // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
+    if (withBasic) throw new InvalidRequest('client authenticated with both HTTP Basic and client_assertion');
+    if (bodySecret !== undefined) throw new InvalidRequest('client authenticated with both client_secret and client_assertion');
+    return { method: 'private_key_jwt', clientId: bodyId ?? assertionSubject(assertion), assertion };
+  }
+  if (withBasic) {
+    if (!/^Basic(?: |$)/i.test(authorization)) throw new InvalidRequest('unsupported Authorization scheme: use HTTP Basic');
     if (bodySecret !== undefined) throw new InvalidRequest('client authenticated with both HTTP Basic and client_secret');
     const basic = parseBasic(authorization);
     if (bodyId !== undefined && bodyId !== basic.clientId) throw new InvalidRequest('client_id does not match the HTTP Basic credentials');
@@ -69,31 +105,73 @@ export function presentedClientCredentials(
 
 /**
  * The one description of every failed authentication: unknown id, wrong secret, missing
- * secret, or a secret from a public client all read the same, so an answer never tells
- * whether a client id exists.
+ * secret, a secret from a public client, or an assertion refused for whatever reason all
+ * read the same, so an answer never tells whether a client id exists, nor which check failed.
  */
 export const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
+
+/** Told why an assertion was refused (the request's debug log); never the assertion. */
+export type AssertionRefusalLog = (clientId: string | undefined, reason: string) => void;
+
+/**
+ * RFC 7521 §4.2.1: "If the client assertion is invalid for any reason, the error code
+ * "invalid_client" MUST be used". A client registered with a secret, or public, cannot
+ * authenticate this way (ClientAssertions refuses it).
+ */
+async function clientOfAssertion(
+  presented: Extract<PresentedClientCredentials, { method: 'private_key_jwt' }>,
+  authentication: ClientAuthentication,
+  onRefused: AssertionRefusalLog,
+): Promise<Client> {
+  try {
+    const client = presented.clientId === undefined ? undefined : await authentication.clients.find(presented.clientId);
+    if (!client) throw new ClientAssertionRefused(presented.clientId === undefined ? 'no client_id and no sub' : 'unknown client');
+    await authentication.assertions.verify(presented.assertion, client);
+    return client;
+  } catch (err) {
+    if (!(err instanceof ClientAssertionRefused)) throw err;
+    onRefused(presented.clientId, err.message);
+    throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED, { cause: err });
+  }
+}
 
 /**
  * Authenticates the client. A client with a secret may present it either way, whatever
  * `token_endpoint_auth_method` it registered: RFC 6749 §2.3.1 "The authorization server
  * MUST support the HTTP Basic authentication scheme for authenticating clients that were
  * issued a client password", and OAuth 2.1 §2.4.1 "the authorization server MUST support
- * the client including the client credentials in the request body". A public client
- * presents only its id. Unknown clients and public clients presenting a
- * secret cost the same secret comparison as known ones, so timing does not reveal which
- * ids exist.
+ * the client including the client credentials in the request body". A private_key_jwt
+ * client presents an assertion and nothing else; a public client presents only its id.
+ * Unknown clients and public clients presenting a secret cost the same secret comparison
+ * as known ones, so timing does not reveal which ids exist.
  */
-export async function authenticateClient(presented: PresentedClientCredentials | undefined, clients: ClientDirectory): Promise<Client> {
+export async function authenticateClient(
+  presented: PresentedClientCredentials | undefined,
+  authentication: ClientAuthentication,
+  onRefused: AssertionRefusalLog = () => undefined,
+): Promise<Client> {
   if (!presented) throw new InvalidClient('client authentication is required');
-  const client = await clients.find(presented.clientId);
+  if (presented.method === 'private_key_jwt') return clientOfAssertion(presented, authentication, onRefused);
+  const client = await authentication.clients.find(presented.clientId);
   if (presented.secret !== undefined) {
-    // A public client has no digest: the dummy comparison runs and fails.
+    // A public or private_key_jwt client has no digest: the dummy comparison runs and fails.
     if (!verifyClientSecret(presented.secret, client?.secretDigest) || !client) throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
     return client;
   }
   // No secret: only a public client may stop here (RFC 6749 §3.2.1: a confidential
-  // client MUST authenticate).
-  if (!client || client.secretDigest !== undefined) throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
+  // client MUST authenticate, whether with a secret or with its keys).
+  if (!client || client.authMethod !== 'none') throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
   return client;
+}
+
+/** The client of a back-channel request (token, revocation, introspection): one way for all three. */
+export function authenticatedClient(
+  request: FastifyRequest,
+  params: { readonly body: FormParams; readonly query: FormParams },
+  authentication: ClientAuthentication,
+): Promise<Client> {
+  const presented = presentedClientCredentials(request.headers.authorization, params.body, params.query);
+  return authenticateClient(presented, authentication, (clientId, reason) =>
+    request.log.debug({ clientId, reason }, 'client assertion refused: invalid_client'),
+  );
 }

@@ -34,6 +34,18 @@ function fileProblem(code: string | undefined, err: unknown): string {
   return (code && FILE_PROBLEMS[code]) ?? code ?? String(err);
 }
 
+/** A JSON file's value (undefined when it does not exist and `missingMeansEmpty`); every failure becomes one message that names the file. */
+export async function readJsonFile(file: string, fail: (message: string) => Error, options: ReadOptions = {}): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && options.missingMeansEmpty) return undefined;
+    const reason = err instanceof SyntaxError ? `not valid JSON (${withoutQuotedInput(err)})` : fileProblem(code, err);
+    throw fail(`${file}: ${reason}`);
+  }
+}
+
 /** The entries of a registry file; every failure becomes one message that names the file. */
 export async function readRegistryEntries(
   file: string,
@@ -41,15 +53,8 @@ export async function readRegistryEntries(
   fail: (message: string) => Error,
   options: ReadOptions = {},
 ): Promise<unknown[]> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && options.missingMeansEmpty) return [];
-    const reason = err instanceof SyntaxError ? `not valid JSON (${withoutQuotedInput(err)})` : fileProblem(code, err);
-    throw fail(`${file}: ${reason}`);
-  }
+  const json = await readJsonFile(file, fail, options);
+  if (json === undefined) return [];
   const entries = (json as Record<string, unknown> | null)?.[member];
   if (typeof json !== 'object' || json === null || Array.isArray(json) || Object.keys(json).length !== 1 || !Array.isArray(entries)) {
     throw fail(`${file}: expected {"${member}": [...]}`);

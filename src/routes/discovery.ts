@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { Endpoints } from '../endpoints.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../oauth/client-assertion.js';
 import { IDENTITY_SCOPES } from '../oauth/identity-scopes.js';
 import { openidProviderMetadata } from '../oidc/discovery.js';
 import { allowAnyOrigin } from '../http/cors.js';
@@ -33,23 +34,37 @@ export interface DiscoveryOptions {
   readonly registration?: { readonly grantTypes: readonly GrantTypeName[] } | undefined;
 }
 
-/** What a client described by a metadata document may use (src/clients/metadata-document.ts). */
-function metadataDocumentClient(
+/** What a client described by a metadata document may use (src/clients/metadata-document.ts): public, or its keys. */
+function metadataDocumentClients(
   grantTypes: readonly GrantTypeName[],
-): Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'> {
+): Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'>[] {
   const responseTypes = new Set<ResponseType>(grantTypes.includes('authorization_code') ? ['code'] : []);
-  return { grantTypes: new Set(grantTypes), authMethod: 'none', responseTypes, scope: [] };
+  return (['none', 'private_key_jwt'] as const).map((authMethod) => ({
+    grantTypes: new Set(grantTypes),
+    authMethod,
+    responseTypes,
+    scope: [],
+  }));
 }
 
 /**
  * What a client registering itself may get (src/clients/registration-metadata.ts): any of the
- * three authentication methods (the MCP SDK picks its own from this list), the allowed grants.
+ * authentication methods (the MCP SDK picks its own from this list), the allowed grants.
  */
 function dynamicallyRegistered(
   grantTypes: readonly GrantTypeName[],
 ): Pick<Client, 'grantTypes' | 'authMethod' | 'responseTypes' | 'scope'>[] {
   const responseTypes = new Set<ResponseType>(grantTypes.includes('authorization_code') ? ['code'] : []);
   return AUTH_METHODS.map((authMethod) => ({ grantTypes: new Set(grantTypes), authMethod, responseTypes, scope: [] }));
+}
+
+/**
+ * RFC 8414 §2: token_endpoint_auth_signing_alg_values_supported "MUST be present if either of
+ * these authentication methods are specified in the token_endpoint_auth_methods_supported
+ * entry" (private_key_jwt, client_secret_jwt); the same for revocation (§2) and introspection (§2).
+ */
+function signingAlgorithms(endpoint: string, authMethods: readonly string[]): Record<string, readonly string[]> {
+  return authMethods.includes('private_key_jwt') ? { [`${endpoint}_auth_signing_alg_values_supported`]: CLIENT_ASSERTION_ALGORITHMS } : {};
 }
 
 /**
@@ -61,7 +76,7 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const { endpoints, clients, registration } = options;
   const registered = [
     ...clients.all(),
-    ...(options.clientIdMetadataDocuments ? [metadataDocumentClient(options.clientIdMetadataDocuments.grantTypes)] : []),
+    ...(options.clientIdMetadataDocuments ? metadataDocumentClients(options.clientIdMetadataDocuments.grantTypes) : []),
     ...(registration ? dynamicallyRegistered(registration.grantTypes) : []),
   ];
   const grantTypes = options.implementedGrants.filter((g) => registered.some((c) => c.grantTypes.has(g as never)));
@@ -87,10 +102,13 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     response_types_supported: responseTypes,
     response_modes_supported: RESPONSE_MODES,
     token_endpoint_auth_methods_supported: authMethods,
+    ...signingAlgorithms('token_endpoint', authMethods),
     revocation_endpoint: endpoints.url('revocation'),
     revocation_endpoint_auth_methods_supported: authMethods,
+    ...signingAlgorithms('revocation_endpoint', authMethods),
     introspection_endpoint: endpoints.url('introspection'),
     introspection_endpoint_auth_methods_supported: authMethods.filter((m) => m !== 'none'),
+    ...signingAlgorithms('introspection_endpoint', authMethods),
     // RFC 8414 §2: "URL of the authorization server's OAuth 2.0 Dynamic Client Registration endpoint [RFC7591]".
     ...(registration ? { registration_endpoint: endpoints.url('registration') } : {}),
     scopes_supported: scopes,

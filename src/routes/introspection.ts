@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ClientDirectory } from '../clients/directory.js';
 import { InvalidClient } from '../errors/index.js';
-import { authenticateClient, CLIENT_AUTHENTICATION_FAILED, presentedClientCredentials } from '../http/client-auth.js';
+import { authenticatedClient, CLIENT_AUTHENTICATION_FAILED, type ClientAuthentication } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';
 import { type IntrospectionDependencies, introspectToken } from '../tokens/introspection.js';
@@ -9,8 +8,8 @@ import { type IntrospectionDependencies, introspectToken } from '../tokens/intro
 export interface IntrospectionRouteOptions {
   readonly path: string;
   readonly realm: string;
-  /** Every client: the file's, registered ones, metadata documents. */
-  readonly directory: ClientDirectory;
+  /** Every client (the file's, registered ones, metadata documents) and how each proves who it is. */
+  readonly authentication: ClientAuthentication;
   readonly introspection: IntrospectionDependencies;
 }
 
@@ -23,7 +22,7 @@ export async function introspectionRoute(app: FastifyInstance, options: Introspe
   // the caller authenticates as a confidential client.
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
-    const client = await authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), options.directory);
+    const client = await authenticatedClient(request, { body, query }, options.authentication);
     // A public client is refused with the same words as an unknown one: nothing tells which ids exist.
     if (client.authMethod === 'none') throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
     return sendOAuthJson(reply, 200, await introspectToken(body.require('token'), client, introspection));

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ClientDirectory } from '../clients/directory.js';
 import type { ClientRegistry } from '../clients/registry.js';
-import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { authenticatedClient, type ClientAuthentication } from '../http/client-auth.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { type RevocationDependencies, revokeToken } from '../tokens/revocation.js';
@@ -11,8 +10,8 @@ export interface RevocationRouteOptions {
   readonly realm: string;
   /** Clients of CLIENTS_FILE: the origins a CORS preflight may be answered for. */
   readonly clients: ClientRegistry;
-  /** Every client: the file's, registered ones, metadata documents. */
-  readonly directory: ClientDirectory;
+  /** Every client (the file's, registered ones, metadata documents) and how each proves who it is. */
+  readonly authentication: ClientAuthentication;
   readonly revocation: RevocationDependencies;
 }
 
@@ -26,7 +25,7 @@ export async function revocationRoute(app: FastifyInstance, options: RevocationR
   // RFC 7009 §2.1: public clients revoke with their client_id; confidential ones authenticate.
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
-    const client = await authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), options.directory);
+    const client = await authenticatedClient(request, { body, query }, options.authentication);
     allowClientOrigin(request, reply, client);
     // token_type_hint is only a hint (§2.1), and our two kinds of token tell themselves apart.
     await revokeToken(body.require('token'), client, revocation);

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { ClientDirectory } from '../clients/directory.js';
 import type { ClientRegistry } from '../clients/registry.js';
 import type { TokenEndpointProofs } from '../dpop/token-endpoint.js';
 import { InvalidDpopProof, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { Grant } from '../grants/types.js';
-import { authenticateClient, presentedClientCredentials } from '../http/client-auth.js';
+import { authenticatedClient, type ClientAuthentication } from '../http/client-auth.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJsonText, tokenResponseJson } from '../http/oauth-reply.js';
@@ -15,8 +14,8 @@ export interface TokenRouteOptions {
   readonly realm: string;
   /** Clients of CLIENTS_FILE: the origins a CORS preflight may be answered for. */
   readonly clients: ClientRegistry;
-  /** Every client: the file's, registered ones, metadata documents. */
-  readonly directory: ClientDirectory;
+  /** Every client (the file's, registered ones, metadata documents) and how each proves who it is. */
+  readonly authentication: ClientAuthentication;
   readonly grants: ReadonlyMap<string, Grant>;
   /** DPoP proofs (RFC 9449 §5): validated, remembered, and the nonces to hand out. */
   readonly proofs: TokenEndpointProofs;
@@ -38,7 +37,7 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
     // The client first, so that every later error reaches a browser client that allows this origin.
-    const client = await authenticateClient(presentedClientCredentials(request.headers.authorization, body, query), options.directory);
+    const client = await authenticatedClient(request, { body, query }, options.authentication);
     allowClientOrigin(request, reply, client);
     const grant = grants.get(body.require('grant_type'));
     if (!grant) throw new UnsupportedGrantType('the grant_type is not supported by this authorization server');

@@ -1,4 +1,6 @@
-import { type ClientSource } from '../clients/directory.js';
+import { ClientAssertions } from '../clients/client-assertions.js';
+import { ClientKeys } from '../clients/client-keys.js';
+import type { ClientDirectory, ClientSource } from '../clients/directory.js';
 import { MetadataDocumentClients } from '../clients/metadata-documents.js';
 import type { ClientMetadataPolicy } from '../clients/registration-metadata.js';
 import { ClientRegistrations } from '../clients/registrations.js';
@@ -7,6 +9,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Endpoints } from '../endpoints.js';
 import type { SecurityEvents } from '../events/types.js';
+import type { FreshnessBounds } from '../fetch/freshness.js';
+import type { FetchPolicy } from '../fetch/safe-fetch.js';
+import type { ClientAuthentication } from '../http/client-auth.js';
 import { offeredScope } from '../resources/indicators.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { Store } from '../store/types.js';
@@ -19,7 +24,30 @@ import type { ServiceDependencies, ServiceLog } from './index.js';
  * is as self-asserted as the other): DYNAMIC_CLIENT_GRANTS, and scopes some resource offers.
  */
 export function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): ClientMetadataPolicy {
-  return { grantTypes: config.dynamicClientGrants, offeredScopes: () => offeredScope(resources.all()) };
+  return {
+    grantTypes: config.dynamicClientGrants,
+    offeredScopes: () => offeredScope(resources.all()),
+    allowHttpJwksUri: config.clientIdMetadata.allowInsecure,
+  };
+}
+
+/**
+ * How URLs clients name are fetched (metadata documents, jwks_uri), and for how long what
+ * they answer is kept: the CLIENT_ID_METADATA_* settings, whether or not documents are on.
+ */
+function clientFetching(config: Config, deps: ServiceDependencies): { fetch: FetchPolicy; ttl: FreshnessBounds } {
+  const settings = config.clientIdMetadata;
+  return {
+    fetch: {
+      allowHttp: settings.allowInsecure,
+      allowSpecialUseAddresses: settings.allowInsecure,
+      timeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxBytes,
+      ca: deps.outboundFetch?.ca,
+      resolve: deps.outboundFetch?.resolve,
+    },
+    ttl: { minSeconds: settings.minTtl, maxSeconds: settings.maxTtl },
+  };
 }
 
 /** Clients whose client_id is the URL of their metadata document, when CLIENT_ID_METADATA_DOCUMENTS is on. */
@@ -30,23 +58,34 @@ export function metadataDocumentSource(
   clock: Clock,
   policy: ClientMetadataPolicy,
 ): ClientSource[] {
-  const settings = config.clientIdMetadata;
-  if (!settings.enabled) return [];
+  if (!config.clientIdMetadata.enabled) return [];
   const source = new MetadataDocumentClients({
     policy,
-    fetch: {
-      allowHttp: settings.allowInsecure,
-      allowSpecialUseAddresses: settings.allowInsecure,
-      timeoutMs: settings.timeoutMs,
-      maxBytes: settings.maxBytes,
-      ca: deps.outboundFetch?.ca,
-      resolve: deps.outboundFetch?.resolve,
-    },
-    ttl: { minSeconds: settings.minTtl, maxSeconds: settings.maxTtl },
+    ...clientFetching(config, deps),
     clock,
     onRefused: (clientId, reason) => log.info({ clientId, reason }, 'client id metadata document not usable: the client is unknown'),
   });
   return [source];
+}
+
+/**
+ * How the back-channel endpoints authenticate clients: secrets against the directory, and
+ * private_key_jwt assertions (RFC 7523) with the client's keys, addressed to our issuer
+ * identifier or our token endpoint, each jti used once across instances (the store).
+ */
+export function clientAuthentication(
+  config: Config,
+  deps: ServiceDependencies,
+  services: { log: ServiceLog; clock: Clock; endpoints: Endpoints; directory: ClientDirectory },
+): ClientAuthentication {
+  const { log, clock, endpoints } = services;
+  const keys = new ClientKeys({
+    ...clientFetching(config, deps),
+    clock,
+    onFetchFailed: (jwksUri, reason) => log.info({ jwksUri, reason }, 'client jwks_uri not usable: its assertions are refused'),
+  });
+  const audiences = [endpoints.issuer, endpoints.url('token')];
+  return { clients: services.directory, assertions: new ClientAssertions(keys, deps.store, { audiences, clock }) };
 }
 
 /** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */

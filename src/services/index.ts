@@ -7,7 +7,7 @@ import type { Config } from '../config/index.js';
 import { DpopNonces } from '../dpop/nonce.js';
 import { TokenEndpointProofs } from '../dpop/token-endpoint.js';
 import { endpointsOf } from '../endpoints.js';
-import { dynamicRegistrations, metadataDocumentSource, selfAssertedClientPolicy } from './clients.js';
+import { clientAuthentication, dynamicRegistrations, metadataDocumentSource, selfAssertedClientPolicy } from './clients.js';
 import { auditLog, type AuditSink } from '../events/audit-log.js';
 import { fanOut, type SecurityEvents } from '../events/types.js';
 import type { Resolver } from '../fetch/safe-fetch.js';
@@ -208,6 +208,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     initialAccessTokens:
       config.dynamicClientRegistration === 'token' ? new InitialAccessTokens(config.registrationInitialAccessTokens) : undefined,
     directory,
+    /** What the token, revocation and introspection endpoints authenticate clients with. */
+    authentication: clientAuthentication(config, deps, { log, clock, endpoints, directory }),
     proofs,
     authorizePipeline,
     /** The upstream identity providers and the tokens kept from them; undefined without IDENTITY_PROVIDERS_FILE. */

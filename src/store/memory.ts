@@ -16,7 +16,7 @@ import { MemoryConsents, MemoryGrantIndex } from './memory-grants.js';
 import { MemoryClientRegistrations, type RegistrationEntry } from './memory-registrations.js';
 import { MemoryAttemptCounter } from './memory-attempts.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
-import { dpopProofKey } from './dpop-proof-key.js';
+import { MemoryReplays } from './memory-replays.js';
 import { MemoryUpstream } from './memory-upstream.js';
 
 interface CodeEntry extends Expiring {
@@ -54,7 +54,7 @@ export class MemoryStore implements Store {
   /** The refresh-token key: one per process, as nothing of a memory store outlives it. */
   private readonly refreshKey = randomBytes(32);
   private readonly denylist: ExpiringMap<Expiring>;
-  private readonly dpopProofs: ExpiringMap<Expiring>;
+  private readonly replays: MemoryReplays;
   private readonly registrations: ExpiringMap<RegistrationEntry>;
   readonly clientRegistrations: MemoryClientRegistrations;
   readonly grantIndex: MemoryGrantIndex;
@@ -71,7 +71,7 @@ export class MemoryStore implements Store {
     this.attempts = new MemoryAttemptCounter(clock);
     this.graceResponses = new ExpiringMap(clock);
     this.denylist = new ExpiringMap(clock);
-    this.dpopProofs = new ExpiringMap(clock);
+    this.replays = new MemoryReplays(clock);
     this.registrations = new ExpiringMap(clock);
     this.clientRegistrations = new MemoryClientRegistrations(this.registrations, clock);
     this.grantIndex = new MemoryGrantIndex(clock);
@@ -189,11 +189,12 @@ export class MemoryStore implements Store {
     return this.denylist.get(jti) !== undefined;
   }
 
-  async rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
-    const key = dpopProofKey(jkt, jti);
-    if (this.dpopProofs.get(key)) return false;
-    this.dpopProofs.set(key, { expiresAt: this.expiry(ttlSeconds) });
-    return true;
+  rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    return this.replays.rememberDpopProof(jkt, jti, ttlSeconds);
+  }
+
+  rememberClientAssertion(clientId: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    return this.replays.rememberClientAssertion(clientId, jti, ttlSeconds);
   }
 
   async ping(): Promise<void> {}
@@ -212,7 +213,7 @@ export class MemoryStore implements Store {
       ...this.attempts.maps(),
       this.graceResponses,
       this.denylist,
-      this.dpopProofs,
+      this.replays.seen,
       this.registrations,
       ...this.upstream.maps(),
     ];

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { dpopProofKey } from './dpop-proof-key.js';
+import { clientAssertionKey, dpopProofKey } from './replay-keys.js';
 import type { OpaqueTokenRef } from './types.js';
 
 /**
@@ -16,6 +16,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>attempts:{<digest>}         attempt counter (sign-in, registration)
  *   <prefix>attempts:{<digest>}:checking  how many of its attempts are in flight
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
+ *   <prefix>assertion:{<digest>}:<digest>  client assertion seen (RFC 7523), by client id digest and jti digest
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
  *   <prefix>upstream:{<digest>}         an upstream sign-in in progress, by the digest of its state (sealed)
  *   <prefix>{sub:<digest>}:profile      a federated user's profile (the claims the upstream last brought)
@@ -98,8 +99,14 @@ export class RedisKeys {
    * different keys spread over the slots.
    */
   dpopProof(jkt: string, jti: string): string {
-    const [thumbprint, digest] = dpopProofKey(jkt, jti).split(':') as [string, string];
+    const [thumbprint, digest] = dpopProofKey(jkt, jti);
     return `${this.prefix}dpop:{${thumbprint}}:${digest}`;
+  }
+
+  /** One client's assertions share the digest of its id as their tag; clients spread over the slots. */
+  clientAssertion(clientId: string, jti: string): string {
+    const [client, digest] = clientAssertionKey(clientId, jti);
+    return `${this.prefix}assertion:{${client}}:${digest}`;
   }
 
   /** Our client ids are `dyn_` and base64url, never braces (src/clients/registered-client.ts). */

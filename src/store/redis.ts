@@ -177,12 +177,18 @@ export class RedisStore implements Store {
     return (await this.commands.call('read denylist', () => this.commands.client.exists(this.keys.deniedAccessToken(jti)))) === 1;
   }
 
-  async rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
-    const key = this.keys.dpopProof(jkt, jti);
+  rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    return this.rememberOnce('remember dpop proof', this.keys.dpopProof(jkt, jti), ttlSeconds);
+  }
+
+  rememberClientAssertion(clientId: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    return this.rememberOnce('remember client assertion', this.keys.clientAssertion(clientId, jti), ttlSeconds);
+  }
+
+  /** One SET NX PX: the check and the record are one command, so a concurrent replay cannot pass both. */
+  private async rememberOnce(operation: string, key: string, ttlSeconds: number): Promise<boolean> {
     const ttlMs = Math.max(1, ttlSeconds) * 1000;
-    // One SET NX PX: the check and the record are one command, so a concurrent replay cannot pass both.
-    const reply = await this.commands.call('remember dpop proof', () => this.commands.acknowledgedSet(key, '1', 'PX', ttlMs, true));
-    return reply === 'OK';
+    return (await this.commands.call(operation, () => this.commands.acknowledgedSet(key, '1', 'PX', ttlMs, true))) === 'OK';
   }
 
   /**

@@ -115,6 +115,20 @@ export interface DpopProofReplayCache {
   rememberDpopProof(jkt: string, jti: string, ttlSeconds: number): Promise<boolean>;
 }
 
+/**
+ * Client assertions seen (RFC 7523 §3 item 7, OpenID Connect Core §9: "The JWT MAY
+ * contain a "jti" (JWT ID) claim"; §9 makes it REQUIRED "to prevent replay"). A `jti` is
+ * scoped by the client that signed it, so two clients never collide on one.
+ */
+export interface ClientAssertionReplayCache {
+  /**
+   * In one atomic step (Redis `SET NX PX`): resolves true the first time `clientId` presents
+   * `jti`, recording it for `ttlSeconds`; false for a replay. Of any number of concurrent
+   * calls with one assertion, exactly one resolves true.
+   */
+  rememberClientAssertion(clientId: string, jti: string, ttlSeconds: number): Promise<boolean>;
+}
+
 export type AttemptReservation =
   | { readonly reserved: true }
   /**
@@ -168,6 +182,7 @@ export interface Store
     KnownGrantRevocation,
     AccessTokenDenylist,
     DpopProofReplayCache,
+    ClientAssertionReplayCache,
     StoreLifecycle {
   readonly kind: 'memory' | 'redis';
   /** The refresh families written before constant-size families (Redis only: a memory store starts empty). */

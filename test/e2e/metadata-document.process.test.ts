@@ -14,7 +14,7 @@ import { selfSignedCertificate, type TestCertificate } from '../helpers/tls.js';
  */
 
 const WARNING =
-  'CLIENT_ID_METADATA_ALLOW_INSECURE=true: client metadata documents may be fetched over http and from loopback and private addresses; development and tests only, never in production';
+  'CLIENT_ID_METADATA_ALLOW_INSECURE=true: client metadata documents and client jwks_uri may be fetched over http and from loopback and private addresses; development and tests only, never in production';
 
 async function start(t: Test, certificate: TestCertificate, env: Record<string, string>) {
   const port = await freePort();

@@ -73,6 +73,47 @@ const OPENID_CONNECT_REFUSALS: readonly [string, unknown, ReturnType<typeof redi
 ];
 
 /** Each refused registration and its exact error. */
+const KEYED = { ...NATIVE_CLIENT, token_endpoint_auth_method: 'private_key_jwt' };
+const EC_KEY = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+};
+const ONLY_PUBLIC = 'only public keys: private or symmetric key material (d, k, ...) must not be registered';
+
+/** private_key_jwt metadata (RFC 7591 §2 jwks, jwks_uri, token_endpoint_auth_signing_alg) refused, and why. */
+const PRIVATE_KEY_JWT_REFUSALS: readonly [string, unknown, ReturnType<typeof redirectError>][] = [
+  ['private_key_jwt without keys', KEYED, metadataError('private_key_jwt needs the client public keys: jwks or jwks_uri, not both')],
+  [
+    'private_key_jwt with jwks and jwks_uri (RFC 7591 §2)',
+    { ...KEYED, jwks: { keys: [EC_KEY] }, jwks_uri: 'https://app.example.org/jwks.json' },
+    metadataError('private_key_jwt needs the client public keys: jwks or jwks_uri, not both'),
+  ],
+  ['a private key in jwks', { ...KEYED, jwks: { keys: [{ ...EC_KEY, d: 'private' }] } }, metadataError(`jwks: keys[0]: ${ONLY_PUBLIC}`)],
+  [
+    'a symmetric key in jwks',
+    { ...KEYED, jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } },
+    metadataError(`jwks: keys[0]: ${ONLY_PUBLIC}`),
+  ],
+  ['jwks that is not a JWK Set', { ...KEYED, jwks: [EC_KEY] }, metadataError('jwks: must be a JWK Set (an object with a keys array)')],
+  [
+    'an http jwks_uri',
+    { ...KEYED, jwks_uri: 'http://app.example.org/jwks.json' },
+    metadataError('jwks_uri must be an https URI without fragment'),
+  ],
+  [
+    'an HMAC signing algorithm',
+    { ...KEYED, jwks: { keys: [EC_KEY] }, token_endpoint_auth_signing_alg: 'HS256' },
+    metadataError('token_endpoint_auth_signing_alg must be one of ES256, EdDSA, Ed25519, RS256, PS256'),
+  ],
+  [
+    'keys without private_key_jwt',
+    { ...WEB_CLIENT, jwks_uri: 'https://app.example.org/jwks.json' },
+    metadataError('jwks_uri: only with token_endpoint_auth_method private_key_jwt'),
+  ],
+];
+
 export const REFUSED_METADATA: readonly [string, unknown, ReturnType<typeof redirectError>][] = [
   ['not an object', [], metadataError('the request body must be a JSON object of client metadata')],
   ['no redirect URI for the code flow', {}, redirectError('redirect_uris is required with the authorization_code grant type')],
@@ -155,10 +196,11 @@ export const REFUSED_METADATA: readonly [string, unknown, ReturnType<typeof redi
     metadataError('application_type must be web or native'),
   ],
   [
-    'private_key_jwt',
-    { ...NATIVE_CLIENT, token_endpoint_auth_method: 'private_key_jwt' },
-    metadataError('token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none'),
+    'client_secret_jwt',
+    { ...NATIVE_CLIENT, token_endpoint_auth_method: 'client_secret_jwt' },
+    metadataError('token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, private_key_jwt, none'),
   ],
+  ...PRIVATE_KEY_JWT_REFUSALS,
   [
     'the password grant',
     { ...NATIVE_CLIENT, grant_types: ['authorization_code', 'password'] },

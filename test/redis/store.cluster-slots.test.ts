@@ -150,6 +150,7 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
     await store.denylistAccessToken(`jti-${i}-${grantId}`, 60);
     await store.attempts.reserveAttempt(`username:user-${i}`, 5, 60);
     await store.rememberDpopProof(`jkt-${i}-${grantId}`, 'jti', 60);
+    await store.rememberClientAssertion(`client-${i}-${grantId}`, 'jti', 60);
   }
   for (const primary of await cluster.primaries()) {
     for (const [kind, pattern] of [
@@ -157,6 +158,7 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
       ['denylisted tokens', `${keyPrefix}jti:*`],
       ['attempt counters', `${keyPrefix}attempts:*`],
       ['DPoP proofs', `${keyPrefix}dpop:*`],
+      ['client assertions', `${keyPrefix}assertion:*`],
     ] as const) {
       const [, keys] = (await nodeCommand(primary.port, 'SCAN', '0', 'MATCH', pattern, 'COUNT', '10000')) as [string, string[]];
       t.ok(keys.length > 0 && keys.length < 60, `primary ${primary.port} holds ${keys.length} of the 60 ${kind}`);

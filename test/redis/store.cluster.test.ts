@@ -1,5 +1,6 @@
 import t from 'tap';
 import { clusterStore } from '../helpers/redis-stores.js';
+import { clientAssertionReplayContract } from '../suites/store.client-assertions.contract.js';
 import { storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
@@ -12,3 +13,4 @@ storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1'
 registrationStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 grantStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 upstreamStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+clientAssertionReplayContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);

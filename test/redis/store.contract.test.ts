@@ -6,6 +6,7 @@ import { FORGET_BATCH } from '../../src/store/redis-grants.js';
 import { ATTEMPT_IN_FLIGHT_SECONDS } from '../../src/store/types.js';
 import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/redis-stores.js';
+import { clientAssertionReplayContract } from '../suites/store.client-assertions.contract.js';
 import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
@@ -15,6 +16,7 @@ storeContract(t, 'RedisStore', redisStore);
 grantStoreContract(t, 'RedisStore', redisStore);
 upstreamStoreContract(t, 'RedisStore', redisStore);
 registrationStoreContract(t, 'RedisStore', redisStore);
+clientAssertionReplayContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
 function inspect(t: Test, { redis }: StandaloneTestStore): Redis {
@@ -58,6 +60,18 @@ t.test('RedisStore key layout', async (t) => {
       [address],
       'the last release deletes the counter, the last settled attempt its in-flight count; settling creates none',
     );
+  });
+
+  t.test('client assertions: the digest of the client id as the hash tag, the digest of the jti, the TTL asked for', async (t) => {
+    const opened = await redisStore(t);
+    const { store, keyPrefix } = opened;
+    const inspector = inspect(t, opened);
+    const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
+    await store.rememberClientAssertion('https://client.example/{meta}', 'jti-{1}', 90);
+    const key = `${keyPrefix}assertion:{${digest('https://client.example/{meta}')}}:${digest('jti-{1}')}`;
+    t.same(await inspector.keys(`${keyPrefix}*`), [key], 'no client id or jti in clear, no brace of theirs in the key');
+    const ttl = await inspector.pttl(key);
+    t.ok(ttl > 85_000 && ttl <= 90_000, `TTL ${ttl} ms`);
   });
 
   t.test('keys are digests under the grant hash tag, every one with a TTL', async (t) => {

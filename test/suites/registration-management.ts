@@ -82,7 +82,8 @@ export function registrationManagementSuite(t: Test, name: string, open: OpenSto
       expectOAuthError(t, await server.manage('PUT', id, token, { ...changed, token_endpoint_auth_method: 'none' }), {
         status: 400,
         error: 'invalid_client_metadata',
-        description: 'token_endpoint_auth_method cannot change between none and a client secret: register a new client instead',
+        description:
+          'token_endpoint_auth_method cannot change between none, a client secret and private_key_jwt: register a new client instead',
       });
       expectOAuthError(t, await server.manage('PUT', id, token, { ...changed, redirect_uris: ['http://evil.example/cb'] }), {
         status: 400,

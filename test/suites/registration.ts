@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
+import { assertionParams, clientAssertion, clientKey, jwksOf } from '../helpers/client-keys.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { metadataError } from '../helpers/refused-metadata.js';
 import { NATIVE_CLIENT, type RegistrationServer, registrationServer, WEB_CLIENT } from '../helpers/registration.js';
@@ -138,5 +139,50 @@ export function registrationSuite(t: Test, name: string, open: OpenStore): void 
     const res = await new TokenClient(server.app, info.client_id, info.client_secret as string).token({ grant_type: 'client_credentials' });
     t.equal(res.statusCode, 200);
     t.match(claimsOf(res.json().access_token), { sub: info.client_id, client_id: info.client_id, scope: 'read' });
+  });
+
+  t.test(`a private_key_jwt client registers its public keys, gets no secret, and authenticates with them (${name})`, async (t) => {
+    const server = await registrationServer(t, await open(t), { DYNAMIC_CLIENT_GRANTS: 'client_credentials' });
+    const [key, next] = await Promise.all([clientKey('ES256', 'k1'), clientKey('EdDSA', 'k2')]);
+    const metadata = {
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: jwksOf(key),
+      token_endpoint_auth_signing_alg: 'ES256',
+      scope: 'read',
+    };
+    const info = await server.registered(t, metadata);
+    t.match(info, metadata, 'the keys and the algorithm are registered and returned');
+    t.equal(info.client_secret, undefined, 'no secret');
+    t.equal(info.client_secret_expires_at, undefined);
+    const now = () => Math.floor(server.clock.now / 1000);
+    const post = async (signer = key) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: FORM_HEADERS,
+        payload: form({
+          grant_type: 'client_credentials',
+          ...assertionParams(await clientAssertion(signer, info.client_id, { now: now() })),
+        }),
+      });
+    const res = await post();
+    t.equal(res.statusCode, 200);
+    t.match(claimsOf(res.json().access_token), { sub: info.client_id, client_id: info.client_id, scope: 'read' });
+    const failed = { status: 401, error: 'invalid_client', description: 'client authentication failed' };
+    expectOAuthError(t, await post(next), failed);
+    const { registration_access_token: token } = info;
+    const rotated = { ...metadata, client_id: info.client_id, jwks: jwksOf(key, next), token_endpoint_auth_signing_alg: undefined };
+    t.equal((await server.manage('PUT', info.client_id, token, rotated)).statusCode, 200, 'a new key added by an update');
+    t.equal((await post(next)).statusCode, 200, 'and used');
+    expectOAuthError(
+      t,
+      await server.manage('PUT', info.client_id, token, { ...rotated, jwks: undefined, token_endpoint_auth_method: 'client_secret_basic' }),
+      metadataError(
+        'token_endpoint_auth_method cannot change between none, a client secret and private_key_jwt: register a new client instead',
+      ),
+    );
+    const byUri = await server.registered(t, { ...metadata, jwks: undefined, jwks_uri: 'https://keys.example.org/jwks.json' });
+    t.equal(byUri.jwks_uri, 'https://keys.example.org/jwks.json', 'or a jwks_uri');
   });
 }

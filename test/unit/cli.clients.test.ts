@@ -4,6 +4,7 @@ import t from 'tap';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret, verifyClientSecret } from '../../src/clients/secret.js';
 import { runCommand } from '../helpers/cli.js';
+import { clientKey, jwksOf } from '../helpers/client-keys.js';
 import { tempDir } from '../helpers/keys.js';
 import { collision, PASSWORD_HASH, service, webApp } from '../helpers/subject-collision.js';
 
@@ -231,4 +232,74 @@ t.test('clients rotate-secret <client_id>', async (t) => {
   const unknown = await clients(['rotate-secret', 'nope', '--file', file]);
   t.same([unknown.code, unknown.stdout, unknown.stderr], [1, '', `error: no client "nope" in ${file}\n`]);
   t.equal(await readFile(file, 'utf8'), before, 'refusals change nothing');
+});
+
+t.test('clients add --auth-method private_key_jwt: the public keys from --jwks-file or at --jwks-uri, no secret', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'clients.json');
+  const [es, ed] = await Promise.all([clientKey('ES256', 'k1'), clientKey('EdDSA', 'k2')]);
+  const jwksFile = join(dir, 'jwks.json');
+  await writeFile(jwksFile, JSON.stringify(jwksOf(es, ed)));
+  const byFile = await clients(['add', '--file', file, '--id', 'job', '--auth-method', 'private_key_jwt', '--jwks-file', jwksFile]);
+  t.same([byFile.code, byFile.stdout, byFile.stderr], [0, `added client job to ${file}\n`, ''], 'no secret printed');
+  const byUri = await clients([
+    ...['add', '--file', file, '--id', 'remote', '--auth-method', 'private_key_jwt'],
+    ...['--jwks-uri', 'https://remote.example.com/jwks.json', '--signing-alg', 'ES256'],
+  ]);
+  t.same([byUri.code, byUri.stdout, byUri.stderr], [0, `added client remote to ${file}\n`, '']);
+  const registry = await load(file);
+  t.same(registry.get('job')?.keys, { jwks: jwksOf(es, ed) });
+  t.same(
+    [registry.get('remote')?.keys, registry.get('remote')?.assertionSigningAlg],
+    [{ jwksUri: 'https://remote.example.com/jwks.json' }, 'ES256'],
+  );
+  t.equal(registry.get('job')?.secretDigest, undefined);
+
+  const list = await clients(['list', '--file', file]);
+  t.equal(
+    list.stdout,
+    [
+      'job  auth=private_key_jwt  jwks=k1,k2  grants=client_credentials  scope=""',
+      'remote  auth=private_key_jwt  jwks_uri=https://remote.example.com/jwks.json  signing_alg=ES256  grants=client_credentials  scope=""',
+      '',
+    ].join('\n'),
+  );
+
+  const before = await readFile(file, 'utf8');
+  const privateFile = join(dir, 'private.json');
+  await writeFile(privateFile, JSON.stringify({ keys: [es.privateJwk] }));
+  const refusals: [string[], number, string][] = [
+    [['--id', 'a', '--auth-method', 'private_key_jwt'], 1, `${file}: client "a": jwks: private_key_jwt needs the client's public keys`],
+    [
+      ['--id', 'b', '--auth-method', 'private_key_jwt', '--jwks-file', privateFile],
+      1,
+      `${file}: client "b": jwks: keys[0]: only public keys`,
+    ],
+    [
+      ['--id', 'c', '--jwks-uri', 'https://c.example.com/jwks.json'],
+      1,
+      `${file}: client "c": jwks_uri: only with token_endpoint_auth_method "private_key_jwt"`,
+    ],
+    [
+      ['--id', 'd', '--auth-method', 'private_key_jwt', '--jwks-file', join(dir, 'none.json')],
+      1,
+      `${join(dir, 'none.json')}: no such file`,
+    ],
+    [
+      ['--id', 'e', '--auth-method', 'private_key_jwt', '--jwks-file', jwksFile, '--jwks-uri', 'https://e.example.com/jwks.json'],
+      2,
+      '--jwks-file and --jwks-uri: one or the other',
+    ],
+  ];
+  for (const [args, code, message] of refusals) {
+    const run = await clients(['add', '--file', file, ...args]);
+    t.same([run.code, run.stdout], [code, ''], args.join(' '));
+    t.match(run.stderr, `error: ${message}`);
+  }
+  t.equal(await readFile(file, 'utf8'), before, 'nothing stored');
+  const rotate = await clients(['rotate-secret', 'job', '--file', file]);
+  t.same(
+    [rotate.code, rotate.stdout, rotate.stderr],
+    [1, '', 'error: client "job" authenticates with its keys (private_key_jwt): it has no secret\n'],
+  );
 });

@@ -85,6 +85,38 @@ t.test('a valid document becomes a public client marked as coming from a metadat
   t.equal(minimal.clientName, undefined);
 });
 
+t.test('private_key_jwt: a document client confidential by its keys (jwks_uri or jwks), without a secret', async (t) => {
+  const keyed = { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://mcp-client.test/jwks.json' };
+  const client = clientFromMetadataDocument(ID, document(keyed), POLICY);
+  t.same(
+    [client.authMethod, client.keys, client.assertionSigningAlg, client.secretDigest],
+    ['private_key_jwt', { jwksUri: 'https://mcp-client.test/jwks.json' }, undefined, undefined],
+  );
+  t.same([...client.corsOrigins], [], 'confidential: its redirect URIs are no CORS origins');
+  const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] };
+  const inline = clientFromMetadataDocument(
+    ID,
+    document({ token_endpoint_auth_method: 'private_key_jwt', jwks, token_endpoint_auth_signing_alg: 'EdDSA' }),
+    POLICY,
+  );
+  t.same([inline.keys, inline.assertionSigningAlg], [{ jwks }, 'EdDSA']);
+  const publicWithKeys = clientFromMetadataDocument(ID, document({ jwks_uri: 'https://mcp-client.test/jwks.json' }), POLICY);
+  t.same([publicWithKeys.authMethod, publicWithKeys.keys], ['none', undefined], 'a public client’s keys are meant for others: left out');
+  refusedWith(
+    t,
+    document({ token_endpoint_auth_method: 'private_key_jwt' }),
+    'private_key_jwt needs the client public keys: jwks or jwks_uri, not both',
+  );
+  refusedWith(t, document({ ...keyed, jwks_uri: 'http://mcp-client.test/jwks.json' }), 'jwks_uri must be an https URI without fragment');
+  refusedWith(
+    t,
+    document({ ...keyed, grant_types: ['authorization_code', 'client_credentials'] }),
+    'grant_types: client_credentials is not offered to metadata-document clients',
+    ID,
+    { ...POLICY, grantTypes: ['authorization_code', 'client_credentials'] },
+  );
+});
+
 t.test('OpenID Connect metadata in a document is kept on the client, under the rules of a registration', async (t) => {
   const oidc = {
     post_logout_redirect_uris: ['https://mcp-client.test/signed-out', 'http://127.0.0.1/signed-out'],
@@ -234,11 +266,11 @@ t.test('invalid documents are refused, saying why', async (t) => {
   refusedWith(t, 'https://mcp-client.test/oauth/client.json', 'the document is not a JSON object');
   refusedWith(t, document({ client_secret: 's3cret' }), 'client_secret: MUST NOT be used in a metadata document');
   refusedWith(t, document({ client_secret_expires_at: 0 }), 'client_secret_expires_at: MUST NOT be used in a metadata document');
-  for (const method of ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt']) {
+  for (const method of ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 7]) {
     refusedWith(
       t,
       document({ token_endpoint_auth_method: method }),
-      'token_endpoint_auth_method: must be "none": only public clients are accepted from metadata documents',
+      'token_endpoint_auth_method: must be "none" or "private_key_jwt": a metadata document cannot hold a shared secret',
     );
   }
   refusedWith(

@@ -107,7 +107,7 @@ t.test('a client_id that is an https URL is looked up in its metadata document',
     t.same(refusals, [
       [
         id,
-        'client_secret: MUST NOT be used in a metadata document; token_endpoint_auth_method: must be "none": only public clients are accepted from metadata documents',
+        'client_secret: MUST NOT be used in a metadata document; token_endpoint_auth_method: must be "none" or "private_key_jwt": a metadata document cannot hold a shared secret',
       ],
     ]);
   });

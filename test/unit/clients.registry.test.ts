@@ -4,6 +4,7 @@ import t from 'tap';
 import { anyClientAllows } from '../../src/clients/origins.js';
 import { ClientRegistry, ClientsFileError } from '../../src/clients/registry.js';
 import { hashClientSecret, storedSecretDigest, verifyClientSecret } from '../../src/clients/secret.js';
+import { clientKey, jwksOf } from '../helpers/client-keys.js';
 import { tempDir } from '../helpers/keys.js';
 
 const HASH = hashClientSecret('s3cret');
@@ -98,6 +99,91 @@ t.test('ClientRegistry', async (t) => {
       [{ require_auth_time: 'yes' }, 'require_auth_time: Invalid input: expected boolean, received string'],
     ] as const) {
       t.throws(() => ClientRegistry.fromMetadata([{ ...web, ...entry }]), new ClientsFileError(`clients: client "rp": ${message}`));
+    }
+  });
+
+  t.test('private_key_jwt: the public keys inline (jwks) or at a jwks_uri, an optional signing algorithm, no secret', async (t) => {
+    const [es, rsa] = await Promise.all([clientKey('ES256', 'es'), clientKey('RS256', 'rsa')]);
+    const service = { client_id: 'svc', grant_types: ['client_credentials'], token_endpoint_auth_method: 'private_key_jwt' };
+    const registry = ClientRegistry.fromMetadata([
+      { ...service, jwks: jwksOf(es, rsa) },
+      { ...service, client_id: 'remote', jwks_uri: 'https://svc.example.com/jwks.json', token_endpoint_auth_signing_alg: 'PS256' },
+      { ...service, client_id: 'local', jwks_uri: 'http://localhost:8080/jwks.json' },
+    ]);
+    const svc = registry.get('svc');
+    t.same(
+      [svc?.authMethod, svc?.keys, svc?.assertionSigningAlg, svc?.secretDigest],
+      ['private_key_jwt', { jwks: jwksOf(es, rsa) }, undefined, undefined],
+    );
+    const remote = registry.get('remote');
+    t.same([remote?.keys, remote?.assertionSigningAlg], [{ jwksUri: 'https://svc.example.com/jwks.json' }, 'PS256']);
+    t.same(registry.get('local')?.keys, { jwksUri: 'http://localhost:8080/jwks.json' }, 'http on this computer, for development');
+    t.equal(
+      ClientRegistry.fromMetadata([
+        { ...service, client_id: 'other', client_secret_hash: HASH, token_endpoint_auth_method: 'client_secret_basic' },
+      ]).get('other')?.keys,
+      undefined,
+    );
+    for (const [entry, message] of [
+      [{}, "jwks: private_key_jwt needs the client's public keys: either jwks or jwks_uri, not both"],
+      [
+        { jwks: jwksOf(es), jwks_uri: 'https://svc.example.com/jwks.json' },
+        "jwks: private_key_jwt needs the client's public keys: either jwks or jwks_uri, not both",
+      ],
+      [
+        { jwks: jwksOf(es), client_secret_hash: HASH },
+        'client_secret_hash: a private_key_jwt client authenticates with its keys: it has no secret',
+      ],
+      [
+        { jwks: { keys: [es.privateJwk] } },
+        'jwks: keys[0]: only public keys: private or symmetric key material (d, k, ...) must not be registered',
+      ],
+      [
+        { jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } },
+        'jwks: keys[0]: only public keys: private or symmetric key material (d, k, ...) must not be registered',
+      ],
+      [{ jwks: { keys: [{ ...es.publicJwk, y: undefined }] } }, 'jwks: keys[0]: kty EC needs y'],
+      [{ jwks: { keys: [{ kty: 'AKP', pub: 'x' }] } }, 'jwks: keys[0]: kty must be RSA, EC or OKP'],
+      [{ jwks: { keys: [] } }, 'jwks: must be a JWK Set with at least one key'],
+      [{ jwks: [es.publicJwk] }, 'jwks: must be a JWK Set (an object with a keys array)'],
+      [{ jwks: { keys: Array.from({ length: 11 }, () => es.publicJwk) } }, 'jwks: at most 10 keys'],
+      [{ jwks: { keys: [{ ...es.publicJwk, kid: 7 }] } }, 'jwks: keys[0]: kid must be a string'],
+      [
+        { jwks_uri: 'http://svc.example.com/jwks.json' },
+        'jwks_uri: must be an absolute https URL (http only on localhost, for development), without fragment',
+      ],
+      [
+        { jwks_uri: 'https://svc.example.com/jwks.json#k' },
+        'jwks_uri: must be an absolute https URL (http only on localhost, for development), without fragment',
+      ],
+      [
+        { jwks: jwksOf(es), token_endpoint_auth_signing_alg: 'HS256' },
+        'token_endpoint_auth_signing_alg: Invalid option: expected one of "ES256"|"EdDSA"|"Ed25519"|"RS256"|"PS256"',
+      ],
+    ] as const) {
+      t.throws(
+        () => ClientRegistry.fromMetadata([{ ...service, ...entry }]),
+        new ClientsFileError(`clients: client "svc": ${message}`),
+        message,
+      );
+    }
+    t.ok(
+      ClientRegistry.fromMetadata([{ ...service, jwks: { keys: [{ ...es.publicJwk, kid: undefined }] } }]).get('svc'),
+      'a key without kid',
+    );
+    for (const field of [
+      { jwks: jwksOf(es) },
+      { jwks_uri: 'https://svc.example.com/jwks.json' },
+      { token_endpoint_auth_signing_alg: 'ES256' },
+    ]) {
+      const name = Object.keys(field)[0] as string;
+      t.throws(
+        () =>
+          ClientRegistry.fromMetadata([
+            { ...service, token_endpoint_auth_method: 'client_secret_basic', client_secret_hash: HASH, ...field },
+          ]),
+        new ClientsFileError(`clients: client "svc": ${name}: only with token_endpoint_auth_method "private_key_jwt"`),
+      );
     }
   });
 

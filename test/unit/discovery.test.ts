@@ -63,6 +63,29 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     t.equal(metadata.authorization_endpoint, undefined, 'no authorization endpoint when no client can use it');
   });
 
+  t.test('a private_key_jwt client: the method and its signing algorithms at all three endpoints (RFC 8414 §2)', async (t) => {
+    const keyed = {
+      client_id: 'keyed',
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://keyed.example.com/jwks.json',
+    };
+    const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[0], keyed] });
+    const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
+    const algorithms = ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
+    t.same(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'private_key_jwt']);
+    t.same(metadata.token_endpoint_auth_signing_alg_values_supported, algorithms);
+    t.same(metadata.revocation_endpoint_auth_methods_supported, ['client_secret_basic', 'private_key_jwt']);
+    t.same(metadata.revocation_endpoint_auth_signing_alg_values_supported, algorithms);
+    t.same(metadata.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'private_key_jwt']);
+    t.same(metadata.introspection_endpoint_auth_signing_alg_values_supported, algorithms);
+    const openid = (await app.inject({ url: '/.well-known/openid-configuration' })).json();
+    t.same(openid.token_endpoint_auth_signing_alg_values_supported, algorithms, 'OpenID Connect Discovery §3 too');
+    const secretOnly = await buildTestServer(t, { clients: [TEST_CLIENTS[0]] });
+    const without = (await secretOnly.app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
+    t.equal(without.token_endpoint_auth_signing_alg_values_supported, undefined, 'not without a private_key_jwt client');
+  });
+
   t.test('with resources: protected_resources (RFC 9728 §4); scopes_supported adds theirs', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[1]], resources: RESOURCES });
     const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();

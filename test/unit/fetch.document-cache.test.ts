@@ -67,6 +67,23 @@ t.test('the document cache', async (t) => {
     t.equal(load.calls.count, 2, 'expired: loaded again');
   });
 
+  t.test('reload loads anew whatever is cached; a load running is shared', async (t) => {
+    const cache = new DocumentCache<string>(limits, clock, noTimeout);
+    const first = loader('v1', 60);
+    t.equal(await cache.get('a', first), 'v1');
+    const second = loader('v2', 60);
+    t.equal(await cache.reload('a', second), 'v2', 'a fresh value is replaced');
+    t.equal(await cache.get('a', first), 'v2', 'and kept');
+    t.equal(first.calls.count, 1);
+    const { load, pending } = pendingLoads();
+    const running = cache.reload('a', load);
+    const joined = cache.reload('a', second);
+    await new Promise(setImmediate); // the load starts once its slot is granted
+    pending[0]?.resolve({ value: 'v3', seconds: 60 });
+    t.same(await Promise.all([running, joined]), ['v3', 'v3'], 'one load for both');
+    t.equal(second.calls.count, 1);
+  });
+
   t.test('a value allowed 0 seconds is not kept', async (t) => {
     const cache = new DocumentCache<string>(limits, clock);
     const load = loader('doc', 0);

@@ -28,9 +28,11 @@ t.test('with registration on, the metadata lists the endpoint and what a registe
   const { app } = await buildTestServer(t, { clients: [AUTHORIZE_CLIENTS[3]], env: { DYNAMIC_CLIENT_REGISTRATION: 'open' } });
   const metadata = await metadataOf(app);
   t.equal(metadata.registration_endpoint, `${ISSUER}/oauth2/register`);
-  t.same(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
-  t.same(metadata.revocation_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
-  t.same(metadata.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
+  const methods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+  t.same(metadata.token_endpoint_auth_methods_supported, [...methods, 'none']);
+  t.same(metadata.revocation_endpoint_auth_methods_supported, [...methods, 'none']);
+  t.same(metadata.introspection_endpoint_auth_methods_supported, methods);
+  t.same(metadata.token_endpoint_auth_signing_alg_values_supported, ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
   t.same(metadata.grant_types_supported, ['authorization_code', 'client_credentials', 'refresh_token']);
   t.same(metadata.response_types_supported, ['code']);
   t.equal(metadata.authorization_endpoint, `${ISSUER}/oauth2/authorize`);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { memoryStore } from '../helpers/stores.js';
+import { clientAssertionReplayContract } from '../suites/store.client-assertions.contract.js';
 import { storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
@@ -9,3 +10,4 @@ storeContract(t, 'MemoryStore', memoryStore);
 grantStoreContract(t, 'MemoryStore', memoryStore);
 upstreamStoreContract(t, 'MemoryStore', memoryStore);
 registrationStoreContract(t, 'MemoryStore', memoryStore);
+clientAssertionReplayContract(t, 'MemoryStore', memoryStore);

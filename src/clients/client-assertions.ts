@@ -1,0 +1,106 @@
+import { compactVerify, importJWK, type JWK } from 'jose';
+import { type Clock, nowSeconds } from '../clock.js';
+import {
+  type ClientAssertionAlgorithm,
+  CLIENT_ASSERTION_ALGORITHMS,
+  ClientAssertionRefused,
+  checkAssertionClaims,
+  checkAssertionHeader,
+  decodeClientAssertion,
+} from '../oauth/client-assertion.js';
+import type { ClientAssertionReplayCache } from '../store/types.js';
+import { candidateKeys, type ClientKeysSource } from './client-jwks.js';
+import type { ClientKeys } from './client-keys.js';
+import type { Client } from './registry.js';
+
+/**
+ * private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9): whether a client assertion
+ * authenticates a client. The rules of the header and claims are in
+ * src/oauth/client-assertion.ts; here the key (the client's, by `kid`), the signature, and
+ * the single use of `jti`, remembered in the store shared by every instance.
+ */
+
+export interface ClientAssertionSettings {
+  /** Our issuer identifier and our token endpoint URL: the audiences an assertion may name. */
+  readonly audiences: readonly string[];
+  readonly clock: Clock;
+}
+
+/** Imported keys, by the JWK object they came from (a fetched set is a new object) and algorithm. */
+type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
+type ImportedKeys = WeakMap<JWK, Map<string, Promise<ImportedKey>>>;
+
+export class ClientAssertions {
+  private readonly imported: ImportedKeys = new WeakMap();
+
+  constructor(
+    private readonly keys: ClientKeys,
+    private readonly replays: ClientAssertionReplayCache,
+    private readonly settings: ClientAssertionSettings,
+  ) {}
+
+  /**
+   * Resolves when `assertion` authenticates `client`; rejects with ClientAssertionRefused
+   * saying why (for the log) otherwise, and with StoreUnavailableError when the store cannot
+   * record its jti (then nothing is issued). The cheap checks come first; the jti is
+   * recorded last, once the signature is known good, so nobody else can spend it.
+   */
+  async verify(assertion: string, client: Client): Promise<void> {
+    if (client.authMethod !== 'private_key_jwt' || client.keys === undefined)
+      throw new ClientAssertionRefused(`the client authenticates with ${client.authMethod}, not private_key_jwt`);
+    const { header, claims } = decodeClientAssertion(assertion);
+    const alg = checkAssertionHeader(header, client.assertionSigningAlg ? [client.assertionSigningAlg] : CLIENT_ASSERTION_ALGORITHMS);
+    const { jti, replayWindowSeconds } = checkAssertionClaims(claims, {
+      clientId: client.clientId,
+      audiences: this.settings.audiences,
+      nowSeconds: nowSeconds(this.settings.clock),
+    });
+    const key = await this.keyFor(client.keys, alg, typeof header.kid === 'string' ? header.kid : undefined);
+    try {
+      await compactVerify(assertion, await this.imports(key, alg), { algorithms: [alg] });
+    } catch (err) {
+      throw new ClientAssertionRefused('the signature does not verify with the client key', { cause: err });
+    }
+    if (!(await this.replays.rememberClientAssertion(client.clientId, jti, replayWindowSeconds)))
+      throw new ClientAssertionRefused('the jti was already used');
+  }
+
+  /**
+   * The one key of the client that may have signed: by `kid` when the header names one (RFC
+   * 7515 §4.1.4), else the client's only key for the algorithm. A key not found in a
+   * `jwks_uri`'s set is looked for once more in a fresh fetch (within the cooldown).
+   */
+  private async keyFor(source: ClientKeysSource, alg: ClientAssertionAlgorithm, kid: string | undefined): Promise<JWK> {
+    let candidates = candidateKeys(await this.jwksOf(source, false), alg, kid);
+    if (candidates.length === 0 && 'jwksUri' in source) candidates = candidateKeys(await this.jwksOf(source, true), alg, kid);
+    if (candidates.length === 0)
+      throw new ClientAssertionRefused(`no key of the client for ${alg}${kid === undefined ? '' : ` with kid ${kid}`}`);
+    if (candidates.length > 1)
+      throw new ClientAssertionRefused(
+        `the client has ${candidates.length} keys for ${alg}${kid === undefined ? ': a kid is needed' : ` with kid ${kid}`}`,
+      );
+    return candidates[0] as JWK;
+  }
+
+  private async jwksOf(source: ClientKeysSource, afterUnknownKey: boolean) {
+    try {
+      return await this.keys.keysOf(source, afterUnknownKey);
+    } catch (err) {
+      throw new ClientAssertionRefused(`the client's jwks_uri is unusable: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private imports(jwk: JWK, alg: string): Promise<ImportedKey> {
+    let byAlg = this.imported.get(jwk);
+    if (!byAlg) this.imported.set(jwk, (byAlg = new Map()));
+    let key = byAlg.get(alg);
+    if (!key) {
+      key = importJWK(jwk, alg).catch((err: unknown) => {
+        byAlg.delete(alg);
+        throw new ClientAssertionRefused('the client key cannot be used', { cause: err });
+      });
+      byAlg.set(alg, key);
+    }
+    return key;
+  }
+}

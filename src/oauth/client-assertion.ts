@@ -1,0 +1,161 @@
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+
+/**
+ * The rules of a client assertion (`private_key_jwt`: RFC 7523 §2.2 and §3, OpenID Connect
+ * Core §9), on its decoded header and claims: pure, no key and no store. The signature and
+ * the single use of `jti` are checked by src/clients/client-assertions.ts.
+ */
+
+/** RFC 7523 §2.2: "The value of the "client_assertion_type" is "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"." */
+export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/**
+ * Asymmetric algorithms only: no `none`, and no HMAC (client_secret_jwt is not offered: it
+ * would need the secret in clear on our side, where only its digest is kept). Ed25519 is
+ * EdDSA with that curve under its fully-specified name (RFC 9864), which oauth4webapi and
+ * openid-client sign with.
+ */
+export const CLIENT_ASSERTION_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
+export type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
+
+/** How far apart our clock and a client's may be. */
+export const ASSERTION_CLOCK_SKEW_SECONDS = 30;
+
+/**
+ * The longest an assertion may live: its `exp` at most this far ahead, its `iat` at most this
+ * far behind (both give or take the skew). Libraries sign for a minute or less; a long-lived
+ * assertion is a bearer credential, and the bound also bounds the replay cache.
+ */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+
+/** A `jti` longer than this is refused (the store keeps its digest; any real one is far shorter). */
+const MAX_JTI_LENGTH = 512;
+
+/** `typ` values accepted: none, plain JWT, or draft-ietf-oauth-rfc7523bis's explicit type. */
+const ACCEPTED_TYPES = new Set(['jwt', 'client-authentication+jwt']);
+
+/**
+ * Why an assertion was refused: logged, never sent (RFC 7521 §4.2.1 answers every invalid
+ * assertion with invalid_client, and we give one description for every failed authentication).
+ */
+export class ClientAssertionRefused extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = 'ClientAssertionRefused';
+  }
+}
+
+export interface DecodedAssertion {
+  readonly header: ProtectedHeaderParameters;
+  readonly claims: JWTPayload;
+}
+
+/** The header and claims of a JWS compact JWT, unverified; ClientAssertionRefused when it is not one. */
+export function decodeClientAssertion(assertion: string): DecodedAssertion {
+  try {
+    return { header: decodeProtectedHeader(assertion), claims: decodeJwt(assertion) };
+  } catch (err) {
+    throw new ClientAssertionRefused('not a signed JWT (JWS compact serialization)', { cause: err });
+  }
+}
+
+/**
+ * RFC 7521 §4.2: client_id "is unnecessary for client assertion authentication because the
+ * client is identified by the subject of the assertion". The `sub` the assertion names,
+ * unverified: only which client's keys to verify it with; undefined when there is none.
+ */
+export function assertionSubject(assertion: string): string | undefined {
+  try {
+    const { sub } = decodeJwt(assertion);
+    return typeof sub === 'string' && sub !== '' ? sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks `alg` (one of `algorithms`) and `typ`; returns the algorithm. */
+export function checkAssertionHeader(header: ProtectedHeaderParameters, algorithms: readonly string[]): ClientAssertionAlgorithm {
+  const { alg, typ } = header;
+  if (typeof alg !== 'string' || !algorithms.includes(alg)) throw new ClientAssertionRefused(`alg ${String(alg)} is not accepted`);
+  // draft-ietf-oauth-rfc7523bis: servers are "NOT RECOMMENDED" to reject a JWT without an
+  // explicit type; a token of another explicit type (an access token, a DPoP proof, an
+  // ID-JAG) is not a client assertion, whatever its claims say.
+  if (
+    typ !== undefined &&
+    !ACCEPTED_TYPES.has(
+      String(typ)
+        .toLowerCase()
+        .replace(/^application\//, ''),
+    )
+  )
+    throw new ClientAssertionRefused(`typ ${String(typ)} is not a client assertion's`);
+  return alg as ClientAssertionAlgorithm;
+}
+
+export interface AssertionExpectations {
+  readonly clientId: string;
+  /** Our issuer identifier and our token endpoint URL (see checkAudience). */
+  readonly audiences: readonly string[];
+  readonly nowSeconds: number;
+}
+
+/**
+ * RFC 7523 §3 item 3, as draft-ietf-oauth-rfc7523bis rewrites it for client authentication:
+ * "the aud (audience) claim value MUST use the issuer identifier of the authorization server
+ * as its sole value". We accept the issuer identifier, which is what that draft requires
+ * and what oauth4webapi and openid-client send, and also our token endpoint URL, which RFC
+ * 7523 as published allows and many clients still send; as a string, or in an array (RFC 7519
+ * §4.1.3), compared as simple strings (RFC 3986 §6.2.1). Nothing else of ours is accepted.
+ */
+function checkAudience(aud: unknown, audiences: readonly string[]): void {
+  const values = Array.isArray(aud) ? aud : [aud];
+  if (!values.some((value) => typeof value === 'string' && audiences.includes(value)))
+    throw new ClientAssertionRefused('aud is neither our issuer identifier nor our token endpoint URL');
+}
+
+function numericDate(claims: JWTPayload, name: 'exp' | 'iat' | 'nbf'): number | undefined {
+  const value = claims[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ClientAssertionRefused(`${name} is not a NumericDate`);
+  return value;
+}
+
+/** Checks the lifetime claims; returns how long, from now, the assertion could still be accepted. */
+function checkLifetime(claims: JWTPayload, now: number): number {
+  const skew = ASSERTION_CLOCK_SKEW_SECONDS;
+  // RFC 7523 §3 item 4: "The JWT MUST contain an "exp" (expiration time) claim that limits the
+  // time window during which the JWT can be used. The authorization server MUST reject any
+  // JWT with an expiration time that has passed, subject to allowable clock skew".
+  const exp = numericDate(claims, 'exp');
+  if (exp === undefined) throw new ClientAssertionRefused('exp is missing');
+  if (exp <= now - skew) throw new ClientAssertionRefused('expired');
+  if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAssertionRefused('exp is too far in the future');
+  // §3 item 5: "The authorization server MUST reject a JWT that is not valid at the current time" (nbf).
+  const nbf = numericDate(claims, 'nbf');
+  if (nbf !== undefined && nbf > now + skew) throw new ClientAssertionRefused('not valid yet (nbf)');
+  // §3 item 6: "The authorization server MAY reject JWTs with an "iat" claim value that is
+  // unreasonably far in the past."
+  const iat = numericDate(claims, 'iat');
+  if (iat !== undefined && iat > now + skew) throw new ClientAssertionRefused('issued in the future (iat)');
+  if (iat !== undefined && iat < now - MAX_ASSERTION_LIFETIME_SECONDS - skew) throw new ClientAssertionRefused('issued too long ago (iat)');
+  // Remembered until it would be refused as expired: its remaining life plus the skew.
+  return Math.max(1, Math.ceil(exp + skew - now));
+}
+
+/**
+ * Checks the claims of an assertion for `expected.clientId`; returns its `jti` and how long
+ * it must be remembered to be refused when replayed.
+ */
+export function checkAssertionClaims(claims: JWTPayload, expected: AssertionExpectations): { jti: string; replayWindowSeconds: number } {
+  // RFC 7523 §3 items 1 and 2: "For client authentication, the subject MUST be the
+  // "client_id" of the OAuth client", and OpenID Connect Core §9: iss "MUST contain the client_id".
+  if (claims.iss !== expected.clientId) throw new ClientAssertionRefused('iss is not the client_id');
+  if (claims.sub !== expected.clientId) throw new ClientAssertionRefused('sub is not the client_id');
+  checkAudience(claims.aud, expected.audiences);
+  const replayWindowSeconds = checkLifetime(claims, expected.nowSeconds);
+  // OpenID Connect Core §9: "jti REQUIRED. JWT ID. A unique identifier for the token, which can
+  // be used to prevent reuse of the token. These tokens MUST only be used once".
+  const { jti } = claims;
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw new ClientAssertionRefused('jti is missing or malformed');
+  return { jti, replayWindowSeconds };
+}

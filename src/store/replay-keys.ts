@@ -1,0 +1,19 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The names replay caches keep values under. A `jti` is whatever the sender chose (any
+ * characters, any length): the store keeps its SHA-256 digest, beside what scopes it. The
+ * scope is the key's hash tag on Redis (src/store/redis-keys.ts), so it must be free of braces.
+ */
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url');
+
+/** A DPoP proof: scoped by its key's thumbprint (base64url, never braces). */
+export function dpopProofKey(jkt: string, jti: string): readonly [scope: string, jti: string] {
+  return [jkt, digest(jti)];
+}
+
+/** A client assertion: scoped by the digest of the client id (an id may hold braces, or be a long URL). */
+export function clientAssertionKey(clientId: string, jti: string): readonly [scope: string, jti: string] {
+  return [digest(clientId), digest(jti)];
+}

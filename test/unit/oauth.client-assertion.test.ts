@@ -1,0 +1,104 @@
+import type { JWTPayload } from 'jose';
+import t, { type Test } from 'tap';
+import {
+  assertionSubject,
+  checkAssertionClaims,
+  checkAssertionHeader,
+  CLIENT_ASSERTION_ALGORITHMS,
+  ClientAssertionRefused,
+  decodeClientAssertion,
+} from '../../src/oauth/client-assertion.js';
+
+/** The rules of a client assertion (RFC 7523 §3, OpenID Connect Core §9) on decoded headers and claims. */
+
+const NOW = 1_800_000_000;
+const ISSUER = 'https://as.example.com';
+const TOKEN_ENDPOINT = 'https://as.example.com/oauth2/token';
+const EXPECTED = { clientId: 'service', audiences: [ISSUER, TOKEN_ENDPOINT], nowSeconds: NOW };
+const CLAIMS: JWTPayload = { iss: 'service', sub: 'service', aud: ISSUER, exp: NOW + 60, iat: NOW, jti: 'a1' };
+
+function refused(t: Test, check: () => unknown, reason: string): void {
+  try {
+    check();
+    t.fail(`accepted; expected: ${reason}`);
+  } catch (err) {
+    t.ok(err instanceof ClientAssertionRefused, reason);
+    t.equal((err as Error).message, reason);
+  }
+}
+
+const claims = (changes: Record<string, unknown>): JWTPayload =>
+  Object.fromEntries(Object.entries({ ...CLAIMS, ...changes }).filter(([, value]) => value !== undefined)) as JWTPayload;
+
+t.test('a well-formed assertion: its jti, remembered for its remaining life plus the skew', async (t) => {
+  t.same(checkAssertionClaims(CLAIMS, EXPECTED), { jti: 'a1', replayWindowSeconds: 90 });
+  t.same(checkAssertionClaims(claims({ iat: undefined, exp: NOW + 0.5 }), EXPECTED), { jti: 'a1', replayWindowSeconds: 31 });
+  t.same(checkAssertionClaims(claims({ exp: NOW - 29 }), EXPECTED).replayWindowSeconds, 1, 'inside the skew: at least a second');
+});
+
+t.test('RFC 7523 §3 items 1-2: iss and sub are the client_id', async (t) => {
+  refused(t, () => checkAssertionClaims(claims({ iss: 'other' }), EXPECTED), 'iss is not the client_id');
+  refused(t, () => checkAssertionClaims(claims({ iss: undefined }), EXPECTED), 'iss is not the client_id');
+  refused(t, () => checkAssertionClaims(claims({ sub: 'other' }), EXPECTED), 'sub is not the client_id');
+  refused(t, () => checkAssertionClaims(claims({ sub: undefined }), EXPECTED), 'sub is not the client_id');
+});
+
+t.test('aud: our issuer identifier or our token endpoint URL, a string or in an array; nothing else', async (t) => {
+  t.equal(checkAssertionClaims(claims({ aud: TOKEN_ENDPOINT }), EXPECTED).jti, 'a1', 'the token endpoint URL');
+  t.equal(checkAssertionClaims(claims({ aud: ['https://other.example', ISSUER] }), EXPECTED).jti, 'a1', 'in an array');
+  const reason = 'aud is neither our issuer identifier nor our token endpoint URL';
+  for (const aud of [undefined, 'https://other.example', `${ISSUER}/`, 'https://as.example.com/oauth2/introspect', [], [7], 7]) {
+    refused(t, () => checkAssertionClaims(claims({ aud }), EXPECTED), reason);
+  }
+});
+
+t.test('RFC 7523 §3 item 4: exp is required and not past, give or take 30 s of skew', async (t) => {
+  refused(t, () => checkAssertionClaims(claims({ exp: undefined }), EXPECTED), 'exp is missing');
+  refused(t, () => checkAssertionClaims(claims({ exp: NOW - 30 }), EXPECTED), 'expired');
+  refused(t, () => checkAssertionClaims(claims({ exp: String(NOW + 60) }), EXPECTED), 'exp is not a NumericDate');
+});
+
+t.test('the lifetime is bounded: exp at most 5 minutes ahead, iat at most 5 minutes behind (plus the skew)', async (t) => {
+  t.equal(checkAssertionClaims(claims({ exp: NOW + 330 }), EXPECTED).replayWindowSeconds, 360, 'exactly the bound');
+  refused(t, () => checkAssertionClaims(claims({ exp: NOW + 331 }), EXPECTED), 'exp is too far in the future');
+  t.equal(checkAssertionClaims(claims({ iat: NOW - 330 }), EXPECTED).jti, 'a1');
+  refused(t, () => checkAssertionClaims(claims({ iat: NOW - 331 }), EXPECTED), 'issued too long ago (iat)');
+  refused(t, () => checkAssertionClaims(claims({ iat: NOW + 31 }), EXPECTED), 'issued in the future (iat)');
+  refused(t, () => checkAssertionClaims(claims({ nbf: NOW + 31 }), EXPECTED), 'not valid yet (nbf)');
+  t.equal(checkAssertionClaims(claims({ nbf: NOW + 30 }), EXPECTED).jti, 'a1', 'nbf inside the skew');
+});
+
+t.test('OpenID Connect Core §9: jti is required', async (t) => {
+  for (const jti of [undefined, '', 42, 'x'.repeat(513)]) {
+    refused(t, () => checkAssertionClaims(claims({ jti }), EXPECTED), 'jti is missing or malformed');
+  }
+});
+
+t.test('alg: one of the asymmetric algorithms offered (or the one the client registered); never none or HMAC', async (t) => {
+  for (const alg of CLIENT_ASSERTION_ALGORITHMS) t.equal(checkAssertionHeader({ alg }, CLIENT_ASSERTION_ALGORITHMS), alg);
+  for (const alg of ['none', 'HS256', 'HS512', 'ES512', undefined]) {
+    refused(t, () => checkAssertionHeader({ alg } as never, CLIENT_ASSERTION_ALGORITHMS), `alg ${String(alg)} is not accepted`);
+  }
+  refused(t, () => checkAssertionHeader({ alg: 'RS256' }, ['ES256']), 'alg RS256 is not accepted');
+});
+
+t.test('typ: none, JWT or client-authentication+jwt (draft-ietf-oauth-rfc7523bis); never another explicit type', async (t) => {
+  for (const typ of [undefined, 'JWT', 'jwt', 'client-authentication+jwt', 'application/client-authentication+jwt']) {
+    t.equal(checkAssertionHeader({ alg: 'ES256', ...(typ ? { typ } : {}) }, ['ES256']), 'ES256', String(typ));
+  }
+  for (const typ of ['at+jwt', 'dpop+jwt', 'oauth-id-jag+jwt']) {
+    refused(t, () => checkAssertionHeader({ alg: 'ES256', typ }, ['ES256']), `typ ${typ} is not a client assertion's`);
+  }
+});
+
+t.test('decoding: a JWS compact JWT; the subject names the client when client_id is not sent (RFC 7521 §4.2)', async (t) => {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const jwt = `${encode({ alg: 'ES256', kid: 'k1' })}.${encode(CLAIMS)}.c2ln`;
+  t.same(decodeClientAssertion(jwt), { header: { alg: 'ES256', kid: 'k1' }, claims: CLAIMS });
+  t.equal(assertionSubject(jwt), 'service');
+  for (const bad of ['', 'a.b', 'not-a-jwt', `${encode({ alg: 'ES256' })}.bm90LWpzb24.c2ln`]) {
+    refused(t, () => decodeClientAssertion(bad), 'not a signed JWT (JWS compact serialization)');
+    t.equal(assertionSubject(bad), undefined);
+  }
+  t.equal(assertionSubject(`${encode({ alg: 'ES256' })}.${encode({ sub: 7 })}.c2ln`), undefined, 'a sub that is not a string');
+});
