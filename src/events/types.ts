@@ -9,7 +9,15 @@
 export type SignInChannel = 'login_page' | 'password_grant';
 
 /** The grant that issued an access token; `implicit` is the authorization endpoint's `response_type=token`. */
-export type IssuingGrant = 'authorization_code' | 'client_credentials' | 'password' | 'refresh_token' | 'implicit' | 'token_exchange';
+export type IssuingGrant =
+  | 'authorization_code'
+  | 'client_credentials'
+  | 'password'
+  | 'refresh_token'
+  | 'implicit'
+  | 'token_exchange'
+  /** RFC 7523 §2.1 with an ID-JAG (enterprise-managed authorization). */
+  | 'jwt_bearer';
 
 /** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
 export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
@@ -79,6 +87,12 @@ export type SecurityEvent =
       readonly target: string;
       readonly jti?: string;
     }
+  /**
+   * An authorization grant assertion refused at the token endpoint (an ID-JAG with the JWT
+   * bearer grant): `reason` is the check that failed (untrusted_issuer, wrong_audience,
+   * other_client, replayed, expired, …), never the assertion; the client is told only invalid_grant.
+   */
+  | { readonly event: 'assertion.refused'; readonly grant: 'jwt_bearer'; readonly clientId: string; readonly reason: string }
   | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
   | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | {
@@ -129,6 +143,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'login.succeeded': true,
   'login.failed': true,
   'token.exchanged': true,
+  'assertion.refused': true,
   'refresh.reuse_detected': true,
   'code.replayed': true,
   'grant.revoked': true,

@@ -13,6 +13,7 @@ import { passwordGrant } from './password.js';
 import { RefreshFamilies } from './refresh-family.js';
 import { refreshTokenGrant } from './refresh-token.js';
 import { tokenExchangeGrant, type UpstreamTokenSource } from './token-exchange.js';
+import { type JwtBearerDependencies, jwtBearerGrant } from './jwt-bearer.js';
 import type { Grant } from './types.js';
 
 export interface GrantTableDependencies {
@@ -34,6 +35,8 @@ export interface GrantTableDependencies {
   readonly events: SecurityEvents;
   /** The upstream tokens token exchange may hand out (IDENTITY_PROVIDERS_FILE); none: no upstream targets. */
   readonly upstreamTokens?: UpstreamTokenSource | undefined;
+  /** ID-JAGs of the providers trusted for them (IDENTITY_PROVIDERS_FILE); none: no JWT bearer grant. */
+  readonly idJag?: Pick<JwtBearerDependencies, 'idJag' | 'providerConfig'> | undefined;
 }
 
 /**
@@ -86,6 +89,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       events,
       upstream: deps.upstreamTokens,
     }),
+    ...(deps.idJag ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, grantIndexing: deps.grantIndexing, events })] : []),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));
 }

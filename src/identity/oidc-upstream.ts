@@ -1,3 +1,4 @@
+import { createRemoteJWKSet, customFetch, type FetchImplementation, type JWTVerifyGetKey } from 'jose';
 import * as oidc from 'openid-client';
 import { type Clock, nowSeconds } from '../clock.js';
 import { lacksProfileClaims, profileOf } from './profile.js';
@@ -55,6 +56,7 @@ export class OidcUpstream implements UpstreamProvider {
   private discovered: Discovered | undefined;
   private discovering: Promise<oidc.Configuration> | undefined;
   private lastFailure: { at: number; error: UpstreamSignInFailed } | undefined;
+  private keySet: { readonly uri: string; readonly keys: JWTVerifyGetKey } | undefined;
 
   constructor(
     readonly config: OidcProviderConfig,
@@ -138,6 +140,25 @@ export class OidcUpstream implements UpstreamProvider {
       state,
       ...(idTokenHint !== undefined ? { id_token_hint: idTokenHint } : {}),
     });
+  }
+
+  /**
+   * The provider's signing keys, from its discovery document's jwks_uri, for the assertions it
+   * issues itself (ID-JAG): jose's remote key set through our SSRF-safe fetcher, cached, and
+   * fetched again for an unknown `kid` at most once a minute.
+   */
+  async signingKeys(): Promise<JWTVerifyGetKey> {
+    const uri = (await this.configuration()).serverMetadata().jwks_uri;
+    if (uri === undefined) throw new UpstreamSignInFailed('provider_unavailable', `${this.config.name} publishes no jwks_uri`);
+    if (this.keySet?.uri !== uri) {
+      const keys = createRemoteJWKSet(new URL(uri), {
+        [customFetch]: this.context.fetch as FetchImplementation,
+        cooldownDuration: 60_000,
+        cacheMaxAge: 600_000,
+      });
+      this.keySet = { uri, keys };
+    }
+    return this.keySet.keys;
   }
 
   /** Fetches the provider's configuration if it has none yet (the login page's CSP needs its authorization endpoint). */

@@ -126,6 +126,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     refreshTokenSealing,
     events,
     upstreamTokens: upstream?.tokens,
+    idJag: upstream?.idJag,
   });
   const selfAsserted = selfAssertedClientPolicy(config, resources);
   const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });

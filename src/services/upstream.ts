@@ -8,6 +8,8 @@ import { UpstreamSignIns } from '../identity/sign-ins.js';
 import { UpstreamTokenVault } from '../identity/token-vault.js';
 import { UpstreamProviders } from '../identity/upstream-providers.js';
 import { UpstreamSignInFailed } from '../identity/upstream.js';
+import { IdJagVerifier } from '../identity/id-jag.js';
+import { TrustedIdJagIssuers } from '../identity/id-jag-issuers.js';
 import type { UpstreamTokenSource } from '../grants/token-exchange.js';
 import type { ServiceDependencies } from './index.js';
 
@@ -53,9 +55,15 @@ export function upstreamServices(
       }
     },
   };
+  // Enterprise-managed authorization: the ID-JAGs of providers with `id_jag: true` (src/grants/jwt-bearer.ts).
+  const idJag = {
+    idJag: new IdJagVerifier(new TrustedIdJagIssuers(providers), store, { issuer: config.issuer, clock }),
+    providerConfig: (id: string) => registry.get(id),
+  };
   return {
     providers,
     vault,
+    idJag,
     signIn,
     tokens,
     /** The claims of a federated user for userinfo: their profile as their provider last gave it. */

@@ -55,6 +55,10 @@ export interface FederationOptions {
   readonly env?: Record<string, string>;
   readonly logger?: unknown;
   readonly keysDir?: string;
+  /** More CLIENTS_FILE entries, beside OIDC_CLIENTS. */
+  readonly clients?: readonly unknown[];
+  /** RESOURCES_FILE entries; default: RESOURCE with mcp:tools. */
+  readonly resources?: { resource: string; scope: string }[];
 }
 
 export async function federation(t: Test, options: FederationOptions): Promise<Federation> {
@@ -67,9 +71,9 @@ export async function federation(t: Test, options: FederationOptions): Promise<F
       ...options.upstream,
     }));
   const server = await buildTestServer(t, {
-    clients: OIDC_CLIENTS,
+    clients: [...OIDC_CLIENTS, ...(options.clients ?? [])],
     users: options.localUsers === false ? UserRegistry.fromEntries([]) : oidcUsers(),
-    resources: [{ resource: RESOURCE, scope: 'mcp:tools' }],
+    resources: options.resources ?? [{ resource: RESOURCE, scope: 'mcp:tools' }],
     signingAlgorithms: ['ES256', 'RS256'],
     providers: options.providers?.(upstream) ?? [upstream.providerEntry('corp', { name: 'Corporate SSO' })],
     store: options.store,

@@ -137,6 +137,19 @@ function upstreamKey(): Promise<{ privateKey: PrivateKey; jwk: JWK }> {
   return signingKey;
 }
 
+/**
+ * A JWT signed with the upstream's own key (the one its JWKS publishes, kid "upstream-rs256"),
+ * as the provider would sign an Identity Assertion JWT Authorization Grant (ID-JAG): the
+ * header defaults to `typ: oauth-id-jag+jwt`; `header` overrides it (`typ: undefined` drops it).
+ */
+export async function signedByUpstream(claims: JWTPayload, header: Record<string, unknown> = {}): Promise<string> {
+  const { privateKey } = await upstreamKey();
+  const protectedHeader = Object.fromEntries(
+    Object.entries({ alg: 'RS256', kid: 'upstream-rs256', typ: 'oauth-id-jag+jwt', ...header }).filter(([, v]) => v !== undefined),
+  ) as { alg: string };
+  return new SignJWT(claims).setProtectedHeader(protectedHeader).sign(privateKey);
+}
+
 function accountClaims(account: UpstreamAccount): Record<string, unknown> {
   return Object.fromEntries(Object.entries(account).filter(([, value]) => value !== undefined));
 }

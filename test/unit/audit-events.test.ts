@@ -300,6 +300,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'login.succeeded',
       'login.failed',
       'token.exchanged',
+      'assertion.refused',
       'refresh.reuse_detected',
       'code.replayed',
       'grant.revoked',
