@@ -47,7 +47,7 @@ export class ClientAssertions {
    */
   async verify(assertion: string, client: Client): Promise<void> {
     if (client.authMethod !== 'private_key_jwt' || client.keys === undefined)
-      throw new ClientAssertionRefused(`the client authenticates with ${client.authMethod}, not private_key_jwt`);
+      throw new ClientAssertionRefused('wrong_method', `the client authenticates with ${client.authMethod}, not private_key_jwt`);
     const { header, claims } = decodeClientAssertion(assertion);
     const alg = checkAssertionHeader(header, client.assertionSigningAlg ? [client.assertionSigningAlg] : CLIENT_ASSERTION_ALGORITHMS);
     const { jti, replayWindowSeconds } = checkAssertionClaims(claims, {
@@ -59,10 +59,10 @@ export class ClientAssertions {
     try {
       await compactVerify(assertion, await this.imports(key, alg), { algorithms: [alg] });
     } catch (err) {
-      throw new ClientAssertionRefused('the signature does not verify with the client key', { cause: err });
+      throw new ClientAssertionRefused('bad_signature', 'the signature does not verify with the client key', { cause: err });
     }
     if (!(await this.replays.rememberClientAssertion(client.clientId, jti, replayWindowSeconds)))
-      throw new ClientAssertionRefused('the jti was already used');
+      throw new ClientAssertionRefused('replayed', 'the jti was already used');
   }
 
   /**
@@ -74,9 +74,10 @@ export class ClientAssertions {
     let candidates = candidateKeys(await this.jwksOf(source, false), alg, kid);
     if (candidates.length === 0 && 'jwksUri' in source) candidates = candidateKeys(await this.jwksOf(source, true), alg, kid);
     if (candidates.length === 0)
-      throw new ClientAssertionRefused(`no key of the client for ${alg}${kid === undefined ? '' : ` with kid ${kid}`}`);
+      throw new ClientAssertionRefused('unknown_kid', `no key of the client for ${alg}${kid === undefined ? '' : ` with kid ${kid}`}`);
     if (candidates.length > 1)
       throw new ClientAssertionRefused(
+        'ambiguous_key',
         `the client has ${candidates.length} keys for ${alg}${kid === undefined ? ': a kid is needed' : ` with kid ${kid}`}`,
       );
     return candidates[0] as JWK;
@@ -86,7 +87,7 @@ export class ClientAssertions {
     try {
       return await this.keys.keysOf(source, afterUnknownKey);
     } catch (err) {
-      throw new ClientAssertionRefused(`the client's jwks_uri is unusable: ${(err as Error).message}`, { cause: err });
+      throw new ClientAssertionRefused('keys_unavailable', `the client's jwks_uri is unusable: ${(err as Error).message}`, { cause: err });
     }
   }
 
@@ -97,7 +98,7 @@ export class ClientAssertions {
     if (!key) {
       key = importJWK(jwk, alg).catch((err: unknown) => {
         byAlg.delete(alg);
-        throw new ClientAssertionRefused('the client key cannot be used', { cause: err });
+        throw new ClientAssertionRefused('keys_unavailable', 'the client key cannot be used', { cause: err });
       });
       byAlg.set(alg, key);
     }

@@ -22,6 +22,47 @@ export type IssuingGrant =
 /** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
 export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
 
+/** How a client tried to authenticate (RFC 6749 §2.3, RFC 7523 §2.2); `none`: its client_id alone. */
+export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+
+/**
+ * Which check refused a client's credentials: a fixed code for the audit log and a metric
+ * label, never sent to the client (every refusal answers the same invalid_client).
+ */
+export type ClientAuthenticationFailure =
+  /** No client with the id sent (or the assertion's sub). */
+  | 'unknown_client'
+  /** A secret that does not match the client's digest. */
+  | 'wrong_secret'
+  /** A confidential client that sent its client_id alone. */
+  | 'credentials_missing'
+  /** Credentials of a kind the client is not registered for: a secret, or an assertion, from a client without that method. */
+  | 'wrong_method'
+  /** A public client at an endpoint for confidential clients only (introspection). */
+  | 'public_client'
+  /** Not a signed JWT, no sub (and no client_id), exp or jti missing, a claim of the wrong type. */
+  | 'malformed'
+  | 'algorithm_not_allowed'
+  /** A `typ` of another kind of token (at+jwt, dpop+jwt, …). */
+  | 'wrong_type'
+  | 'wrong_issuer'
+  | 'wrong_subject'
+  | 'wrong_audience'
+  | 'expired'
+  /** exp too far ahead, or iat too long ago. */
+  | 'lifetime_too_long'
+  /** nbf not reached, or iat in the future. */
+  | 'not_yet_valid'
+  /** No key of the client for the algorithm and kid. */
+  | 'unknown_kid'
+  /** Several keys of the client could have signed and the assertion names no kid. */
+  | 'ambiguous_key'
+  /** The client's jwks_uri could not be fetched or used, or its key cannot be imported. */
+  | 'keys_unavailable'
+  | 'bad_signature'
+  /** The assertion's jti was used before. */
+  | 'replayed';
+
 export type SecurityEvent =
   | {
       readonly event: 'token.issued';
@@ -120,6 +161,17 @@ export type SecurityEvent =
       readonly address: string;
     }
   | { readonly event: 'client.deleted'; readonly clientId: string }
+  /**
+   * A client's credentials were refused (the client got invalid_client). `clientId` is the one
+   * claimed (none when an assertion named none); never the secret or the assertion.
+   */
+  | {
+      readonly event: 'client.authentication_failed';
+      readonly clientId?: string;
+      readonly method: ClientAuthenticationMethod;
+      readonly reason: ClientAuthenticationFailure;
+      readonly address: string;
+    }
   | { readonly event: 'key.loaded'; readonly reason: string; readonly keys: number; readonly signingKid: string | undefined }
   | { readonly event: 'key.reload_failed'; readonly reason: string; readonly message: string }
   /** `keys revoke`: a key deleted at once (written by the command, not by a server). */
@@ -150,6 +202,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'token.revoked': true,
   'client.registered': true,
   'client.deleted': true,
+  'client.authentication_failed': true,
   'key.loaded': true,
   'key.reload_failed': true,
   'key.revoked': true,

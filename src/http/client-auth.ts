@@ -4,6 +4,7 @@ import type { ClientDirectory } from '../clients/directory.js';
 import type { Client } from '../clients/registry.js';
 import { verifyClientSecret } from '../clients/secret.js';
 import { InvalidClient, InvalidRequest } from '../errors/index.js';
+import type { ClientAuthenticationFailure, ClientAuthenticationMethod, SecurityEvents } from '../events/types.js';
 import { assertionSubject, CLIENT_ASSERTION_TYPE, ClientAssertionRefused } from '../oauth/client-assertion.js';
 import type { FormParams } from '../oauth/form-params.js';
 
@@ -25,6 +26,8 @@ export type PresentedClientCredentials =
 export interface ClientAuthentication {
   readonly clients: ClientDirectory;
   readonly assertions: Pick<ClientAssertions, 'verify'>;
+  /** Told every refusal (client.authentication_failed). */
+  readonly events: SecurityEvents;
 }
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
@@ -110,8 +113,23 @@ export function presentedClientCredentials(
  */
 export const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
 
-/** Told why an assertion was refused (the request's debug log); never the assertion. */
-export type AssertionRefusalLog = (clientId: string | undefined, reason: string) => void;
+/** A refused authentication: how the client tried, which check failed (`failure`), and in words (`message`, for the debug log). */
+export interface ClientAuthenticationRefusal {
+  /** The client claimed, when it is one we know: an unknown id may be a secret typed into the wrong field. */
+  readonly clientId: string | undefined;
+  readonly method: ClientAuthenticationMethod;
+  readonly failure: ClientAuthenticationFailure;
+  readonly message: string;
+}
+
+export interface AuthenticationOptions {
+  /** Told every refusal; never the secret or the assertion. */
+  readonly onRefused?: (refusal: ClientAuthenticationRefusal) => void;
+  /** Refuse public clients too (introspection: RFC 7662 §2.1). */
+  readonly confidentialOnly?: boolean;
+}
+
+type Refuse = (failure: ClientAuthenticationFailure, clientId: string | undefined, message?: string, cause?: unknown) => InvalidClient;
 
 /**
  * RFC 7521 §4.2.1: "If the client assertion is invalid for any reason, the error code
@@ -121,57 +139,95 @@ export type AssertionRefusalLog = (clientId: string | undefined, reason: string)
 async function clientOfAssertion(
   presented: Extract<PresentedClientCredentials, { method: 'private_key_jwt' }>,
   authentication: ClientAuthentication,
-  onRefused: AssertionRefusalLog,
+  refuse: Refuse,
 ): Promise<Client> {
+  if (presented.clientId === undefined) throw refuse('malformed', undefined, 'no client_id and no sub');
+  const client = await authentication.clients.find(presented.clientId);
+  if (!client) throw refuse('unknown_client', undefined, 'unknown client');
   try {
-    const client = presented.clientId === undefined ? undefined : await authentication.clients.find(presented.clientId);
-    if (!client) throw new ClientAssertionRefused(presented.clientId === undefined ? 'no client_id and no sub' : 'unknown client');
     await authentication.assertions.verify(presented.assertion, client);
     return client;
   } catch (err) {
     if (!(err instanceof ClientAssertionRefused)) throw err;
-    onRefused(presented.clientId, err.message);
-    throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED, { cause: err });
+    throw refuse(err.failure, client.clientId, err.message, err);
   }
 }
 
 /**
- * Authenticates the client. A client with a secret may present it either way, whatever
- * `token_endpoint_auth_method` it registered: RFC 6749 §2.3.1 "The authorization server
- * MUST support the HTTP Basic authentication scheme for authenticating clients that were
- * issued a client password", and OAuth 2.1 §2.4.1 "the authorization server MUST support
- * the client including the client credentials in the request body". A private_key_jwt
- * client presents an assertion and nothing else; a public client presents only its id.
- * Unknown clients and public clients presenting a secret cost the same secret comparison
- * as known ones, so timing does not reveal which ids exist.
+ * A client with a secret may present it either way, whatever `token_endpoint_auth_method` it
+ * registered: RFC 6749 §2.3.1 "The authorization server MUST support the HTTP Basic
+ * authentication scheme for authenticating clients that were issued a client password", and
+ * OAuth 2.1 §2.4.1 "the authorization server MUST support the client including the client
+ * credentials in the request body". Unknown clients and public clients presenting a secret
+ * cost the same secret comparison as known ones, so timing does not reveal which ids exist.
  */
-export async function authenticateClient(
-  presented: PresentedClientCredentials | undefined,
+async function clientOfSecret(
+  presented: Exclude<PresentedClientCredentials, { method: 'private_key_jwt' }>,
   authentication: ClientAuthentication,
-  onRefused: AssertionRefusalLog = () => undefined,
+  refuse: Refuse,
 ): Promise<Client> {
-  if (!presented) throw new InvalidClient('client authentication is required');
-  if (presented.method === 'private_key_jwt') return clientOfAssertion(presented, authentication, onRefused);
   const client = await authentication.clients.find(presented.clientId);
   if (presented.secret !== undefined) {
     // A public or private_key_jwt client has no digest: the dummy comparison runs and fails.
-    if (!verifyClientSecret(presented.secret, client?.secretDigest) || !client) throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
+    const matches = verifyClientSecret(presented.secret, client?.secretDigest);
+    if (!client) throw refuse('unknown_client', undefined);
+    if (!matches) throw refuse(client.secretDigest === undefined ? 'wrong_method' : 'wrong_secret', client.clientId);
     return client;
   }
   // No secret: only a public client may stop here (RFC 6749 §3.2.1: a confidential
   // client MUST authenticate, whether with a secret or with its keys).
-  if (!client || client.authMethod !== 'none') throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
+  if (!client) throw refuse('unknown_client', undefined);
+  if (client.authMethod !== 'none') throw refuse('credentials_missing', client.clientId);
   return client;
 }
 
-/** The client of a back-channel request (token, revocation, introspection): one way for all three. */
+/**
+ * Authenticates the client: a private_key_jwt client presents an assertion and nothing else,
+ * a client with a secret its secret, a public client only its id. Every refusal is the same
+ * invalid_client; `options.onRefused` is told which check failed.
+ */
+export async function authenticateClient(
+  presented: PresentedClientCredentials | undefined,
+  authentication: ClientAuthentication,
+  options: AuthenticationOptions = {},
+): Promise<Client> {
+  if (!presented) throw new InvalidClient('client authentication is required');
+  const refuse: Refuse = (failure, clientId, message = failure, cause) => {
+    options.onRefused?.({ clientId, method: presented.method, failure, message });
+    return new InvalidClient(CLIENT_AUTHENTICATION_FAILED, { cause });
+  };
+  const client =
+    presented.method === 'private_key_jwt'
+      ? await clientOfAssertion(presented, authentication, refuse)
+      : await clientOfSecret(presented, authentication, refuse);
+  // A public client is refused with the same words as an unknown one: nothing tells which ids exist.
+  if (options.confidentialOnly && client.authMethod === 'none') throw refuse('public_client', client.clientId);
+  return client;
+}
+
+/**
+ * The client of a back-channel request (token, revocation, introspection): one way for all
+ * three. A refusal is audited (client.authentication_failed, with the request's address) and,
+ * in words, logged at debug.
+ */
 export function authenticatedClient(
   request: FastifyRequest,
   params: { readonly body: FormParams; readonly query: FormParams },
   authentication: ClientAuthentication,
+  options: Pick<AuthenticationOptions, 'confidentialOnly'> = {},
 ): Promise<Client> {
   const presented = presentedClientCredentials(request.headers.authorization, params.body, params.query);
-  return authenticateClient(presented, authentication, (clientId, reason) =>
-    request.log.debug({ clientId, reason }, 'client assertion refused: invalid_client'),
-  );
+  return authenticateClient(presented, authentication, {
+    ...options,
+    onRefused: ({ clientId, method, failure, message }) => {
+      request.log.debug({ clientId, method, reason: message }, 'client authentication refused: invalid_client');
+      authentication.events.emit({
+        event: 'client.authentication_failed',
+        ...(clientId === undefined ? {} : { clientId }),
+        method,
+        reason: failure,
+        address: request.ip,
+      });
+    },
+  });
 }

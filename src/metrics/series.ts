@@ -68,6 +68,12 @@ export function defineSeries(registry: Registry) {
       labelNames: ['reason'] as const,
       registers,
     }),
+    clientAuthenticationFailures: new Counter({
+      name: 'oauth2_client_authentication_failures_total',
+      help: 'Client credentials refused (invalid_client) at the token, revocation and introspection endpoints, by method and the check that failed',
+      labelNames: ['method', 'reason'] as const,
+      registers,
+    }),
     clientRegistrations: new Counter({
       name: 'oauth2_client_registrations_total',
       help: 'Dynamic client registrations (RFC 7591) created and deleted, by action',

@@ -125,6 +125,9 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver, Metr
       case 'client.deleted':
         s.clientRegistrations.inc({ action: 'deleted' });
         return;
+      case 'client.authentication_failed':
+        s.clientAuthenticationFailures.inc({ method: event.method, reason: event.reason });
+        return;
       case 'key.loaded':
         s.keyReloads.inc({ result: 'loaded' });
         return;

@@ -1,4 +1,5 @@
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { ClientAuthenticationFailure } from '../events/types.js';
 
 /**
  * The rules of a client assertion (`private_key_jwt`: RFC 7523 §2.2 and §3, OpenID Connect
@@ -35,12 +36,17 @@ const MAX_JTI_LENGTH = 512;
 const ACCEPTED_TYPES = new Set(['jwt', 'client-authentication+jwt']);
 
 /**
- * Why an assertion was refused: logged, never sent (RFC 7521 §4.2.1 answers every invalid
- * assertion with invalid_client, and we give one description for every failed authentication).
+ * Why an assertion was refused: `failure`, the check (a fixed code, audited), and the message
+ * (logged at debug); never sent (RFC 7521 §4.2.1 answers every invalid assertion with
+ * invalid_client, and we give one description for every failed authentication).
  */
 export class ClientAssertionRefused extends Error {
-  constructor(reason: string, options?: { cause?: unknown }) {
-    super(reason, options);
+  constructor(
+    readonly failure: ClientAuthenticationFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.name = 'ClientAssertionRefused';
   }
 }
@@ -55,7 +61,7 @@ export function decodeClientAssertion(assertion: string): DecodedAssertion {
   try {
     return { header: decodeProtectedHeader(assertion), claims: decodeJwt(assertion) };
   } catch (err) {
-    throw new ClientAssertionRefused('not a signed JWT (JWS compact serialization)', { cause: err });
+    throw new ClientAssertionRefused('malformed', 'not a signed JWT (JWS compact serialization)', { cause: err });
   }
 }
 
@@ -76,7 +82,8 @@ export function assertionSubject(assertion: string): string | undefined {
 /** Checks `alg` (one of `algorithms`) and `typ`; returns the algorithm. */
 export function checkAssertionHeader(header: ProtectedHeaderParameters, algorithms: readonly string[]): ClientAssertionAlgorithm {
   const { alg, typ } = header;
-  if (typeof alg !== 'string' || !algorithms.includes(alg)) throw new ClientAssertionRefused(`alg ${String(alg)} is not accepted`);
+  if (typeof alg !== 'string' || !algorithms.includes(alg))
+    throw new ClientAssertionRefused('algorithm_not_allowed', `alg ${String(alg)} is not accepted`);
   // draft-ietf-oauth-rfc7523bis: servers are "NOT RECOMMENDED" to reject a JWT without an
   // explicit type; a token of another explicit type (an access token, a DPoP proof, an
   // ID-JAG) is not a client assertion, whatever its claims say.
@@ -88,7 +95,7 @@ export function checkAssertionHeader(header: ProtectedHeaderParameters, algorith
         .replace(/^application\//, ''),
     )
   )
-    throw new ClientAssertionRefused(`typ ${String(typ)} is not a client assertion's`);
+    throw new ClientAssertionRefused('wrong_type', `typ ${String(typ)} is not a client assertion's`);
   return alg as ClientAssertionAlgorithm;
 }
 
@@ -110,13 +117,13 @@ export interface AssertionExpectations {
 function checkAudience(aud: unknown, audiences: readonly string[]): void {
   const values = Array.isArray(aud) ? aud : [aud];
   if (!values.some((value) => typeof value === 'string' && audiences.includes(value)))
-    throw new ClientAssertionRefused('aud is neither our issuer identifier nor our token endpoint URL');
+    throw new ClientAssertionRefused('wrong_audience', 'aud is neither our issuer identifier nor our token endpoint URL');
 }
 
 function numericDate(claims: JWTPayload, name: 'exp' | 'iat' | 'nbf'): number | undefined {
   const value = claims[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ClientAssertionRefused(`${name} is not a NumericDate`);
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ClientAssertionRefused('malformed', `${name} is not a NumericDate`);
   return value;
 }
 
@@ -127,17 +134,19 @@ function checkLifetime(claims: JWTPayload, now: number): number {
   // time window during which the JWT can be used. The authorization server MUST reject any
   // JWT with an expiration time that has passed, subject to allowable clock skew".
   const exp = numericDate(claims, 'exp');
-  if (exp === undefined) throw new ClientAssertionRefused('exp is missing');
-  if (exp <= now - skew) throw new ClientAssertionRefused('expired');
-  if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAssertionRefused('exp is too far in the future');
+  if (exp === undefined) throw new ClientAssertionRefused('malformed', 'exp is missing');
+  if (exp <= now - skew) throw new ClientAssertionRefused('expired', 'expired');
+  if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS + skew)
+    throw new ClientAssertionRefused('lifetime_too_long', 'exp is too far in the future');
   // §3 item 5: "The authorization server MUST reject a JWT that is not valid at the current time" (nbf).
   const nbf = numericDate(claims, 'nbf');
-  if (nbf !== undefined && nbf > now + skew) throw new ClientAssertionRefused('not valid yet (nbf)');
+  if (nbf !== undefined && nbf > now + skew) throw new ClientAssertionRefused('not_yet_valid', 'not valid yet (nbf)');
   // §3 item 6: "The authorization server MAY reject JWTs with an "iat" claim value that is
   // unreasonably far in the past."
   const iat = numericDate(claims, 'iat');
-  if (iat !== undefined && iat > now + skew) throw new ClientAssertionRefused('issued in the future (iat)');
-  if (iat !== undefined && iat < now - MAX_ASSERTION_LIFETIME_SECONDS - skew) throw new ClientAssertionRefused('issued too long ago (iat)');
+  if (iat !== undefined && iat > now + skew) throw new ClientAssertionRefused('not_yet_valid', 'issued in the future (iat)');
+  if (iat !== undefined && iat < now - MAX_ASSERTION_LIFETIME_SECONDS - skew)
+    throw new ClientAssertionRefused('lifetime_too_long', 'issued too long ago (iat)');
   // Remembered until it would be refused as expired: its remaining life plus the skew.
   return Math.max(1, Math.ceil(exp + skew - now));
 }
@@ -149,13 +158,14 @@ function checkLifetime(claims: JWTPayload, now: number): number {
 export function checkAssertionClaims(claims: JWTPayload, expected: AssertionExpectations): { jti: string; replayWindowSeconds: number } {
   // RFC 7523 §3 items 1 and 2: "For client authentication, the subject MUST be the
   // "client_id" of the OAuth client", and OpenID Connect Core §9: iss "MUST contain the client_id".
-  if (claims.iss !== expected.clientId) throw new ClientAssertionRefused('iss is not the client_id');
-  if (claims.sub !== expected.clientId) throw new ClientAssertionRefused('sub is not the client_id');
+  if (claims.iss !== expected.clientId) throw new ClientAssertionRefused('wrong_issuer', 'iss is not the client_id');
+  if (claims.sub !== expected.clientId) throw new ClientAssertionRefused('wrong_subject', 'sub is not the client_id');
   checkAudience(claims.aud, expected.audiences);
   const replayWindowSeconds = checkLifetime(claims, expected.nowSeconds);
   // OpenID Connect Core §9: "jti REQUIRED. JWT ID. A unique identifier for the token, which can
   // be used to prevent reuse of the token. These tokens MUST only be used once".
   const { jti } = claims;
-  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw new ClientAssertionRefused('jti is missing or malformed');
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)
+    throw new ClientAssertionRefused('malformed', 'jti is missing or malformed');
   return { jti, replayWindowSeconds };
 }

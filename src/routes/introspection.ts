@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { InvalidClient } from '../errors/index.js';
-import { authenticatedClient, CLIENT_AUTHENTICATION_FAILED, type ClientAuthentication } from '../http/client-auth.js';
+import { authenticatedClient, type ClientAuthentication } from '../http/client-auth.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJson } from '../http/oauth-reply.js';
 import { type IntrospectionDependencies, introspectToken } from '../tokens/introspection.js';
@@ -22,9 +21,7 @@ export async function introspectionRoute(app: FastifyInstance, options: Introspe
   // the caller authenticates as a confidential client.
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
-    const client = await authenticatedClient(request, { body, query }, options.authentication);
-    // A public client is refused with the same words as an unknown one: nothing tells which ids exist.
-    if (client.authMethod === 'none') throw new InvalidClient(CLIENT_AUTHENTICATION_FAILED);
+    const client = await authenticatedClient(request, { body, query }, options.authentication, { confidentialOnly: true });
     return sendOAuthJson(reply, 200, await introspectToken(body.require('token'), client, introspection));
   });
 }

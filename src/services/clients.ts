@@ -71,12 +71,13 @@ export function metadataDocumentSource(
 /**
  * How the back-channel endpoints authenticate clients: secrets against the directory, and
  * private_key_jwt assertions (RFC 7523) with the client's keys, addressed to our issuer
- * identifier or our token endpoint, each jti used once across instances (the store).
+ * identifier or our token endpoint, each jti used once across instances (the store). Every
+ * refusal is a client.authentication_failed event.
  */
 export function clientAuthentication(
   config: Config,
   deps: ServiceDependencies,
-  services: { log: ServiceLog; clock: Clock; endpoints: Endpoints; directory: ClientDirectory },
+  services: { log: ServiceLog; clock: Clock; endpoints: Endpoints; directory: ClientDirectory; events: SecurityEvents },
 ): ClientAuthentication {
   const { log, clock, endpoints } = services;
   const keys = new ClientKeys({
@@ -85,7 +86,11 @@ export function clientAuthentication(
     onFetchFailed: (jwksUri, reason) => log.info({ jwksUri, reason }, 'client jwks_uri not usable: its assertions are refused'),
   });
   const audiences = [endpoints.issuer, endpoints.url('token')];
-  return { clients: services.directory, assertions: new ClientAssertions(keys, deps.store, { audiences, clock }) };
+  return {
+    clients: services.directory,
+    assertions: new ClientAssertions(keys, deps.store, { audiences, clock }),
+    events: services.events,
+  };
 }
 
 /** Clients that registered themselves (RFC 7591), when DYNAMIC_CLIENT_REGISTRATION is open or token. */

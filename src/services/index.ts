@@ -210,7 +210,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
       config.dynamicClientRegistration === 'token' ? new InitialAccessTokens(config.registrationInitialAccessTokens) : undefined,
     directory,
     /** What the token, revocation and introspection endpoints authenticate clients with. */
-    authentication: clientAuthentication(config, deps, { log, clock, endpoints, directory }),
+    authentication: clientAuthentication(config, deps, { log, clock, endpoints, directory, events }),
     proofs,
     authorizePipeline,
     /** The upstream identity providers and the tokens kept from them; undefined without IDENTITY_PROVIDERS_FILE. */

@@ -307,6 +307,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'token.revoked',
       'client.registered',
       'client.deleted',
+      'client.authentication_failed',
       'key.loaded',
       'key.reload_failed',
       'key.revoked',

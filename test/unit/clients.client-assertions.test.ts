@@ -3,6 +3,7 @@ import t, { type Test } from 'tap';
 import { ClientAssertions } from '../../src/clients/client-assertions.js';
 import { ClientKeys } from '../../src/clients/client-keys.js';
 import { ClientRegistry, type Client } from '../../src/clients/registry.js';
+import type { ClientAuthenticationFailure } from '../../src/events/types.js';
 import { ClientAssertionRefused } from '../../src/oauth/client-assertion.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { clientAssertion, type ClientKey, clientKey, jwksOf, unsignedAssertion } from '../helpers/client-keys.js';
@@ -57,13 +58,15 @@ function clientWith(fields: Record<string, unknown>): Client {
   return ClientRegistry.fromMetadata([entry]).get('svc') as Client;
 }
 
-async function refusal(t: Test, promise: Promise<unknown>, reason: string): Promise<void> {
+/** Refused saying `reason`, as the check `failure` (the audit code). */
+async function refusal(t: Test, promise: Promise<unknown>, reason: string, failure: ClientAuthenticationFailure): Promise<void> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   t.ok(err instanceof ClientAssertionRefused, `refused: ${reason}`);
   t.equal((err as Error | undefined)?.message, reason);
+  t.equal((err as ClientAssertionRefused | undefined)?.failure, failure);
 }
 
 t.test('inline keys (jwks)', async (t) => {
@@ -80,7 +83,7 @@ t.test('inline keys (jwks)', async (t) => {
     for (const key of [es, ed, rsa, ps]) {
       const assertion = await clientAssertion(key, 'svc', { now: now() });
       await verifier.verify(assertion, client);
-      await refusal(t, verifier.verify(assertion, client), 'the jti was already used');
+      await refusal(t, verifier.verify(assertion, client), 'the jti was already used', 'replayed');
     }
     const sameJti = await clientAssertion(es, 'svc', { now: now(), claims: { jti: 'fixed' } });
     await verifier.verify(sameJti, client);
@@ -88,6 +91,7 @@ t.test('inline keys (jwks)', async (t) => {
       t,
       verifier.verify(await clientAssertion(es, 'svc', { now: now(), claims: { jti: 'fixed' } }), client),
       'the jti was already used',
+      'replayed',
     );
   });
 
@@ -105,6 +109,7 @@ t.test('inline keys (jwks)', async (t) => {
         clientWith({ jwks: jwksOf(es, other) }),
       ),
       'the client has 2 keys for ES256: a kid is needed',
+      'ambiguous_key',
     );
   });
 
@@ -116,20 +121,27 @@ t.test('inline keys (jwks)', async (t) => {
       t,
       verifier.verify(await clientAssertion(es, 'svc', { now: now(), header: { kid: 'nope' } }), client),
       'no key of the client for ES256 with kid nope',
+      'unknown_kid',
     );
     await refusal(
       t,
       verifier.verify(await clientAssertion(stranger, 'svc', { now: now() }), client),
       'the signature does not verify with the client key',
+      'bad_signature',
     );
-    await refusal(t, verifier.verify(await clientAssertion(es, 'other', { now: now() }), client), 'iss is not the client_id');
-    await refusal(t, verifier.verify(unsignedAssertion('svc', now()), client), 'alg none is not accepted');
+    await refusal(
+      t,
+      verifier.verify(await clientAssertion(es, 'other', { now: now() }), client),
+      'iss is not the client_id',
+      'wrong_issuer',
+    );
+    await refusal(t, verifier.verify(unsignedAssertion('svc', now()), client), 'alg none is not accepted', 'algorithm_not_allowed');
     // The classic confusion: the public key's bytes used as an HMAC secret.
     const hmac = await new SignJWT({ iss: 'svc', sub: 'svc', aud: ISSUER, exp: now() + 60, jti: 'h1' })
       .setProtectedHeader({ alg: 'HS256', kid: 'es' })
       .sign(new TextEncoder().encode(JSON.stringify(await exportJWK(es.privateKey).then(({ d: _d, ...pub }) => pub))));
-    await refusal(t, verifier.verify(hmac, client), 'alg HS256 is not accepted');
-    await refusal(t, verifier.verify('not.a.jwt', client), 'not a signed JWT (JWS compact serialization)');
+    await refusal(t, verifier.verify(hmac, client), 'alg HS256 is not accepted', 'algorithm_not_allowed');
+    await refusal(t, verifier.verify('not.a.jwt', client), 'not a signed JWT (JWS compact serialization)', 'malformed');
   });
 
   t.test('Ed25519 (RFC 9864) and EdDSA are one algorithm: a key registered for either verifies both', async (t) => {
@@ -146,7 +158,12 @@ t.test('inline keys (jwks)', async (t) => {
     const { verifier, now } = setup(t);
     const client = clientWith({ jwks: jwksOf(es, rsa), token_endpoint_auth_signing_alg: 'RS256' });
     await verifier.verify(await clientAssertion(rsa, 'svc', { now: now() }), client);
-    await refusal(t, verifier.verify(await clientAssertion(es, 'svc', { now: now() }), client), 'alg ES256 is not accepted');
+    await refusal(
+      t,
+      verifier.verify(await clientAssertion(es, 'svc', { now: now() }), client),
+      'alg ES256 is not accepted',
+      'algorithm_not_allowed',
+    );
   });
 
   t.test('a key of the wrong type for the algorithm is not a candidate (an RSA key named by an ES256 header)', async (t) => {
@@ -155,6 +172,7 @@ t.test('inline keys (jwks)', async (t) => {
       t,
       verifier.verify(await clientAssertion(es, 'svc', { now: now(), header: { kid: 'rs' } }), clientWith({ jwks: jwksOf(es, rsa) })),
       'no key of the client for ES256 with kid rs',
+      'unknown_kid',
     );
   });
 
@@ -167,6 +185,7 @@ t.test('inline keys (jwks)', async (t) => {
       t,
       verifier.verify(await clientAssertion(es, 'svc', { now: now() }), secretClient),
       'the client authenticates with client_secret_basic, not private_key_jwt',
+      'wrong_method',
     );
   });
 });
@@ -205,11 +224,13 @@ t.test('keys at a jwks_uri', async (t) => {
         t,
         verifier.verify(await clientAssertion(next, 'svc', { now: now() }), client),
         'no key of the client for ES256 with kid next',
+        'unknown_kid',
       );
       await refusal(
         t,
         verifier.verify(await clientAssertion(next, 'svc', { now: now(), header: { kid: `made-up-${i}` } }), client),
         `no key of the client for ES256 with kid made-up-${i}`,
+        'unknown_kid',
       );
     }
     t.equal(server.requestsFor('/jwks.json'), 1, 'inside the cooldown: not fetched again, whatever the kid');
@@ -220,6 +241,7 @@ t.test('keys at a jwks_uri', async (t) => {
       t,
       verifier.verify(await clientAssertion(next, 'svc', { now: now(), header: { kid: 'made-up' } }), client),
       'no key of the client for ES256 with kid made-up',
+      'unknown_kid',
     );
     t.equal(server.requestsFor('/jwks.json'), 2, 'and the next unknown kid waits for the next window');
   });
@@ -232,11 +254,13 @@ t.test('keys at a jwks_uri', async (t) => {
       t,
       verifier.verify(await clientAssertion(current, 'svc', { now: now() }), client),
       "the client's jwks_uri is unusable: answered HTTP 503, not 200",
+      'keys_unavailable',
     );
     await refusal(
       t,
       verifier.verify(await clientAssertion(current, 'svc', { now: now() }), client),
       "the client's jwks_uri is unusable: answered HTTP 503, not 200",
+      'keys_unavailable',
     );
     t.equal(server.requestsFor('/jwks.json'), 1, 'a failure is remembered for a few seconds');
     advance(10);
@@ -245,6 +269,7 @@ t.test('keys at a jwks_uri', async (t) => {
       t,
       verifier.verify(await clientAssertion(current, 'svc', { now: now() }), client),
       "the client's jwks_uri is unusable: private or symmetric key material is published",
+      'keys_unavailable',
     );
     advance(10);
     server.serveJson('/jwks.json', jwksOf(current));

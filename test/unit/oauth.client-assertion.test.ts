@@ -1,5 +1,6 @@
 import type { JWTPayload } from 'jose';
 import t, { type Test } from 'tap';
+import type { ClientAuthenticationFailure } from '../../src/events/types.js';
 import {
   assertionSubject,
   checkAssertionClaims,
@@ -17,13 +18,15 @@ const TOKEN_ENDPOINT = 'https://as.example.com/oauth2/token';
 const EXPECTED = { clientId: 'service', audiences: [ISSUER, TOKEN_ENDPOINT], nowSeconds: NOW };
 const CLAIMS: JWTPayload = { iss: 'service', sub: 'service', aud: ISSUER, exp: NOW + 60, iat: NOW, jti: 'a1' };
 
-function refused(t: Test, check: () => unknown, reason: string): void {
+/** Refused saying `reason`, as the check `failure` (the audit code). */
+function refused(t: Test, check: () => unknown, reason: string, failure: ClientAuthenticationFailure): void {
   try {
     check();
     t.fail(`accepted; expected: ${reason}`);
   } catch (err) {
     t.ok(err instanceof ClientAssertionRefused, reason);
     t.equal((err as Error).message, reason);
+    t.equal((err as ClientAssertionRefused).failure, failure);
   }
 }
 
@@ -37,10 +40,10 @@ t.test('a well-formed assertion: its jti, remembered for its remaining life plus
 });
 
 t.test('RFC 7523 §3 items 1-2: iss and sub are the client_id', async (t) => {
-  refused(t, () => checkAssertionClaims(claims({ iss: 'other' }), EXPECTED), 'iss is not the client_id');
-  refused(t, () => checkAssertionClaims(claims({ iss: undefined }), EXPECTED), 'iss is not the client_id');
-  refused(t, () => checkAssertionClaims(claims({ sub: 'other' }), EXPECTED), 'sub is not the client_id');
-  refused(t, () => checkAssertionClaims(claims({ sub: undefined }), EXPECTED), 'sub is not the client_id');
+  refused(t, () => checkAssertionClaims(claims({ iss: 'other' }), EXPECTED), 'iss is not the client_id', 'wrong_issuer');
+  refused(t, () => checkAssertionClaims(claims({ iss: undefined }), EXPECTED), 'iss is not the client_id', 'wrong_issuer');
+  refused(t, () => checkAssertionClaims(claims({ sub: 'other' }), EXPECTED), 'sub is not the client_id', 'wrong_subject');
+  refused(t, () => checkAssertionClaims(claims({ sub: undefined }), EXPECTED), 'sub is not the client_id', 'wrong_subject');
 });
 
 t.test('aud: our issuer identifier or our token endpoint URL, a string or in an array; nothing else', async (t) => {
@@ -48,38 +51,43 @@ t.test('aud: our issuer identifier or our token endpoint URL, a string or in an 
   t.equal(checkAssertionClaims(claims({ aud: ['https://other.example', ISSUER] }), EXPECTED).jti, 'a1', 'in an array');
   const reason = 'aud is neither our issuer identifier nor our token endpoint URL';
   for (const aud of [undefined, 'https://other.example', `${ISSUER}/`, 'https://as.example.com/oauth2/introspect', [], [7], 7]) {
-    refused(t, () => checkAssertionClaims(claims({ aud }), EXPECTED), reason);
+    refused(t, () => checkAssertionClaims(claims({ aud }), EXPECTED), reason, 'wrong_audience');
   }
 });
 
 t.test('RFC 7523 §3 item 4: exp is required and not past, give or take 30 s of skew', async (t) => {
-  refused(t, () => checkAssertionClaims(claims({ exp: undefined }), EXPECTED), 'exp is missing');
-  refused(t, () => checkAssertionClaims(claims({ exp: NOW - 30 }), EXPECTED), 'expired');
-  refused(t, () => checkAssertionClaims(claims({ exp: String(NOW + 60) }), EXPECTED), 'exp is not a NumericDate');
+  refused(t, () => checkAssertionClaims(claims({ exp: undefined }), EXPECTED), 'exp is missing', 'malformed');
+  refused(t, () => checkAssertionClaims(claims({ exp: NOW - 30 }), EXPECTED), 'expired', 'expired');
+  refused(t, () => checkAssertionClaims(claims({ exp: String(NOW + 60) }), EXPECTED), 'exp is not a NumericDate', 'malformed');
 });
 
 t.test('the lifetime is bounded: exp at most 5 minutes ahead, iat at most 5 minutes behind (plus the skew)', async (t) => {
   t.equal(checkAssertionClaims(claims({ exp: NOW + 330 }), EXPECTED).replayWindowSeconds, 360, 'exactly the bound');
-  refused(t, () => checkAssertionClaims(claims({ exp: NOW + 331 }), EXPECTED), 'exp is too far in the future');
+  refused(t, () => checkAssertionClaims(claims({ exp: NOW + 331 }), EXPECTED), 'exp is too far in the future', 'lifetime_too_long');
   t.equal(checkAssertionClaims(claims({ iat: NOW - 330 }), EXPECTED).jti, 'a1');
-  refused(t, () => checkAssertionClaims(claims({ iat: NOW - 331 }), EXPECTED), 'issued too long ago (iat)');
-  refused(t, () => checkAssertionClaims(claims({ iat: NOW + 31 }), EXPECTED), 'issued in the future (iat)');
-  refused(t, () => checkAssertionClaims(claims({ nbf: NOW + 31 }), EXPECTED), 'not valid yet (nbf)');
+  refused(t, () => checkAssertionClaims(claims({ iat: NOW - 331 }), EXPECTED), 'issued too long ago (iat)', 'lifetime_too_long');
+  refused(t, () => checkAssertionClaims(claims({ iat: NOW + 31 }), EXPECTED), 'issued in the future (iat)', 'not_yet_valid');
+  refused(t, () => checkAssertionClaims(claims({ nbf: NOW + 31 }), EXPECTED), 'not valid yet (nbf)', 'not_yet_valid');
   t.equal(checkAssertionClaims(claims({ nbf: NOW + 30 }), EXPECTED).jti, 'a1', 'nbf inside the skew');
 });
 
 t.test('OpenID Connect Core §9: jti is required', async (t) => {
   for (const jti of [undefined, '', 42, 'x'.repeat(513)]) {
-    refused(t, () => checkAssertionClaims(claims({ jti }), EXPECTED), 'jti is missing or malformed');
+    refused(t, () => checkAssertionClaims(claims({ jti }), EXPECTED), 'jti is missing or malformed', 'malformed');
   }
 });
 
 t.test('alg: one of the asymmetric algorithms offered (or the one the client registered); never none or HMAC', async (t) => {
   for (const alg of CLIENT_ASSERTION_ALGORITHMS) t.equal(checkAssertionHeader({ alg }, CLIENT_ASSERTION_ALGORITHMS), alg);
   for (const alg of ['none', 'HS256', 'HS512', 'ES512', undefined]) {
-    refused(t, () => checkAssertionHeader({ alg } as never, CLIENT_ASSERTION_ALGORITHMS), `alg ${String(alg)} is not accepted`);
+    refused(
+      t,
+      () => checkAssertionHeader({ alg } as never, CLIENT_ASSERTION_ALGORITHMS),
+      `alg ${String(alg)} is not accepted`,
+      'algorithm_not_allowed',
+    );
   }
-  refused(t, () => checkAssertionHeader({ alg: 'RS256' }, ['ES256']), 'alg RS256 is not accepted');
+  refused(t, () => checkAssertionHeader({ alg: 'RS256' }, ['ES256']), 'alg RS256 is not accepted', 'algorithm_not_allowed');
 });
 
 t.test('typ: none, JWT or client-authentication+jwt (draft-ietf-oauth-rfc7523bis); never another explicit type', async (t) => {
@@ -87,7 +95,7 @@ t.test('typ: none, JWT or client-authentication+jwt (draft-ietf-oauth-rfc7523bis
     t.equal(checkAssertionHeader({ alg: 'ES256', ...(typ ? { typ } : {}) }, ['ES256']), 'ES256', String(typ));
   }
   for (const typ of ['at+jwt', 'dpop+jwt', 'oauth-id-jag+jwt']) {
-    refused(t, () => checkAssertionHeader({ alg: 'ES256', typ }, ['ES256']), `typ ${typ} is not a client assertion's`);
+    refused(t, () => checkAssertionHeader({ alg: 'ES256', typ }, ['ES256']), `typ ${typ} is not a client assertion's`, 'wrong_type');
   }
 });
 
@@ -97,7 +105,7 @@ t.test('decoding: a JWS compact JWT; the subject names the client when client_id
   t.same(decodeClientAssertion(jwt), { header: { alg: 'ES256', kid: 'k1' }, claims: CLAIMS });
   t.equal(assertionSubject(jwt), 'service');
   for (const bad of ['', 'a.b', 'not-a-jwt', `${encode({ alg: 'ES256' })}.bm90LWpzb24.c2ln`]) {
-    refused(t, () => decodeClientAssertion(bad), 'not a signed JWT (JWS compact serialization)');
+    refused(t, () => decodeClientAssertion(bad), 'not a signed JWT (JWS compact serialization)', 'malformed');
     t.equal(assertionSubject(bad), undefined);
   }
   t.equal(assertionSubject(`${encode({ alg: 'ES256' })}.${encode({ sub: 7 })}.c2ln`), undefined, 'a sub that is not a string');

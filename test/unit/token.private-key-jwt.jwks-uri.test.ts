@@ -5,13 +5,14 @@ import { ALICE, testUsers } from '../helpers/authorize-fixtures.js';
 import { codeRequest, InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
 import { assertionParams, clientAssertion, type ClientKey, clientKey, jwksOf } from '../helpers/client-keys.js';
 import { DocumentServer } from '../helpers/document-server.js';
+import { capturedLogger } from '../helpers/logs.js';
 import { clientMetadataDocument } from '../helpers/metadata-document-fixtures.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { JSON_HEADERS } from '../helpers/registration.js';
 import { claimsOf, MCP, RESOURCES } from '../helpers/resource-fixtures.js';
 import { buildTestServer, FORM_HEADERS, form, type TestServer } from '../helpers/server.js';
 import { selfSignedCertificate, type TestCertificate } from '../helpers/tls.js';
-import { FAILED } from '../suites/private-key-jwt.js';
+import { FAILED } from '../helpers/private-key-jwt.js';
 
 /**
  * private_key_jwt clients whose keys are at a jwks_uri: from CLIENTS_FILE, registered, and
@@ -25,13 +26,17 @@ interface Setup {
   readonly keys: DocumentServer;
   readonly jwksUri: string;
   readonly token: (key: ClientKey, clientId: string, params?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  /** The reasons of the client.authentication_failed audit lines so far. */
+  readonly refusals: () => unknown[];
 }
 
 async function setup(t: Test, certificate: TestCertificate, key: ClientKey): Promise<Setup> {
   const keys = await DocumentServer.start(t, certificate);
   keys.serveJson('/jwks.json', jwksOf(key), { 'cache-control': 'max-age=600' });
   const jwksUri = `https://client.example:${keys.port}/jwks.json`;
+  const log = capturedLogger('info');
   const server = await buildTestServer(t, {
+    logger: log.logger,
     env: {
       CLIENT_ID_METADATA_DOCUMENTS: 'true',
       CLIENT_ID_METADATA_ALLOW_INSECURE: 'true',
@@ -66,7 +71,13 @@ async function setup(t: Test, certificate: TestCertificate, key: ClientKey): Pro
         ...assertionParams(await clientAssertion(signer, clientId, { now: Math.floor(server.clock.now / 1000) })),
       }),
     });
-  return { server, keys, jwksUri, token };
+  const refusals = () =>
+    log
+      .lines()
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.event === 'client.authentication_failed')
+      .map((line) => line.reason);
+  return { server, keys, jwksUri, token, refusals };
 }
 
 t.test('a CLIENTS_FILE client with a jwks_uri', async (t) => {
@@ -83,22 +94,26 @@ t.test('a CLIENTS_FILE client with a jwks_uri', async (t) => {
   });
 
   t.test('a rotated key is found by one more fetch, at most once a minute whatever the kid', async (t) => {
-    const { server, keys, token } = await setup(t, certificate, key);
+    const { server, keys, token, refusals } = await setup(t, certificate, key);
     t.equal((await token(key, 'keyed')).statusCode, 200);
     keys.serveJson('/jwks.json', jwksOf(key, rotated), { 'cache-control': 'max-age=600' });
     for (let i = 0; i < 10; i += 1) expectOAuthError(t, await token(rotated, 'keyed'), FAILED);
     t.equal(keys.requestsFor('/jwks.json'), 1, 'fetched a second ago: not again');
+    t.same(refusals(), Array(10).fill('unknown_kid'), 'audited: the key is not (yet) among the client keys');
     await server.advance(60);
     t.equal((await token(rotated, 'keyed')).statusCode, 200, 'a minute later: fetched again, the new key found');
     t.equal(keys.requestsFor('/jwks.json'), 2);
   });
 
   t.test('a jwks_uri that is down or not reachable: 401 invalid_client, never a 500', async (t) => {
-    const { keys, token } = await setup(t, certificate, key);
+    const { server, keys, token, refusals } = await setup(t, certificate, key);
     keys.serve('/jwks.json', { status: 500, body: 'oops' });
     expectOAuthError(t, await token(key, 'keyed'), FAILED);
+    await server.advance(60);
     keys.serve('/jwks.json', { stallAfter: 0, headers: { 'content-type': 'application/json' }, body: '{}' });
     expectOAuthError(t, await token(key, 'keyed'), FAILED);
+    t.equal(keys.requestsFor('/jwks.json'), 2, 'the remembered failure over: fetched again, and given up');
+    t.same(refusals(), ['keys_unavailable', 'keys_unavailable'], 'audited: the keys could not be had');
   });
 });
 
