@@ -2,6 +2,7 @@ import { createLocalJWKSet, decodeProtectedHeader, type JWTPayload, jwtVerify } 
 import type { LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
+import type { SigningAlgorithm } from '../../src/keys/key-file.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { ALICE, AUTHORIZE_CLIENTS, WEB_REDIRECT, WEB_SECRET } from './authorize-fixtures.js';
 import { InjectBrowser, pkcePair, redirectParams, signInAndDecide } from './browser-flow.js';
@@ -56,14 +57,39 @@ export const OIDC_CLIENTS = [
 
 export const RESOURCE = 'https://mcp.example.com/mcp';
 
-export function oidcServer(t: Test, options: { store?: TestStore; env?: Record<string, string> } = {}): Promise<TestServer> {
+export interface OidcServerOptions {
+  readonly store?: TestStore;
+  readonly env?: Record<string, string>;
+  /** More CLIENTS_FILE entries, beside OIDC_CLIENTS. */
+  readonly clients?: unknown[];
+  /** The chains of the keys folder (default: ES256 for access tokens, RS256 for ID tokens). */
+  readonly signingAlgorithms?: readonly SigningAlgorithm[];
+  readonly logger?: unknown;
+}
+
+export function oidcServer(t: Test, options: OidcServerOptions = {}): Promise<TestServer> {
   return buildTestServer(t, {
-    clients: OIDC_CLIENTS,
     users: oidcUsers(),
     resources: [{ resource: RESOURCE, scope: 'mcp:tools' }],
     signingAlgorithms: ['ES256', 'RS256'],
     ...options,
+    clients: [...OIDC_CLIENTS, ...(options.clients ?? [])],
   });
+}
+
+/**
+ * alice signs in and approves `openid read` for `web` once in a browser of `server`, so the
+ * browser has a session and the consent is remembered; her ID token.
+ */
+export async function signedInBrowser(server: TestServer): Promise<{ browser: InjectBrowser; idToken: string }> {
+  const browser = new InjectBrowser(server.app);
+  const { body } = await codeFlow(server, { scope: 'openid read' }, { browser });
+  return { browser, idToken: body.id_token as string };
+}
+
+/** `token` with the end of its signature changed: a JWT nobody signed. */
+export function tamperedJwt(token: string): string {
+  return `${token.slice(0, -6)}${token.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA'}`;
 }
 
 /** The token response of a code flow for `params` (client `web` unless said), signed in as alice. */
@@ -79,7 +105,13 @@ export async function codeFlow(
     /** A DPoP proof for the token request. */
     dpopProof?: string;
   } = {},
-): Promise<{ response: LightMyRequestResponse; browser: InjectBrowser; body: Record<string, unknown> }> {
+): Promise<{
+  response: LightMyRequestResponse;
+  browser: InjectBrowser;
+  body: Record<string, unknown>;
+  /** Sends the same token request (the same code) again. */
+  redeemAgain: () => Promise<LightMyRequestResponse>;
+}> {
   const clientId = options.clientId ?? 'web';
   const redirectUri = options.redirectUri ?? WEB_REDIRECT;
   const browser = options.browser ?? new InjectBrowser(server.app);
@@ -94,19 +126,21 @@ export async function codeFlow(
   };
   const approved = await signInAndDecide(browser, request, ALICE, 'allow', options.resources ?? []);
   const code = redirectParams(approved.headers.location as string).code as string;
-  const response = await server.app.inject({
-    method: 'POST',
-    url: '/oauth2/token',
-    headers: { ...FORM_HEADERS, authorization: basic(clientId, WEB_SECRET), ...(options.dpopProof ? { dpop: options.dpopProof } : {}) },
-    payload: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: verifier,
-      ...options.tokenExtra,
-    }).toString(),
-  });
-  return { response, browser, body: response.json() as Record<string, unknown> };
+  const redeem = () =>
+    server.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      headers: { ...FORM_HEADERS, authorization: basic(clientId, WEB_SECRET), ...(options.dpopProof ? { dpop: options.dpopProof } : {}) },
+      payload: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        ...options.tokenExtra,
+      }).toString(),
+    });
+  const response = await redeem();
+  return { response, browser, body: response.json() as Record<string, unknown>, redeemAgain: redeem };
 }
 
 /** An ID token's header and claims, its signature checked against the server's JWKS. */

@@ -1,6 +1,12 @@
+import { readdir, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Test } from 'tap';
+import { hashClientSecret } from '../../src/clients/secret.js';
 import { tokenHash } from '../../src/oidc/id-token.js';
-import { WEB_SECRET } from '../helpers/authorize-fixtures.js';
+import { WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
+import { tempDir } from '../helpers/keys.js';
+import { capturedLogger } from '../helpers/logs.js';
+import { expectOAuthError } from '../helpers/oauth-error.js';
 import { ALICE_CLAIMS, codeFlow, ES256_REDIRECT, oidcServer, RESOURCE, verifiedIdToken } from '../helpers/oidc-fixtures.js';
 import { basic, FORM_HEADERS, ISSUER, type TestServer } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
@@ -27,6 +33,46 @@ function userinfo(server: TestServer, token: string | undefined, method: 'GET' |
     headers: { ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...(method === 'POST' ? FORM_HEADERS : {}) },
     ...(method === 'POST' ? { payload: '' } : {}),
   });
+}
+
+const PS256_REDIRECT = 'https://ps.example.com/cb';
+
+/** A client whose ID tokens must be PS256: no server of this suite has a PS256 key. */
+const PS256_CLIENT = {
+  client_id: 'ps-client',
+  client_secret_hash: hashClientSecret(WEB_SECRET),
+  redirect_uris: [PS256_REDIRECT],
+  grant_types: ['authorization_code', 'refresh_token'],
+  scope: 'read',
+  id_token_signed_response_alg: 'PS256',
+};
+
+/** What the token endpoint answers when no key of the ID token's algorithm signs (docs/openid-connect.md#id-tokens). */
+const NO_SIGNING_KEY = { status: 500, error: 'server_error', description: 'the authorization server encountered an unexpected condition' };
+
+/** The error lines of a captured log: the message, and the error as the operator reads it (pino adds the cause). */
+function errorLines(logs: ReturnType<typeof capturedLogger>): { msg: string; err: string | undefined }[] {
+  return logs
+    .lines()
+    .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message?: string } })
+    .filter((line) => line.level >= 50)
+    .map((line) => ({ msg: line.msg, err: line.err?.message }));
+}
+
+/** Moves the key files of `alg`'s chain out of `keysDir` and reloads the keystore; puts them back and reloads when called. */
+async function withoutChain(t: Test, server: TestServer, alg: string): Promise<() => Promise<void>> {
+  const aside = await tempDir(t, 'oauth-keys-aside-');
+  const names: string[] = [];
+  for (const name of await readdir(server.keysDir)) {
+    if ((JSON.parse(await readFile(join(server.keysDir, name), 'utf8')) as { alg: string }).alg !== alg) continue;
+    await rename(join(server.keysDir, name), join(aside, name));
+    names.push(name);
+  }
+  t.ok(names.length > 0 && (await server.keystore.reload()).ok, `the ${alg} chain is gone`);
+  return async () => {
+    for (const name of names) await rename(join(aside, name), join(server.keysDir, name));
+    t.ok((await server.keystore.reload()).ok, `the ${alg} chain is back`);
+  };
 }
 
 export function openidConnectSuite(t: Test, openStore: OpenStore): void {
@@ -71,6 +117,54 @@ export function openidConnectSuite(t: Test, openStore: OpenStore): void {
     const { alg, claims } = await verifiedIdToken(server, body.id_token as string);
     t.equal(alg, 'ES256');
     t.equal(claims.at_hash, tokenHash(body.access_token as string, 'ES256'));
+  });
+
+  t.test(
+    'no key of the algorithm an ID token needs: server_error, no token at all (never another algorithm), the code spent',
+    async (t) => {
+      // ps-client asks for PS256 (the server has ES256 and RS256 chains); web says nothing, so
+      // RS256 (the server has an ES256 chain alone, which still signs access tokens).
+      for (const [clientId, redirectUri, alg, signingAlgorithms] of [
+        ['ps-client', PS256_REDIRECT, 'PS256', ['ES256', 'RS256']],
+        ['web', WEB_REDIRECT, 'RS256', ['ES256']],
+      ] as const) {
+        const logs = capturedLogger('info');
+        const server = await oidcServer(t, { store: await openStore(t), clients: [PS256_CLIENT], signingAlgorithms, logger: logs.logger });
+        const { response, redeemAgain } = await codeFlow(server, { scope: 'openid read', nonce: 'n' }, { clientId, redirectUri });
+        expectOAuthError(t, response, NO_SIGNING_KEY);
+        t.same(
+          errorLines(logs),
+          [
+            {
+              msg: 'server_error',
+              err: `${NO_SIGNING_KEY.description}: no ${alg} key signs now: run "oauth2-token-service keys rotate --alg ${alg}"`,
+            },
+          ],
+          `${clientId}: the log says which key is missing and how to make it; the client is told nothing more`,
+        );
+        // The code was consumed before the ID token was signed: a second try is a replay, and
+        // revokes the grant (nothing was handed out from it).
+        expectOAuthError(t, await redeemAgain(), {
+          status: 400,
+          error: 'invalid_grant',
+          description: 'the authorization code was already used; the tokens issued from it are revoked',
+        });
+      }
+    },
+  );
+
+  t.test('a refresh whose ID token has no key: server_error, and the refresh token is not spent', async (t) => {
+    const server = await oidcServer(t, { store: await openStore(t) });
+    const first = await codeFlow(server, { scope: 'openid read' });
+    const refreshToken = first.body.refresh_token as string;
+    const restore = await withoutChain(t, server, 'RS256');
+    expectOAuthError(t, await refresh(server, refreshToken), NO_SIGNING_KEY);
+    await restore();
+    const res = await refresh(server, refreshToken);
+    t.equal(res.statusCode, 200, 'the same refresh token once the key is back: it was never rotated');
+    const body = res.json() as Record<string, string>;
+    t.same(Object.keys(body).sort(), ['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
+    t.equal((await verifiedIdToken(server, body.id_token as string)).alg, 'RS256');
   });
 
   t.test('a refresh returns a new ID token: same sub, auth_time and sid, a new iat, no nonce (Core §12.2)', async (t) => {

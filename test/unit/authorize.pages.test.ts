@@ -34,8 +34,8 @@ function cspOf(res: { headers: Record<string, unknown> }): Map<string, string> {
   return new Map(csp.split('; ').map((d) => [d.slice(0, d.indexOf(' ')), d.slice(d.indexOf(' ') + 1)]));
 }
 
-async function consentPage(browser: InjectBrowser) {
-  const login = await browser.get(authorizeUrl(REQUEST));
+async function consentPage(browser: InjectBrowser, request: Record<string, string> = REQUEST) {
+  const login = await browser.get(authorizeUrl(request));
   const signedIn = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
   return browser.get(signedIn.headers.location as string);
 }
@@ -135,6 +135,39 @@ t.test('languages: Accept-Language chooses German, q-values honoured; English by
     const res = await app.inject({ url: authorizeUrl(REQUEST), headers: header === undefined ? {} : { 'accept-language': header } });
     t.match(res.body, '<html lang="en">', String(header));
     t.equal(res.headers.vary, 'Accept-Language');
+  }
+});
+
+t.test('identity scopes on the consent page: what each shares, in words, in English and in German', async (t) => {
+  const { app } = await server(t);
+  const request = { ...REQUEST, scope: 'openid profile email address phone offline_access' };
+  // The catalogue's wording (src/pages/messages/en.ts, de.ts), written out: a changed word fails here.
+  const wording = {
+    en: [
+      'Know who you are: your user identifier at this service',
+      'Your profile: name, username, picture, language and time zone',
+      'Your email address, and whether it is verified',
+      'Your postal address',
+      'Your phone number, and whether it is verified',
+      'Keep access while you are not using it',
+    ],
+    de: [
+      'Wissen, wer Sie sind: Ihre Benutzerkennung bei diesem Dienst',
+      'Ihr Profil: Name, Benutzername, Bild, Sprache und Zeitzone',
+      'Ihre E-Mail-Adresse und ob sie bestätigt ist',
+      'Ihre Postanschrift',
+      'Ihre Telefonnummer und ob sie bestätigt ist',
+      'Zugriff behalten, während Sie die Anwendung nicht benutzen',
+    ],
+  };
+  for (const [language, descriptions] of Object.entries(wording)) {
+    const consent = await consentPage(new InjectBrowser(app, '203.0.113.7', { 'accept-language': language }), request);
+    t.equal(consent.statusCode, 200, language);
+    t.match(consent.body, `<html lang="${language}">`);
+    const items = request.scope
+      .split(' ')
+      .map((scope, i) => `<li><strong>${descriptions[i]}</strong> <span class="muted"><code>${scope}</code></span></li>`);
+    t.match(consent.body, `<ul>${items.join('')}</ul>`, `${language}: each scope by its description and name, in the order asked`);
   }
 });
 
