@@ -1,5 +1,4 @@
 import { availableParallelism, cpus } from 'node:os';
-import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import type { ServerProcess, Teardown } from '../harness/process.js';
 import { startPrivateRedis } from '../harness/redis.js';
@@ -15,7 +14,9 @@ import { measureOpenidPhase } from './openid-phase.js';
 import { mintOurCodes, mintPeerCodes } from './minting.js';
 import { type BenchReport, printReport } from './report.js';
 import { startBare, startOurs, startPeer } from './servers.js';
+import { type BenchSettings, parseSettings } from './settings.js';
 import { measureSigningRate } from './sign.js';
+import { measureAuthExchangePhase } from './auth-exchange-phase.js';
 
 /**
  * Our token endpoint against (a) what it could be on one core: a bare Fastify route doing
@@ -25,55 +26,14 @@ import { measureSigningRate } from './sign.js';
  * rounds that alternate which server goes first; medians are reported. Also: one against
  * two workers (WORKERS=2), Redis bytes per refresh family, and (d) the cost of metrics:
  * client_credentials with METRICS_PORT unset and set, alternating; and (e) the cost of DPoP:
- * client_credentials plain, then with a fresh DPoP proof in each request.
+ * client_credentials plain, then with a fresh DPoP proof in each request; (f) code redemption
+ * with and without openid; (g) client_credentials with private_key_jwt and token exchange
+ * against client_credentials with client_secret_basic.
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--connections <n>] [--duration <seconds>] [--rounds <n>]';
-const WARMUP_SECONDS = 1;
-const MAX_SIGN_SECONDS = 5;
 const MANY_CONNECTIONS = 256;
-
-export interface BenchSettings {
-  readonly quick: boolean;
-  readonly connections: number;
-  readonly durationSeconds: number;
-  readonly warmupSeconds: number;
-  readonly rounds: number;
-  /** Codes redeemed per server and round. */
-  readonly codes: number;
-  readonly families: number;
-  readonly rotations: number;
-  readonly signSeconds: number;
-}
-
-function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^[1-9]\d*$/.test(value)) throw new Error(`--${flag} must be a positive whole number\n${USAGE}`);
-  return Number(value);
-}
-
-function parseSettings(argv: string[]): BenchSettings {
-  const { values } = parseArgs({
-    args: argv,
-    options: { connections: { type: 'string' }, duration: { type: 'string' }, rounds: { type: 'string' }, quick: { type: 'boolean' } },
-    strict: true,
-  });
-  const quick = values.quick === true;
-  const durationSeconds = positiveInteger('duration', values.duration, quick ? 2 : 10);
-  return {
-    quick,
-    connections: positiveInteger('connections', values.connections, 32),
-    durationSeconds,
-    warmupSeconds: WARMUP_SECONDS,
-    rounds: positiveInteger('rounds', values.rounds, quick ? 1 : 5),
-    codes: quick ? 2000 : 20_000,
-    families: quick ? 20 : 100,
-    rotations: quick ? 20 : 100,
-    signSeconds: Math.min(durationSeconds, MAX_SIGN_SECONDS),
-  };
-}
 
 const cleanups: (() => unknown)[] = [];
 const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
@@ -217,6 +177,8 @@ async function main(): Promise<void> {
     const dpopCost = await measuringHostLoad(() => measureDpopPhase(settings, fixtures));
     process.stdout.write('(f) code redemption with and without openid, one process, private Redis...\n');
     const openidCost = await measuringHostLoad(() => measureOpenidPhase(settings, fixtures));
+    process.stdout.write('(g) private_key_jwt and token exchange against client_secret_basic, one process, in-memory store...\n');
+    const authExchangeCost = await measuringHostLoad(() => measureAuthExchangePhase(settings, fixtures));
 
     const redis = await startPrivateRedis(cleanup);
     const admin = new Redis(redis.url);
@@ -265,6 +227,7 @@ async function main(): Promise<void> {
       metricsCost,
       dpopCost,
       openidCost,
+      authExchangeCost,
       samples,
       rounds: rounds.host,
       memory,

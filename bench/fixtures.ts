@@ -1,23 +1,32 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { generateClientSecret, hashClientSecret } from '../src/clients/secret.js';
+import { TOKEN_EXCHANGE_GRANT } from '../src/clients/token-exchange-policy.js';
 import { rotateKeys } from '../src/keys/rotation.js';
 
 /**
  * What both servers are configured with: one confidential client (client_secret_basic)
  * allowed client_credentials, authorization_code and refresh_token; one protected resource
- * (the tokens' aud) with scope `read`; an ES256 signing key each. Written to a temporary
- * folder removed however the bench ends.
+ * (the tokens' aud) with scope `read`; an ES256 signing key each. Ours also has a
+ * private_key_jwt client, a client that exchanges the tokens sent to that resource for
+ * tokens of a second one, and that second resource. Written to a temporary folder removed
+ * however the bench ends.
  */
 
 export const CLIENT_ID = 'bench-client';
 /** The same client, registered with id_token_signed_response_alg ES256 (the other uses the RS256 default). */
 export const ES256_CLIENT_ID = 'bench-client-es256';
+/** The same grant, authenticating with ES256 client assertions (private_key_jwt) signed with `assertionKey`. */
+export const PKJWT_CLIENT_ID = 'bench-client-pkjwt';
+export const ASSERTION_KID = 'bench-pkjwt-1';
+/** Exchanges tokens whose aud is RESOURCE for tokens of DOWNSTREAM_RESOURCE (RFC 8693), with the bench client's secret. */
+export const EXCHANGE_CLIENT_ID = 'bench-exchanger';
 export const RESOURCE = 'https://api.bench.example';
+export const DOWNSTREAM_RESOURCE = 'https://downstream.bench.example';
 export const SCOPE = 'read';
 export const REDIRECT_URI = 'https://client.bench.example/callback';
 export const SUBJECT = 'bench-user';
@@ -33,6 +42,8 @@ export interface Fixtures {
   readonly basicAuth: string;
   /** The peer's private signing key. */
   readonly peerJwk: JWK;
+  /** PKJWT_CLIENT_ID's private key (P-256), its public half in CLIENTS_FILE as ASSERTION_KID. */
+  readonly assertionKey: KeyObject;
 }
 
 export async function createFixtures(): Promise<Fixtures> {
@@ -54,8 +65,25 @@ export async function createFixtures(): Promise<Fixtures> {
     token_endpoint_auth_method: 'client_secret_basic',
   };
   const es256 = { ...client, client_id: ES256_CLIENT_ID, id_token_signed_response_alg: 'ES256' };
-  await writeFile(clientsFile, JSON.stringify({ clients: [client, es256] }), { mode: 0o600 });
-  await writeFile(resourcesFile, JSON.stringify({ resources: [{ resource: RESOURCE, scope: SCOPE }] }), { mode: 0o600 });
+  const assertionKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y } = assertionKeys.publicKey.export({ format: 'jwk' });
+  const pkjwt = {
+    client_id: PKJWT_CLIENT_ID,
+    grant_types: ['client_credentials'],
+    scope: SCOPE,
+    token_endpoint_auth_method: 'private_key_jwt',
+    jwks: { keys: [{ kty, crv, x, y, kid: ASSERTION_KID, alg: 'ES256', use: 'sig' }] },
+  };
+  const exchanger = {
+    client_id: EXCHANGE_CLIENT_ID,
+    client_secret_hash: client.client_secret_hash,
+    grant_types: [TOKEN_EXCHANGE_GRANT],
+    token_endpoint_auth_method: 'client_secret_basic',
+    token_exchange: { subject_audiences: [RESOURCE], target_resources: [DOWNSTREAM_RESOURCE] },
+  };
+  await writeFile(clientsFile, JSON.stringify({ clients: [client, es256, pkjwt, exchanger] }), { mode: 0o600 });
+  const resources = [RESOURCE, DOWNSTREAM_RESOURCE].map((resource) => ({ resource, scope: SCOPE }));
+  await writeFile(resourcesFile, JSON.stringify({ resources }), { mode: 0o600 });
   const peerJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JWK;
   return {
     keysDir,
@@ -64,5 +92,6 @@ export async function createFixtures(): Promise<Fixtures> {
     clientSecret,
     basicAuth: `Basic ${Buffer.from(`${CLIENT_ID}:${clientSecret}`).toString('base64')}`,
     peerJwk,
+    assertionKey: assertionKeys.privateKey,
   };
 }

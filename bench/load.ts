@@ -8,6 +8,8 @@ export interface LoadTarget {
   readonly body: string;
   /** Headers that change with every request (a DPoP proof each), added to `headers`. */
   readonly headersPerRequest?: () => Record<string, string>;
+  /** A body for each request (a fresh client assertion each), instead of `body`. */
+  readonly bodyPerRequest?: () => string;
 }
 
 export interface LoadSettings {
@@ -34,13 +36,14 @@ function post(target: LoadTarget, connections: number, durationSeconds: number):
     method: 'POST',
     headers: target.headers,
     body: target.body,
-    ...(target.headersPerRequest
+    ...(target.headersPerRequest || target.bodyPerRequest
       ? {
           requests: [
             {
               setupRequest: (request: autocannon.Request) => ({
                 ...request,
                 headers: { ...target.headers, ...target.headersPerRequest?.() },
+                body: target.bodyPerRequest?.() ?? target.body,
               }),
             },
           ],

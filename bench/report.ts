@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { signingConfig } from '../src/config/signing.js';
-import type { BenchSettings } from './bench.js';
+import type { BenchSettings } from './settings.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
 import type { LoadResult } from './load.js';
 import type { DpopCost } from './dpop-cost.js';
 import type { OpenidCost } from './openid-phase.js';
+import type { AuthExchangeCost } from './auth-exchange-phase.js';
 import { describeCpu, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
@@ -21,6 +22,7 @@ export interface BenchReport {
   readonly metricsCost: WithHostLoad<MetricsCost>;
   readonly dpopCost: WithHostLoad<DpopCost>;
   readonly openidCost: WithHostLoad<OpenidCost>;
+  readonly authExchangeCost: WithHostLoad<AuthExchangeCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
   readonly rounds: HostLoad | undefined;
@@ -81,10 +83,26 @@ function openidLine(cost: WithHostLoad<OpenidCost>): string {
   );
 }
 
+/** (g): client_credentials with private_key_jwt, and token exchange, each against client_secret_basic; and the ratios alone. */
+function authExchangeLines(cost: WithHostLoad<AuthExchangeCost>): { line: string; ratios: string } {
+  const [basic, pkjwt, exchange] = [figureOf(cost.value.basic), figureOf(cost.value.pkjwt), figureOf(cost.value.exchange)];
+  if (!basic || !pkjwt || !exchange) return { line: '(g) client authentication and token exchange: no result', ratios: '' };
+  const [pkjwtRatio, exchangeRatio] = [(pkjwt.rate / basic.rate).toFixed(2), (exchange.rate / basic.rate).toFixed(2)];
+  return {
+    line:
+      `(g) one process, in-memory store, medians of ${cost.value.basic.length} alternated rounds [${hostNote(cost.host)}]: ` +
+      `client_credentials with client_secret_basic ${whole(basic.rate)} req/s (p99 ${basic.p99} ms), with private_key_jwt ` +
+      `${whole(pkjwt.rate)} req/s (p99 ${pkjwt.p99} ms, pkjwt/basic = ${pkjwtRatio}), token exchange ${whole(exchange.rate)} req/s ` +
+      `(p99 ${exchange.p99} ms, exchange/cc = ${exchangeRatio})`,
+    ratios: ` pkjwt/basic=${pkjwtRatio} exchange/cc=${exchangeRatio}`,
+  };
+}
+
 /** Prints the report; returns what failed (connection errors, non-2xx answers). */
 export function printReport(report: BenchReport): string[] {
   const { settings, bare, signing, samples, memory } = report;
   const bound = 1 / (1 / bare.value.requestsPerSecond + 1 / signing.value);
+  const authExchange = authExchangeLines(report.authExchangeCost);
   const rows: [string, string, string][] = [
     [`client_credentials, ${settings.connections} connections`, 'ours cc', 'peer cc'],
     ['client_credentials, 256 connections', 'ours cc256', 'peer cc256'],
@@ -104,6 +122,7 @@ export function printReport(report: BenchReport): string[] {
       `(p99 ${report.dpopCost.value.plain.p99Ms} ms), with a fresh proof each ${whole(report.dpopCost.value.dpop.requestsPerSecond)} req/s ` +
       `(p99 ${report.dpopCost.value.dpop.p99Ms} ms), with/without = ${(report.dpopCost.value.dpop.requestsPerSecond / report.dpopCost.value.plain.requestsPerSecond).toFixed(2)}`,
     openidLine(report.openidCost),
+    authExchange.line,
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
@@ -164,7 +183,7 @@ export function printReport(report: BenchReport): string[] {
     .filter(isPeer)
     .flatMap(([name, results]) => failuresOf(name, results));
   if (peerTrouble.length > 0) lines.push(`peer errors (not ours): ${peerTrouble.join('; ')}`);
-  lines.push('', `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'}`);
+  lines.push('', `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'}${authExchange.ratios}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   const ourResults = Object.entries(samples).filter((entry) => !isPeer(entry));
   return [
@@ -173,6 +192,7 @@ export function printReport(report: BenchReport): string[] {
     ...failuresOf('DPoP phase without proofs', [report.dpopCost.value.plain]),
     ...failuresOf('DPoP phase with proofs', [report.dpopCost.value.dpop]),
     ...failuresOf('openid phase', [...report.openidCost.value.plain, ...report.openidCost.value.rs256, ...report.openidCost.value.es256]),
+    ...Object.entries(report.authExchangeCost.value).flatMap(([name, results]) => failuresOf(`(g) ${name}`, results)),
     ...ourResults.flatMap(([name, results]) => failuresOf(name, results)),
   ];
 }
