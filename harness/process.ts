@@ -32,12 +32,7 @@ export async function runNode(
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (input !== undefined) child.stdin?.end(input);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => (stdout += chunk));
-  child.stderr?.on('data', (chunk) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
+  return outcomeOf(child);
 }
 
 /**
@@ -47,7 +42,11 @@ export async function runNode(
  */
 export async function runProgram(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<CommandResult> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
-  const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return outcomeOf(spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** Everything a child writes, and its exit code, once it exits. */
+async function outcomeOf(child: ChildProcess): Promise<CommandResult> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => (stdout += chunk));

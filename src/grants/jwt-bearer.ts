@@ -57,14 +57,7 @@ export function jwtBearerGrant(deps: JwtBearerDependencies): Grant {
     try {
       const idJag = await deps.idJag.verify(assertion, client.clientId);
       const config = deps.providerConfig(idJag.providerId);
-      const decision = config
-        ? accessDecision(config, {
-            subject: idJag.subject,
-            profile: profileOf(idJag.claims),
-            claims: idJag.claims,
-            tokens: { accessToken: '' },
-          })
-        : undefined;
+      const decision = config ? accessDecision(config, { profile: profileOf(idJag.claims), claims: idJag.claims }) : undefined;
       if (!decision?.allowed)
         throw new IdJagRefused('refused', `refused by the provider's access rules: ${decision?.reason ?? 'provider removed'}`);
       return idJag;

@@ -12,7 +12,7 @@ export type AccessDecision = { readonly allowed: true } | { readonly allowed: fa
 
 const ALLOWED: AccessDecision = { allowed: true };
 
-function emailDomainAllowed(identity: UpstreamIdentity, domains: readonly string[]): AccessDecision {
+function emailDomainAllowed(identity: RuledIdentity, domains: readonly string[]): AccessDecision {
   const email = identity.profile.email;
   if (typeof email !== 'string' || identity.profile.email_verified !== true) return { allowed: false, reason: 'no verified email' };
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
@@ -26,7 +26,10 @@ function claimHolds(value: unknown, wanted: readonly string[]): boolean {
   return false;
 }
 
-export function accessDecision(config: ProviderConfig, identity: UpstreamIdentity): AccessDecision {
+/** What the rules read of a user: a sign-in's identity, or the claims of an ID-JAG. */
+export type RuledIdentity = Pick<UpstreamIdentity, 'profile' | 'claims' | 'organizations'>;
+
+export function accessDecision(config: ProviderConfig, identity: RuledIdentity): AccessDecision {
   if (config.allowed_email_domains !== undefined) {
     const decision = emailDomainAllowed(identity, config.allowed_email_domains);
     if (!decision.allowed) return decision;

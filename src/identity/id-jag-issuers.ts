@@ -17,9 +17,4 @@ export class TrustedIdJagIssuers implements IdJagIssuers {
     if (!config || !(provider instanceof OidcUpstream)) return undefined;
     return { providerId: config.id, keys: () => provider.signingKeys() };
   }
-
-  /** Whether any provider is trusted now (discovery lists the grant type then). */
-  any(): boolean {
-    return this.providers.all().some((p) => p.type === 'oidc' && p.id_jag);
-  }
 }

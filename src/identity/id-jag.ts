@@ -92,9 +92,11 @@ function refusalOf(err: unknown): IdJagRefused {
     return new IdJagRefused('bad_signature', 'the signature does not verify with the provider key', { cause: err });
   if (err instanceof errors.JOSEAlgNotAllowed)
     return new IdJagRefused('algorithm_not_allowed', 'the algorithm is not accepted', { cause: err });
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof errors.JOSEError)
-    return new IdJagRefused('keys_unavailable', `the provider keys cannot be used: ${(err as Error).message}`, { cause: err });
-  return new IdJagRefused('keys_unavailable', `the provider keys cannot be had: ${(err as Error).message}`, { cause: err });
+  // The key set could not be fetched or read (jose's JWKS errors), or the provider's discovery failed (not jose's).
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError))
+    return new IdJagRefused('keys_unavailable', `the provider keys cannot be had: ${(err as Error).message}`, { cause: err });
+  // Any other jose refusal is of the token itself (JWSInvalid, JWTInvalid: its structure or claim types).
+  return new IdJagRefused('malformed', err.message, { cause: err });
 }
 
 export class IdJagVerifier {

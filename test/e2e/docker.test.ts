@@ -5,32 +5,13 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
 import { loadOperatorDefaults } from '../../src/config/operator.js';
 import { DIST, REPOSITORY } from '../../harness/process.js';
+import { dockerfileInstructions } from '../helpers/dockerfile.js';
 
 /**
  * What can be checked of the Dockerfile and docker-compose.yml without a Docker engine:
  * supported base images, the unprivileged user, that every file they copy or run exists
  * once built, and that compose starts Redis and the key rotation before the server.
  */
-
-interface Instruction {
-  readonly keyword: string;
-  readonly args: string;
-}
-
-/** The Dockerfile's instructions, continuation lines joined, comments dropped. */
-async function dockerfile(): Promise<Instruction[]> {
-  const text = await readFile(join(REPOSITORY, 'Dockerfile'), 'utf8');
-  const lines = text.split('\n').filter((line) => !/^\s*#/.test(line));
-  return lines
-    .join('\n')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const [keyword = '', ...rest] = line.trim().split(/\s+/);
-      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
-    });
-}
 
 const exists = (path: string) =>
   access(path).then(
@@ -39,7 +20,7 @@ const exists = (path: string) =>
   );
 
 t.test('Dockerfile', async (t) => {
-  const instructions = await dockerfile();
+  const instructions = await dockerfileInstructions();
   const stages = instructions.filter((i) => i.keyword === 'FROM').map((i) => i.args);
   t.same(stages, ['node:24-slim AS build', 'node:24-slim AS runtime'], 'both stages on Node 24, the active LTS');
   const runtime = instructions.slice(instructions.findIndex((i) => i.args === 'node:24-slim AS runtime'));

@@ -1,6 +1,7 @@
-import { access, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import t, { type Test } from 'tap';
+import { dockerfileInstructions, type Instruction } from '../helpers/dockerfile.js';
 import { freePort } from '../../harness/ports.js';
 import { REPOSITORY, runProgram, startServerProcess } from '../../harness/process.js';
 import { tempDir } from '../helpers/keys.js';
@@ -144,25 +145,9 @@ t.test('a checkout: npm start never builds; npm ci && npm run build && npm prune
   await assertServes(t, { command: ['npm', 'start'], cwd: checkout }, cli);
 });
 
-interface Instruction {
-  readonly keyword: string;
-  readonly args: string;
-}
-
 /** The Dockerfile's runtime stage: its instructions, continuation lines joined, comments dropped. */
 async function runtimeStage(): Promise<Instruction[]> {
-  const text = await readFile(join(REPOSITORY, 'Dockerfile'), 'utf8');
-  const instructions = text
-    .split('\n')
-    .filter((line) => !/^\s*#/.test(line))
-    .join('\n')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const [keyword = '', ...rest] = line.trim().split(/\s+/);
-      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
-    });
+  const instructions = await dockerfileInstructions();
   return instructions.slice(instructions.findIndex((i) => i.keyword === 'FROM' && i.args.endsWith('AS runtime')));
 }
 

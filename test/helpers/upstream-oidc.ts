@@ -150,6 +150,19 @@ export async function signedByUpstream(claims: JWTPayload, header: Record<string
   return new SignJWT(claims).setProtectedHeader(protectedHeader).sign(privateKey);
 }
 
+/** Like signedByUpstream, but the header exactly as given, whatever jose would refuse to sign (an unknown `crit`). */
+export async function rawSignedByUpstream(header: Record<string, unknown>, claims: JWTPayload): Promise<string> {
+  const { privateKey } = await upstreamKey();
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${part(header)}.${part(claims)}`;
+  const signature = await crypto.subtle.sign(
+    'RSASSA-PKCS1-v1_5',
+    privateKey as Parameters<typeof crypto.subtle.sign>[1],
+    Buffer.from(input),
+  );
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+}
+
 function accountClaims(account: UpstreamAccount): Record<string, unknown> {
   return Object.fromEntries(Object.entries(account).filter(([, value]) => value !== undefined));
 }

@@ -9,7 +9,7 @@ import { RESOURCE } from '../helpers/oidc-fixtures.js';
 import { basic, FORM_HEADERS, ISSUER } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import { ACCOUNTS, type Federation, federatedTokens, federation } from '../helpers/upstream-fixtures.js';
-import { signedByUpstream, type UpstreamOidc } from '../helpers/upstream-oidc.js';
+import { rawSignedByUpstream, signedByUpstream, type UpstreamOidc } from '../helpers/upstream-oidc.js';
 
 /**
  * Enterprise-managed authorization: the JWT bearer grant (RFC 7523 §2.1) with ID-JAGs
@@ -192,6 +192,14 @@ export function idJagSuite(t: Test, openStore: OpenStore): void {
       ['signed by another key', stranger, 'bad_signature'],
       ['a kid the provider does not have', s.idJag({}, { kid: 'not-a-kid' }), 'unknown_key'],
       ['not a JWT', 'not.a.jwt', 'malformed'],
+      [
+        'a critical header we do not know',
+        rawSignedByUpstream(
+          { alg: 'RS256', kid: 'upstream-rs256', typ: 'oauth-id-jag+jwt', crit: ['x-unknown'], 'x-unknown': true },
+          { ...decodeJwt(replayed), jti: randomUUID() },
+        ),
+        'malformed',
+      ],
     ];
     for (const [name, assertion, reason] of cases) {
       const res = await s.exchange(await assertion);
