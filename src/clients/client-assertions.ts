@@ -1,12 +1,14 @@
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { type Clock, nowSeconds } from '../clock.js';
 import {
+  type AudienceRule,
   type ClientAssertionAlgorithm,
   CLIENT_ASSERTION_ALGORITHMS,
   ClientAssertionRefused,
+  checkAssertionAlgorithm,
   checkAssertionClaims,
-  checkAssertionHeader,
   decodeClientAssertion,
+  isExplicitlyTyped,
 } from '../oauth/client-assertion.js';
 import type { ClientAssertionReplayCache } from '../store/types.js';
 import { candidateKeys, type ClientKeysSource } from './client-jwks.js';
@@ -21,8 +23,12 @@ import type { Client } from './registry.js';
  */
 
 export interface ClientAssertionSettings {
-  /** Our issuer identifier and our token endpoint URL: the audiences an assertion may name. */
-  readonly audiences: readonly string[];
+  /** Our issuer identifier: the audience every assertion may name. */
+  readonly issuer: string;
+  /** Our token endpoint URL: the audience an assertion without `typ: client-authentication+jwt` may name too. */
+  readonly tokenEndpoint: string;
+  /** CLIENT_ASSERTION_STRICT_AUDIENCE: the issuer identifier alone, whatever the `typ`. */
+  readonly strictAudience: boolean;
   readonly clock: Clock;
 }
 
@@ -32,12 +38,20 @@ type ImportedKeys = WeakMap<JWK, Map<string, Promise<ImportedKey>>>;
 
 export class ClientAssertions {
   private readonly imported: ImportedKeys = new WeakMap();
+  /** The audiences of an assertion typed client-authentication+jwt, and of one without that typ. */
+  private readonly typedAudience: AudienceRule;
+  private readonly untypedAudience: AudienceRule;
 
   constructor(
     private readonly keys: ClientKeys,
     private readonly replays: ClientAssertionReplayCache,
     private readonly settings: ClientAssertionSettings,
-  ) {}
+  ) {
+    this.typedAudience = Object.freeze({ issuer: settings.issuer, tokenEndpoint: undefined });
+    this.untypedAudience = settings.strictAudience
+      ? this.typedAudience
+      : Object.freeze({ issuer: settings.issuer, tokenEndpoint: settings.tokenEndpoint });
+  }
 
   /**
    * Resolves when `assertion` authenticates `client`; rejects with ClientAssertionRefused
@@ -49,10 +63,13 @@ export class ClientAssertions {
     if (client.authMethod !== 'private_key_jwt' || client.keys === undefined)
       throw new ClientAssertionRefused('wrong_method', `the client authenticates with ${client.authMethod}, not private_key_jwt`);
     const { header, claims } = decodeClientAssertion(assertion);
-    const alg = checkAssertionHeader(header, client.assertionSigningAlg ? [client.assertionSigningAlg] : CLIENT_ASSERTION_ALGORITHMS);
+    const alg = checkAssertionAlgorithm(header, client.assertionSigningAlg ? [client.assertionSigningAlg] : CLIENT_ASSERTION_ALGORITHMS);
+    // draft-ietf-oauth-rfc7523bis §4: with its explicit type a client signals that it sends
+    // "a JWT conforming to the requirements herein": the issuer identifier as the sole audience.
+    const audience = isExplicitlyTyped(header) ? this.typedAudience : this.untypedAudience;
     const { jti, replayWindowSeconds } = checkAssertionClaims(claims, {
       clientId: client.clientId,
-      audiences: this.settings.audiences,
+      audience,
       nowSeconds: nowSeconds(this.settings.clock),
     });
     const key = await this.keyFor(client.keys, alg, typeof header.kid === 'string' ? header.kid : undefined);

@@ -87,6 +87,8 @@ export interface Config extends ClientAddressConfig, RegistrationConfig, DpopCon
   readonly shutdownTimeout: number;
   /** Server processes sharing PORT (node:cluster); 1 is a single process without a primary. */
   readonly workers: number;
+  /** private_key_jwt: only the issuer identifier as `aud`, never the token endpoint URL (RFC 7523bis). */
+  readonly clientAssertionStrictAudience: boolean;
   readonly clientIdMetadata: ClientIdMetadataConfig;
   /** BRAND_NAME, BRAND_LOGO_URL, BRAND_PRIMARY_COLOR: what the pages show of the operator. */
   readonly brand: BrandConfig;
@@ -167,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     httpRequestTimeout: e.HTTP_REQUEST_TIMEOUT,
     shutdownTimeout: e.SHUTDOWN_TIMEOUT,
     workers,
+    clientAssertionStrictAudience: e.CLIENT_ASSERTION_STRICT_AUDIENCE,
     clientIdMetadata: Object.freeze({
       enabled: e.CLIENT_ID_METADATA_DOCUMENTS,
       allowInsecure: e.CLIENT_ID_METADATA_ALLOW_INSECURE,

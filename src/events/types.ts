@@ -47,6 +47,7 @@ export type ClientAuthenticationFailure =
   | 'wrong_type'
   | 'wrong_issuer'
   | 'wrong_subject'
+  /** An `aud` other than our issuer identifier alone (or, without RFC 7523bis's typ and the strict setting, our token endpoint URL). */
   | 'wrong_audience'
   | 'expired'
   /** exp too far ahead, or iat too long ago. */

@@ -67,7 +67,7 @@ export interface VerifiedIdJag {
 }
 
 export interface IdJagVerifierSettings {
-  /** Our issuer identifier: the only `aud` accepted. */
+  /** Our issuer identifier: the only `aud` accepted (a string, or an array of that one value). */
   readonly issuer: string;
   readonly clock: Clock;
 }
@@ -170,6 +170,11 @@ export class IdJagVerifier {
         maxTokenAge: ID_JAG_MAX_LIFETIME_SECONDS,
         currentDate: new Date(this.settings.clock()),
       });
+      // jose checked that aud names our issuer; as an array it must name nobody else: a grant
+      // for several servers could be replayed at each of them, each remembering its jti only
+      // for itself (the audience ambiguity draft-ietf-oauth-rfc7523bis removes).
+      if (Array.isArray(payload.aud) && payload.aud.length !== 1)
+        throw new IdJagRefused('wrong_audience', 'aud names others than our issuer identifier');
       return payload;
     } catch (err) {
       throw refusalOf(err);

@@ -32,8 +32,16 @@ export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 /** A `jti` longer than this is refused (the store keeps its digest; any real one is far shorter). */
 const MAX_JTI_LENGTH = 512;
 
-/** `typ` values accepted: none, plain JWT, or draft-ietf-oauth-rfc7523bis's explicit type. */
-const ACCEPTED_TYPES = new Set(['jwt', 'client-authentication+jwt']);
+/**
+ * The `typ` values accepted (RFC 7515 §4.1.9: compared case-insensitively, "application/" may be
+ * left out), each with whether it is draft-ietf-oauth-rfc7523bis's explicit type.
+ */
+const ACCEPTED_TYPES = new Map([
+  ['jwt', false],
+  ['application/jwt', false],
+  ['client-authentication+jwt', true],
+  ['application/client-authentication+jwt', true],
+]);
 
 /**
  * Why an assertion was refused: `failure`, the check (a fixed code, audited), and the message
@@ -79,45 +87,73 @@ export function assertionSubject(assertion: string): string | undefined {
   }
 }
 
-/** Checks `alg` (one of `algorithms`) and `typ`; returns the algorithm. */
-export function checkAssertionHeader(header: ProtectedHeaderParameters, algorithms: readonly string[]): ClientAssertionAlgorithm {
-  const { alg, typ } = header;
+/** Checks `alg`: one of `algorithms`. */
+export function checkAssertionAlgorithm(header: ProtectedHeaderParameters, algorithms: readonly string[]): ClientAssertionAlgorithm {
+  const { alg } = header;
   if (typeof alg !== 'string' || !algorithms.includes(alg))
     throw new ClientAssertionRefused('algorithm_not_allowed', `alg ${String(alg)} is not accepted`);
-  // draft-ietf-oauth-rfc7523bis: servers are "NOT RECOMMENDED" to reject a JWT without an
-  // explicit type; a token of another explicit type (an access token, a DPoP proof, an
-  // ID-JAG) is not a client assertion, whatever its claims say.
-  if (
-    typ !== undefined &&
-    !ACCEPTED_TYPES.has(
-      String(typ)
-        .toLowerCase()
-        .replace(/^application\//, ''),
-    )
-  )
-    throw new ClientAssertionRefused('wrong_type', `typ ${String(typ)} is not a client assertion's`);
   return alg as ClientAssertionAlgorithm;
+}
+
+/**
+ * Checks `typ`; true when it is `client-authentication+jwt`. draft-ietf-oauth-rfc7523bis §4:
+ * "it is NOT RECOMMENDED for servers to reject JWTs that do not have explicit types", so none
+ * and plain JWT pass; a token of another explicit type (an access token, a DPoP proof, an
+ * ID-JAG) is not a client assertion, whatever its claims say (RFC 8725 §3.11).
+ */
+export function isExplicitlyTyped(header: ProtectedHeaderParameters): boolean {
+  const { typ } = header;
+  if (typ === undefined) return false;
+  const explicit = typeof typ === 'string' ? ACCEPTED_TYPES.get(typ.toLowerCase()) : undefined;
+  if (explicit === undefined) throw new ClientAssertionRefused('wrong_type', `typ ${String(typ)} is not a client assertion's`);
+  return explicit;
+}
+
+/** The `aud` an assertion may carry (see checkAudience). */
+export interface AudienceRule {
+  /** Our issuer identifier: always accepted. */
+  readonly issuer: string;
+  /** Our token endpoint URL, accepted too (RFC 7523 as published); undefined: the issuer identifier alone. */
+  readonly tokenEndpoint: string | undefined;
 }
 
 export interface AssertionExpectations {
   readonly clientId: string;
-  /** Our issuer identifier and our token endpoint URL (see checkAudience). */
-  readonly audiences: readonly string[];
+  readonly audience: AudienceRule;
   readonly nowSeconds: number;
 }
 
+const isOurs = (value: unknown, rule: AudienceRule) =>
+  value === rule.issuer || (rule.tokenEndpoint !== undefined && value === rule.tokenEndpoint);
+
 /**
- * RFC 7523 §3 item 3, as draft-ietf-oauth-rfc7523bis rewrites it for client authentication:
- * "the aud (audience) claim value MUST use the issuer identifier of the authorization server
- * as its sole value". We accept the issuer identifier, which is what that draft requires
- * and what oauth4webapi and openid-client send, and also our token endpoint URL, which RFC
- * 7523 as published allows and many clients still send; as a string, or in an array (RFC 7519
- * §4.1.3), compared as simple strings (RFC 3986 §6.2.1). Nothing else of ours is accepted.
+ * draft-ietf-oauth-rfc7523bis §4 (RFC 7523 §3 item 3) for client authentication: "The aud
+ * claim value MUST indicate only the issuer identifier of the intended authorization server
+ * as the audience of the JWT" and "The authorization server MUST reject any JWT that does not
+ * contain its issuer identifier as its sole audience value": a string, or an array of that one
+ * value (draft -03). An array naming anyone else is refused, even with us in it: it could be
+ * replayed at every server it names, each remembering its jti only for itself. Under a rule
+ * with the token endpoint URL (assertions of clients written before the draft), an array may
+ * name both of our identifiers (openid-client 5 sends [issuer, token_endpoint]) and nobody
+ * else. Compared as simple strings (RFC 3986 §6.2.1); no allocation.
  */
-function checkAudience(aud: unknown, audiences: readonly string[]): void {
-  const values = Array.isArray(aud) ? aud : [aud];
-  if (!values.some((value) => typeof value === 'string' && audiences.includes(value)))
-    throw new ClientAssertionRefused('wrong_audience', 'aud is neither our issuer identifier nor our token endpoint URL');
+function checkAudience(aud: unknown, rule: AudienceRule): void {
+  if (!Array.isArray(aud)) {
+    if (isOurs(aud, rule)) return;
+    throw new ClientAssertionRefused(
+      'wrong_audience',
+      rule.tokenEndpoint === undefined
+        ? 'aud is not our issuer identifier'
+        : 'aud is neither our issuer identifier nor our token endpoint URL',
+    );
+  }
+  if (rule.tokenEndpoint === undefined) {
+    if (aud.length === 1 && aud[0] === rule.issuer) return;
+    throw new ClientAssertionRefused('wrong_audience', 'aud is not our issuer identifier alone');
+  }
+  let ours = aud.length > 0;
+  for (let i = 0; ours && i < aud.length; i++) ours = isOurs(aud[i], rule);
+  if (!ours) throw new ClientAssertionRefused('wrong_audience', 'aud names others than our issuer identifier and token endpoint URL');
 }
 
 function numericDate(claims: JWTPayload, name: 'exp' | 'iat' | 'nbf'): number | undefined {
@@ -160,7 +196,7 @@ export function checkAssertionClaims(claims: JWTPayload, expected: AssertionExpe
   // "client_id" of the OAuth client", and OpenID Connect Core §9: iss "MUST contain the client_id".
   if (claims.iss !== expected.clientId) throw new ClientAssertionRefused('wrong_issuer', 'iss is not the client_id');
   if (claims.sub !== expected.clientId) throw new ClientAssertionRefused('wrong_subject', 'sub is not the client_id');
-  checkAudience(claims.aud, expected.audiences);
+  checkAudience(claims.aud, expected.audience);
   const replayWindowSeconds = checkLifetime(claims, expected.nowSeconds);
   // OpenID Connect Core §9: "jti REQUIRED. JWT ID. A unique identifier for the token, which can
   // be used to prevent reuse of the token. These tokens MUST only be used once".

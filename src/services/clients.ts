@@ -71,8 +71,8 @@ export function metadataDocumentSource(
 /**
  * How the back-channel endpoints authenticate clients: secrets against the directory, and
  * private_key_jwt assertions (RFC 7523) with the client's keys, addressed to our issuer
- * identifier or our token endpoint, each jti used once across instances (the store). Every
- * refusal is a client.authentication_failed event.
+ * identifier (or our token endpoint, see ClientAssertionSettings), each jti used once across
+ * instances (the store). Every refusal is a client.authentication_failed event.
  */
 export function clientAuthentication(
   config: Config,
@@ -85,10 +85,14 @@ export function clientAuthentication(
     clock,
     onFetchFailed: (jwksUri, reason) => log.info({ jwksUri, reason }, 'client jwks_uri not usable: its assertions are refused'),
   });
-  const audiences = [endpoints.issuer, endpoints.url('token')];
+  const audience = {
+    issuer: endpoints.issuer,
+    tokenEndpoint: endpoints.url('token'),
+    strictAudience: config.clientAssertionStrictAudience,
+  };
   return {
     clients: services.directory,
-    assertions: new ClientAssertions(keys, deps.store, { audiences, clock }),
+    assertions: new ClientAssertions(keys, deps.store, { ...audience, clock }),
     events: services.events,
   };
 }

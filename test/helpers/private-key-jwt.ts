@@ -73,7 +73,7 @@ function clients(keys: KeyedClientKeys) {
 
 export type LogLine = Record<string, unknown>;
 
-export async function keyedClientsServer(t: Test, open: OpenStore, options: { metrics?: boolean } = {}) {
+export async function keyedClientsServer(t: Test, open: OpenStore, options: { metrics?: boolean; env?: Record<string, string> } = {}) {
   const [service, web, rs, stranger] = await Promise.all([
     clientKey('ES256', 'service'),
     clientKey('EdDSA', 'web'),
@@ -94,6 +94,7 @@ export async function keyedClientsServer(t: Test, open: OpenStore, options: { me
     store: await open(t),
     logger: { level: 'debug', stream: logs },
     ...(options.metrics ? { metrics: true } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   const now = () => Math.floor(server.clock.now / 1000);
   const post = (path: string, params: Record<string, string>, authorization?: string) =>

@@ -13,7 +13,8 @@ import { buildTestServer } from '../helpers/server.js';
  * the issuer being that address): openid-client's PrivateKeyJwt for client credentials and
  * for the code flow with a refresh, and oauth4webapi's for the code flow with a refresh and
  * at the token, introspection and revocation endpoints. Each library signs its own assertions
- * (its own jti, iat, exp and aud: our issuer identifier; an Ed25519 key under the
+ * (its own jti, iat, exp and aud: our issuer identifier, alone, so the server runs with
+ * CLIENT_ASSERTION_STRICT_AUDIENCE=true; an Ed25519 key under the
  * fully-specified alg Ed25519 of RFC 9864, not EdDSA). The user signs in and consents over
  * HTTP as a browser would (test/helpers/http-browser.ts). The MCP SDK's provider:
  * token.private-key-jwt.mcp-sdk.test.ts.
@@ -34,7 +35,8 @@ async function listening(t: Test) {
   const issuer = `http://127.0.0.1:${port}`;
   const keyed = { token_endpoint_auth_method: 'private_key_jwt', grant_types: ['client_credentials'] };
   const server = await buildTestServer(t, {
-    env: { ISSUER: issuer },
+    // The libraries name our issuer identifier alone (RFC 7523bis): they pass the strict setting.
+    env: { ISSUER: issuer, CLIENT_ASSERTION_STRICT_AUDIENCE: 'true' },
     users: testUsers(),
     clients: [
       { ...keyed, client_id: 'keyed-service', jwks: jwksOf(service), scope: 'read write' },

@@ -26,7 +26,8 @@ t.test('MCP SDK: PrivateKeyJwtProvider gets a client_credentials token for an MC
   const issuer = `http://127.0.0.1:${port}`;
   const mcp = await mcpServerAddress();
   const as = await buildTestServer(t, {
-    env: { ISSUER: issuer },
+    // It names our issuer identifier alone: it passes CLIENT_ASSERTION_STRICT_AUDIENCE.
+    env: { ISSUER: issuer, CLIENT_ASSERTION_STRICT_AUDIENCE: 'true' },
     clients: [
       {
         client_id: 'mcp-robot',

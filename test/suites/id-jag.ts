@@ -211,6 +211,32 @@ export function idJagSuite(t: Test, openStore: OpenStore): void {
     t.notOk(s.log.text().includes(replayed.split('.')[2] as string), 'no assertion in the log');
   });
 
+  t.test('aud: our issuer identifier, a string or an array of that one value; an array naming another server is refused', async (t) => {
+    const s = await setup(t, openStore);
+    const auditLines = () =>
+      s.log
+        .lines()
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.audit === true && line.event !== 'token.issued')
+        .map(({ level: _level, time: _time, pid: _pid, hostname: _hostname, audit: _audit, msg: _msg, ...event }) => event);
+    const accepted = await s.exchange(await s.idJag({ aud: [ISSUER] }));
+    t.equal(accepted.status, 200, '[issuer]');
+    t.equal(decodeJwt(accepted.body.access_token as string).aud, RESOURCE);
+    const other = 'https://other-as.example.com';
+    // Each server named would remember the jti only for itself: the same grant would work at each.
+    for (const aud of [[ISSUER, other], [other, ISSUER], [other], [ISSUER, ISSUER], [ISSUER, `${ISSUER}/oauth2/token`], []]) {
+      const before = auditLines().length;
+      const res = await s.exchange(await s.idJag({ aud }));
+      t.equal(res.status, 400, JSON.stringify(aud));
+      t.same(res.body, REFUSED, JSON.stringify(aud));
+      t.same(
+        auditLines().slice(before),
+        [{ event: 'assertion.refused', grant: 'jwt_bearer', clientId: AGENT, reason: 'wrong_audience' }],
+        `${JSON.stringify(aud)}: one assertion.refused, wrong_audience`,
+      );
+    }
+  });
+
   t.test("an issuer trusted for sign-in but not for ID-JAGs, and the provider's access rules", async (t) => {
     const s = await setup(t, openStore, (u) => [u.providerEntry('corp', { id_jag: true, allowed_email_domains: ['example.com'] })]);
     t.equal((await s.exchange(await s.idJag())).status, 200);

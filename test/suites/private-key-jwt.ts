@@ -28,6 +28,7 @@ export function privateKeyJwtSuite(t: Test, open: OpenStore): void {
         assertionParams(await sign(keys.service, 'keyed-service')),
         assertionParams(await sign(keys.service, 'keyed-service', { aud: TOKEN_ENDPOINT })),
         assertionParams(await sign(keys.service, 'keyed-service', { header: { typ: 'client-authentication+jwt' } })),
+        assertionParams(await sign(keys.service, 'keyed-service', { aud: [ISSUER], header: { typ: 'client-authentication+jwt' } })),
       ]) {
         const res = await post('/oauth2/token', { grant_type: 'client_credentials', ...params });
         t.equal(res.statusCode, 200);
@@ -37,6 +38,18 @@ export function privateKeyJwtSuite(t: Test, open: OpenStore): void {
         t.match(claims, { sub: 'keyed-service', client_id: 'keyed-service' });
       }
     });
+
+    t.test(
+      'draft-ietf-oauth-rfc7523bis: an aud naming another server too is refused (all cases: client-auth.assertion-audience)',
+      async (t) => {
+        const { post, sign, keys } = await setup(t, open);
+        const aud = [ISSUER, 'https://other-as.example.com'];
+        const params = { grant_type: 'client_credentials', ...assertionParams(await sign(keys.service, 'keyed-service', { aud })) };
+        expectOAuthError(t, await post('/oauth2/token', params), FAILED);
+        const typed = await sign(keys.service, 'keyed-service', { aud: TOKEN_ENDPOINT, header: { typ: 'client-authentication+jwt' } });
+        expectOAuthError(t, await post('/oauth2/introspect', { token: 'x', ...assertionParams(typed) }), FAILED);
+      },
+    );
 
     t.test('an assertion is single-use: its replay is refused', async (t) => {
       const { post, sign, keys } = await setup(t, open);

@@ -53,6 +53,7 @@ t.test('loadConfig', async (t) => {
       httpRequestTimeout: 30,
       shutdownTimeout: 10,
       workers: 1,
+      clientAssertionStrictAudience: false,
       clientIdMetadata: { enabled: false, allowInsecure: false, minTtl: 60, maxTtl: 86_400, timeoutMs: 5000, maxBytes: 5120 },
       dynamicClientRegistration: 'off',
       registrationInitialAccessTokens: [],
@@ -252,6 +253,13 @@ t.test('loadConfig', async (t) => {
       'IDENTITY_PROVIDERS_ALLOW_INSECURE must be true or false',
       'UPSTREAM_TOKEN_SECRET must be at least 32 characters',
     ]);
+  });
+
+  t.test('CLIENT_ASSERTION_STRICT_AUDIENCE: private_key_jwt audiences (draft-ietf-oauth-rfc7523bis)', async (t) => {
+    t.equal(loadConfig({}).clientAssertionStrictAudience, false, 'off by default: the token endpoint URL stays accepted');
+    t.equal(loadConfig({ CLIENT_ASSERTION_STRICT_AUDIENCE: 'true' }).clientAssertionStrictAudience, true);
+    t.equal(loadConfig({ CLIENT_ASSERTION_STRICT_AUDIENCE: 'false' }).clientAssertionStrictAudience, false);
+    t.same(problemsOf({ CLIENT_ASSERTION_STRICT_AUDIENCE: 'yes' }), ['CLIENT_ASSERTION_STRICT_AUDIENCE must be true or false']);
   });
 
   t.test('Client ID Metadata Documents', async (t) => {

@@ -3,11 +3,13 @@ import t, { type Test } from 'tap';
 import type { ClientAuthenticationFailure } from '../../src/events/types.js';
 import {
   assertionSubject,
+  type AudienceRule,
+  checkAssertionAlgorithm,
   checkAssertionClaims,
-  checkAssertionHeader,
   CLIENT_ASSERTION_ALGORITHMS,
   ClientAssertionRefused,
   decodeClientAssertion,
+  isExplicitlyTyped,
 } from '../../src/oauth/client-assertion.js';
 
 /** The rules of a client assertion (RFC 7523 §3, OpenID Connect Core §9) on decoded headers and claims. */
@@ -15,7 +17,11 @@ import {
 const NOW = 1_800_000_000;
 const ISSUER = 'https://as.example.com';
 const TOKEN_ENDPOINT = 'https://as.example.com/oauth2/token';
-const EXPECTED = { clientId: 'service', audiences: [ISSUER, TOKEN_ENDPOINT], nowSeconds: NOW };
+/** Assertions without typ client-authentication+jwt, by default. */
+const LENIENT: AudienceRule = { issuer: ISSUER, tokenEndpoint: TOKEN_ENDPOINT };
+/** Assertions with that typ, and every one with CLIENT_ASSERTION_STRICT_AUDIENCE. */
+const ISSUER_ONLY: AudienceRule = { issuer: ISSUER, tokenEndpoint: undefined };
+const EXPECTED = { clientId: 'service', audience: LENIENT, nowSeconds: NOW };
 const CLAIMS: JWTPayload = { iss: 'service', sub: 'service', aud: ISSUER, exp: NOW + 60, iat: NOW, jti: 'a1' };
 
 /** Refused saying `reason`, as the check `failure` (the audit code). */
@@ -46,12 +52,44 @@ t.test('RFC 7523 §3 items 1-2: iss and sub are the client_id', async (t) => {
   refused(t, () => checkAssertionClaims(claims({ sub: undefined }), EXPECTED), 'sub is not the client_id', 'wrong_subject');
 });
 
-t.test('aud: our issuer identifier or our token endpoint URL, a string or in an array; nothing else', async (t) => {
-  t.equal(checkAssertionClaims(claims({ aud: TOKEN_ENDPOINT }), EXPECTED).jti, 'a1', 'the token endpoint URL');
-  t.equal(checkAssertionClaims(claims({ aud: ['https://other.example', ISSUER] }), EXPECTED).jti, 'a1', 'in an array');
-  const reason = 'aud is neither our issuer identifier nor our token endpoint URL';
-  for (const aud of [undefined, 'https://other.example', `${ISSUER}/`, 'https://as.example.com/oauth2/introspect', [], [7], 7]) {
-    refused(t, () => checkAssertionClaims(claims({ aud }), EXPECTED), reason, 'wrong_audience');
+t.test('aud, issuer only (draft-ietf-oauth-rfc7523bis §4): our issuer identifier, alone, as a string or an array of one', async (t) => {
+  const strict = { ...EXPECTED, audience: ISSUER_ONLY };
+  for (const aud of [ISSUER, [ISSUER]]) t.equal(checkAssertionClaims(claims({ aud }), strict).jti, 'a1', JSON.stringify(aud));
+  for (const aud of [TOKEN_ENDPOINT, 'https://other.example', `${ISSUER}/`, undefined, 7, [TOKEN_ENDPOINT], ['https://other.example']]) {
+    const reason = Array.isArray(aud) ? 'aud is not our issuer identifier alone' : 'aud is not our issuer identifier';
+    refused(t, () => checkAssertionClaims(claims({ aud }), strict), reason, 'wrong_audience');
+  }
+  for (const aud of [
+    [],
+    [ISSUER, 'https://other.example'],
+    ['https://other.example', ISSUER],
+    [ISSUER, TOKEN_ENDPOINT],
+    [ISSUER, ISSUER],
+  ]) {
+    refused(t, () => checkAssertionClaims(claims({ aud }), strict), 'aud is not our issuer identifier alone', 'wrong_audience');
+  }
+});
+
+t.test('aud, with the token endpoint URL: either of our identifiers, or an array of only those; nobody else', async (t) => {
+  for (const aud of [ISSUER, TOKEN_ENDPOINT, [ISSUER], [TOKEN_ENDPOINT], [ISSUER, TOKEN_ENDPOINT]]) {
+    t.equal(checkAssertionClaims(claims({ aud }), EXPECTED).jti, 'a1', JSON.stringify(aud));
+  }
+  for (const aud of [undefined, 'https://other.example', `${ISSUER}/`, 'https://as.example.com/oauth2/introspect', 7]) {
+    refused(
+      t,
+      () => checkAssertionClaims(claims({ aud }), EXPECTED),
+      'aud is neither our issuer identifier nor our token endpoint URL',
+      'wrong_audience',
+    );
+  }
+  // An array naming another server too could be replayed there.
+  for (const aud of [[], [7], ['https://other.example'], [ISSUER, 'https://other.example'], ['https://other.example', TOKEN_ENDPOINT]]) {
+    refused(
+      t,
+      () => checkAssertionClaims(claims({ aud }), EXPECTED),
+      'aud names others than our issuer identifier and token endpoint URL',
+      'wrong_audience',
+    );
   }
 });
 
@@ -78,25 +116,28 @@ t.test('OpenID Connect Core §9: jti is required', async (t) => {
 });
 
 t.test('alg: one of the asymmetric algorithms offered (or the one the client registered); never none or HMAC', async (t) => {
-  for (const alg of CLIENT_ASSERTION_ALGORITHMS) t.equal(checkAssertionHeader({ alg }, CLIENT_ASSERTION_ALGORITHMS), alg);
+  for (const alg of CLIENT_ASSERTION_ALGORITHMS) t.equal(checkAssertionAlgorithm({ alg }, CLIENT_ASSERTION_ALGORITHMS), alg);
   for (const alg of ['none', 'HS256', 'HS512', 'ES512', undefined]) {
     refused(
       t,
-      () => checkAssertionHeader({ alg } as never, CLIENT_ASSERTION_ALGORITHMS),
+      () => checkAssertionAlgorithm({ alg } as never, CLIENT_ASSERTION_ALGORITHMS),
       `alg ${String(alg)} is not accepted`,
       'algorithm_not_allowed',
     );
   }
-  refused(t, () => checkAssertionHeader({ alg: 'RS256' }, ['ES256']), 'alg RS256 is not accepted', 'algorithm_not_allowed');
+  refused(t, () => checkAssertionAlgorithm({ alg: 'RS256' }, ['ES256']), 'alg RS256 is not accepted', 'algorithm_not_allowed');
 });
 
-t.test('typ: none, JWT or client-authentication+jwt (draft-ietf-oauth-rfc7523bis); never another explicit type', async (t) => {
-  for (const typ of [undefined, 'JWT', 'jwt', 'client-authentication+jwt', 'application/client-authentication+jwt']) {
-    t.equal(checkAssertionHeader({ alg: 'ES256', ...(typ ? { typ } : {}) }, ['ES256']), 'ES256', String(typ));
+t.test('typ: none or JWT (before RFC 7523bis), client-authentication+jwt (explicit); never another type', async (t) => {
+  for (const typ of [undefined, 'JWT', 'jwt', 'application/jwt'])
+    t.equal(isExplicitlyTyped({ alg: 'ES256', ...(typ ? { typ } : {}) }), false, String(typ));
+  for (const typ of ['client-authentication+jwt', 'Client-Authentication+JWT', 'application/client-authentication+jwt']) {
+    t.equal(isExplicitlyTyped({ alg: 'ES256', typ }), true, typ);
   }
-  for (const typ of ['at+jwt', 'dpop+jwt', 'oauth-id-jag+jwt']) {
-    refused(t, () => checkAssertionHeader({ alg: 'ES256', typ }, ['ES256']), `typ ${typ} is not a client assertion's`, 'wrong_type');
+  for (const typ of ['at+jwt', 'dpop+jwt', 'oauth-id-jag+jwt', 'example-authentication+jwt', 'client-authentication', '']) {
+    refused(t, () => isExplicitlyTyped({ alg: 'ES256', typ }), `typ ${typ} is not a client assertion's`, 'wrong_type');
   }
+  refused(t, () => isExplicitlyTyped({ alg: 'ES256', typ: 7 } as never), "typ 7 is not a client assertion's", 'wrong_type');
 });
 
 t.test('decoding: a JWS compact JWT; the subject names the client when client_id is not sent (RFC 7521 §4.2)', async (t) => {
