@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 /** The counters and histograms of the server, every name under `oauth2_` (README, "Metrics"). */
 export function defineSeries(registry: Registry) {
   const registers = [registry];
-  return {
+  const series = {
     tokensIssued: new Counter({
       name: 'oauth2_tokens_issued_total',
       help: 'Access tokens issued, by grant type and client (dynamic and metadata-document clients aggregated)',
@@ -107,6 +107,9 @@ export function defineSeries(registry: Registry) {
       registers,
     }),
   };
+  // At 0 from the start: a series born at 1 has no increase(), so an alert would miss the first failure.
+  series.keyReloads.inc({ result: 'failed' }, 0);
+  return series;
 }
 
 export type Series = ReturnType<typeof defineSeries>;

@@ -78,6 +78,10 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
   const paths = packed?.files.map((f) => f.path) ?? [];
   t.ok(paths.includes('dist/src/main.js') && paths.includes('dist/src/cli/index.js'), 'the server and the command');
   t.ok(paths.includes('node_modules/@oauth2-token-service/verifier/dist/dpop-proof.js'), 'the verifier package, bundled');
+  t.ok(
+    paths.includes('deploy/prometheus/alerts.yml') && paths.includes('deploy/prometheus/alerts.test.yml'),
+    'the alerting rules and their tests',
+  );
   t.same(
     paths.filter((p) => /(^|\/)test\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || /(^|\/)keys\/[^/]+\.json$/.test(p)),
     [],
