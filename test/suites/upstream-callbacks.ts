@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import { en } from '../../src/pages/messages/en.js';
 import { authorizeUrl } from '../helpers/browser-flow.js';
-import { ISSUER } from '../helpers/server.js';
+import { ISSUER, SESSION_COOKIE } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import type { BrowserResponse, FlowBrowser } from '../helpers/upstream-browser.js';
 import {
@@ -29,7 +29,7 @@ function refusedIn(t: Test) {
     t.equal(res.status, 400, name);
     t.equal(pageTitle(res), en.errorTitles.upstream_callback, name);
     t.match(res.body, '<code>invalid_request</code>');
-    if (!signedInBefore) t.equal(browser.cookie(ISSUER, 'oauth_session'), undefined, `${name}: nobody signed in`);
+    if (!signedInBefore) t.equal(browser.cookie(ISSUER, SESSION_COOKIE), undefined, `${name}: nobody signed in`);
   };
 }
 
@@ -108,6 +108,6 @@ export function upstreamCallbackSuite(t: Test, openStore: OpenStore): void {
     const res = await browser.get(callback);
     t.equal(res.status, 302);
     t.same(clientAnswer(res.location as URL), errorAtClient('access_denied', 'the sign-in at the identity provider did not succeed'));
-    t.equal(browser.cookie(ISSUER, 'oauth_session'), undefined);
+    t.equal(browser.cookie(ISSUER, SESSION_COOKIE), undefined);
   });
 }

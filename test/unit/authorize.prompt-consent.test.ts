@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { StoreUnavailableError } from '../../src/errors/index.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
-import { buildTestServer, ISSUER } from '../helpers/server.js';
+import { buildTestServer, ISSUER, SESSION_COOKIE } from '../helpers/server.js';
 import { memoryStore } from '../helpers/stores.js';
 import { rememberedConsentSuite } from '../suites/remembered-consent.js';
 
@@ -255,7 +255,7 @@ t.test('prompt=login and max_age: sign in again, once', async (t) => {
     const browser = new InjectBrowser(app);
     const login = await browser.get(authorizeUrl(REQUEST));
     const signedIn = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
-    browser.forget('oauth_session');
+    browser.forget(SESSION_COOKIE);
     t.match((await browser.get(signedIn.headers.location as string)).body, '<h1>Sign in</h1>');
   });
 });
