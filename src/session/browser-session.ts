@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { BrowserCookies } from './cookies.js';
 import type { Signer } from './signer.js';
@@ -122,10 +122,7 @@ export class BrowserSession {
   /** True when the form's token is the MAC of this browser's CSRF cookie. */
   csrfTokenValid(cookies: CookieJar, token: string | undefined): boolean {
     const secret = cookies.get(this.options.cookies.csrf);
-    if (!secret || !token) return false;
-    const expected = Buffer.from(this.signer.macOf('csrf', secret));
-    const presented = Buffer.from(token);
-    return expected.length === presented.length && timingSafeEqual(expected, presented);
+    return !!secret && this.signer.isMacOf('csrf', secret, token);
   }
 
   private cookieOptions(): CookieOptions {
