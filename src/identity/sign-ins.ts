@@ -64,7 +64,10 @@ export interface UpstreamSignInsDependencies {
 
 const random = () => randomBytes(32).toString('base64url');
 
-/** How long the login page waits for a provider's first discovery (its CSP needs the authorization endpoint's origin). */
+/**
+ * How long the login page waits for a provider's discovery when the one started with the
+ * server has not finished (its CSP needs the authorization endpoint's origin).
+ */
 const PREPARE_WAIT_MS = 2000;
 
 function withinWait(preparing: Promise<void>): Promise<void> {
@@ -100,14 +103,15 @@ export class UpstreamSignIns {
   /**
    * The providers the login page offers, in the file's order, each with the origin its
    * button's form is redirected to. A provider not yet discovered is given up to
-   * PREPARE_WAIT_MS to be (then its issuer's origin stands in).
+   * PREPARE_WAIT_MS to be.
    */
   async methods(): Promise<UpstreamMethod[]> {
     const providers = this.deps.providers.all().flatMap((config) => {
       const provider = this.deps.providers.get(config.id);
       return provider ? [provider] : [];
     });
-    await Promise.all(providers.map((provider) => withinWait(provider.prepare())));
+    // Not discovered (down at start, or still answering): its issuer's origin stands in.
+    await Promise.all(providers.map((provider) => withinWait(provider.prepare().catch(() => undefined))));
     return providers.map((provider) => ({ id: provider.config.id, name: provider.config.name, origin: provider.authorizationOrigin() }));
   }
 
