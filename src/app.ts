@@ -172,6 +172,20 @@ async function registerRoutes(
   });
 }
 
+/**
+ * The upstream providers' discovery starts when the app is ready (listen, or the first
+ * inject) and again after each reload of their file, without holding up either; it stops
+ * with the app.
+ */
+function discoverProvidersWhenReady(app: FastifyInstance, { upstream }: Services): void {
+  if (!upstream) return;
+  let stop: (() => void) | undefined;
+  app.addHook('onReady', async () => {
+    stop = upstream.discoverInBackground(app.log);
+  });
+  app.addHook('onClose', async () => stop?.());
+}
+
 /** Builds the application; never listens, so tests drive it with `inject()`. */
 export async function buildServer(config: Config, deps: ServerDependencies): Promise<FastifyInstance> {
   const endpoints = endpointsOf(config.issuer);
@@ -182,6 +196,8 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   routeConnectRequests(app);
   useUnroutedAnswers(app, { ...edges, realm: config.issuer });
   app.addHook('onSend', async (request, reply) => commonHeaders(request, reply));
-  await registerRoutes(app, config, deps, buildServices(config, deps, app.log), pages);
+  const services = buildServices(config, deps, app.log);
+  await registerRoutes(app, config, deps, services, pages);
+  discoverProvidersWhenReady(app, services);
   return app;
 }

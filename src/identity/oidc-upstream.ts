@@ -14,10 +14,11 @@ import { UpstreamSignInFailed } from './upstream.js';
  * `aud`, `exp`, `nonce`), then userinfo when the ID token lacks a mapped claim. Every
  * request goes through our SSRF-safe fetcher (customFetch).
  *
- * Discovery is lazy and cached: a provider that is down at start stops nothing, a sign-in
- * through it fails with `provider_unavailable` (retried at most every few seconds), and a
- * cached configuration is refreshed hourly in the background, the old one kept while the
- * provider is down.
+ * Discovery is started with the server in the background (UpstreamProviders.discoverAll)
+ * and cached: a provider that is down at start stops nothing, a sign-in through it fails
+ * with `provider_unavailable` (retried at most every few seconds), and a cached
+ * configuration is refreshed hourly in the background, the old one kept while the provider
+ * is down.
  */
 
 const DISCOVERY_MAX_AGE_SECONDS = 3600;
@@ -161,9 +162,9 @@ export class OidcUpstream implements UpstreamProvider {
     return this.keySet.keys;
   }
 
-  /** Fetches the provider's configuration if it has none yet (the login page's CSP needs its authorization endpoint). */
+  /** Fetches the provider's configuration if it has none yet (at start; the login page's CSP needs its authorization endpoint). */
   async prepare(): Promise<void> {
-    await this.configuration().catch(() => undefined);
+    await this.configuration();
   }
 
   /**

@@ -143,8 +143,21 @@ function urlFieldsOf(config: ProviderConfig): [string, string][] {
 const PROVIDER_ENTRIES: EntryNaming = { member: 'providers', noun: 'provider', keyField: 'id' };
 
 export class ProviderRegistry extends Registry<ProviderConfig> {
+  readonly #replaced = new Set<() => void>();
+
   protected constructor(providers: readonly ProviderConfig[]) {
     super(providers.map((p) => [p.id, p]));
+  }
+
+  /** Calls `listener` after each reload that replaced the entries; returns how to stop. */
+  onReplace(listener: () => void): () => void {
+    this.#replaced.add(listener);
+    return () => void this.#replaced.delete(listener);
+  }
+
+  override replace(next: this): void {
+    super.replace(next);
+    for (const listener of this.#replaced) listener();
   }
 
   get(id: string): ProviderConfig | undefined {

@@ -36,6 +36,16 @@ export function stateDigest(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('base64url');
 }
 
+/**
+ * Who may take the sign-in, as the store compares it before taking: the digest of the
+ * provider's id and the browser's binding (itself a MAC of the browser's CSRF cookie).
+ */
+export function bindingDigest(provider: string, browser: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([provider, browser]), 'utf8')
+    .digest('base64url');
+}
+
 export function sealSignIn(checks: UpstreamChecks, record: UpstreamSignInRecord): string {
   return sealUnder(keyOf(checks.state), JSON.stringify(record));
 }

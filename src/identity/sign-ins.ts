@@ -5,7 +5,7 @@ import type { Parameters } from '../oauth/form-params.js';
 import type { UpstreamStore } from '../store/upstream-types.js';
 import { accessDecision } from './access-rules.js';
 import { federatedSubject } from './federated-subject.js';
-import { openSignIn, sealSignIn, stateDigest, UPSTREAM_SIGN_IN_TTL_SECONDS } from './sign-in-record.js';
+import { bindingDigest, openSignIn, sealSignIn, stateDigest, UPSTREAM_SIGN_IN_TTL_SECONDS } from './sign-in-record.js';
 import type { KeptUpstream } from './token-vault.js';
 import type { UpstreamProviders } from './upstream-providers.js';
 import { type SignInDemands, type UpstreamChecks, UpstreamSignInFailed } from './upstream.js';
@@ -14,8 +14,8 @@ import { type SignInDemands, type UpstreamChecks, UpstreamSignInFailed } from '.
  * Sign-in through an upstream identity provider, in two halves around the browser's visit
  * there. `begin` records the sign-in (sealed, in the store: any instance can finish it,
  * after a restart too) and gives the provider's authorization URL; `finish` takes that
- * record exactly once by the callback's `state`, checks it belongs to this browser and
- * provider, has the provider exchange the code and say who signed in, applies the
+ * record exactly once by the callback's `state`, and only when it belongs to this browser
+ * and provider (the store compares before it takes), has the provider exchange the code and say who signed in, applies the
  * provider's access rules, and keeps the user's profile for userinfo.
  */
 
@@ -64,7 +64,10 @@ export interface UpstreamSignInsDependencies {
 
 const random = () => randomBytes(32).toString('base64url');
 
-/** How long the login page waits for a provider's first discovery (its CSP needs the authorization endpoint's origin). */
+/**
+ * How long the login page waits for a provider's discovery when the one started with the
+ * server has not finished (its CSP needs the authorization endpoint's origin).
+ */
 const PREPARE_WAIT_MS = 2000;
 
 function withinWait(preparing: Promise<void>): Promise<void> {
@@ -83,8 +86,7 @@ function detailOf(err: UpstreamSignInFailed): string {
 }
 
 /** Whether the callback came from the browser that started the sign-in (its binding, compared in constant time). */
-function sameBrowser(recorded: string, presented: string | undefined): boolean {
-  if (presented === undefined) return false;
+function sameBrowser(recorded: string, presented: string): boolean {
   const a = Buffer.from(recorded);
   const b = Buffer.from(presented);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -92,6 +94,8 @@ function sameBrowser(recorded: string, presented: string | undefined): boolean {
 
 const CALLBACK_REFUSED =
   'this sign-in cannot be completed: it expired, was completed already, or was started in another browser; go back to the application and sign in again';
+const STARTED_ELSEWHERE =
+  'this sign-in was started in another browser and can only be completed there; to sign in here, go back to the application and sign in again';
 
 export class UpstreamSignIns {
   constructor(private readonly deps: UpstreamSignInsDependencies) {}
@@ -99,14 +103,15 @@ export class UpstreamSignIns {
   /**
    * The providers the login page offers, in the file's order, each with the origin its
    * button's form is redirected to. A provider not yet discovered is given up to
-   * PREPARE_WAIT_MS to be (then its issuer's origin stands in).
+   * PREPARE_WAIT_MS to be.
    */
   async methods(): Promise<UpstreamMethod[]> {
     const providers = this.deps.providers.all().flatMap((config) => {
       const provider = this.deps.providers.get(config.id);
       return provider ? [provider] : [];
     });
-    await Promise.all(providers.map((provider) => withinWait(provider.prepare())));
+    // Not discovered (down at start, or still answering): its issuer's origin stands in.
+    await Promise.all(providers.map((provider) => withinWait(provider.prepare().catch(() => undefined))));
     return providers.map((provider) => ({ id: provider.config.id, name: provider.config.name, origin: provider.authorizationOrigin() }));
   }
 
@@ -150,7 +155,8 @@ export class UpstreamSignIns {
       throw new UpstreamUnavailable(`${provider.config.name} cannot be reached right now; try again in a moment`, 5, { cause: err });
     }
     const record = { provider: providerId, nonce: checks.nonce, codeVerifier: checks.codeVerifier, browser, parameters, demands };
-    await this.deps.store.saveUpstreamSignIn(stateDigest(checks.state), sealSignIn(checks, record), UPSTREAM_SIGN_IN_TTL_SECONDS);
+    const binding = bindingDigest(providerId, browser);
+    await this.deps.store.saveUpstreamSignIn(stateDigest(checks.state), binding, sealSignIn(checks, record), UPSTREAM_SIGN_IN_TTL_SECONDS);
     return url;
   }
 
@@ -161,10 +167,14 @@ export class UpstreamSignIns {
    */
   async finish(providerId: string, query: URLSearchParams, browser: string | undefined): Promise<FinishedSignIn> {
     const state = query.get('state');
-    if (state === null || state === '' || query.getAll('state').length > 1) throw new UpstreamCallbackRefused(CALLBACK_REFUSED);
-    // Taken once: a replayed or concurrent callback with the same state finds nothing.
-    const sealed = await this.deps.store.takeUpstreamSignIn(stateDigest(state));
-    const record = sealed === undefined ? undefined : openSignIn(state, sealed);
+    if (state === null || state === '' || query.getAll('state').length > 1 || browser === undefined)
+      throw new UpstreamCallbackRefused(CALLBACK_REFUSED);
+    // Taken once, and only by the browser that started it at this provider: a replayed or
+    // concurrent callback finds nothing; another browser's (one that learnt the state) is
+    // refused and leaves the sign-in to its own browser.
+    const taken = await this.deps.store.takeUpstreamSignIn(stateDigest(state), bindingDigest(providerId, browser));
+    if (taken === 'elsewhere') throw new UpstreamCallbackRefused(STARTED_ELSEWHERE);
+    const record = taken === 'unknown' ? undefined : openSignIn(state, taken.sealed);
     if (!record || record.provider !== providerId || !sameBrowser(record.browser, browser))
       throw new UpstreamCallbackRefused(CALLBACK_REFUSED);
     const { parameters } = record;

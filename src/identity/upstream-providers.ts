@@ -10,8 +10,8 @@ import { type UpstreamProvider, UpstreamSignInFailed, type UpstreamTokens } from
 
 /**
  * The providers of IDENTITY_PROVIDERS_FILE as the sign-in step uses them: one
- * UpstreamProvider per entry, made when first used and kept while the entry is unchanged (a
- * reload that changes an entry makes a new one, with a fresh discovery).
+ * UpstreamProvider per entry, made when first used (or discovered) and kept until a reload
+ * of the file replaces the entry (then a new one, with a fresh discovery).
  */
 
 export interface UpstreamProvidersOptions {
@@ -50,6 +50,18 @@ export class UpstreamProviders {
       this.made.set(config, provider);
     }
     return provider;
+  }
+
+  /**
+   * Starts every provider's discovery (OpenID Connect; GitHub's URLs are configured) and
+   * returns at once: the first sign-in then finds it made. A failure goes to `onFailure`;
+   * the provider's next use tries again.
+   */
+  discoverAll(onFailure: (id: string, err: Error) => void): void {
+    for (const { id } of this.all()) {
+      const provider = this.get(id);
+      provider?.prepare().catch((err: Error) => onFailure(id, err));
+    }
   }
 
   /** The redirect URI registered at the provider `id`. */

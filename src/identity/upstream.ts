@@ -67,7 +67,10 @@ export interface UpstreamProvider {
    * issuer's or base URL's): the login page's form may be redirected there (CSP form-action).
    */
   authorizationOrigin(): string;
-  /** Learns what authorizationOrigin() needs (an OpenID Connect provider's discovery); never rejects. */
+  /**
+   * Learns what authorizationOrigin() and a sign-in need (an OpenID Connect provider's
+   * discovery), unless known; rejects with UpstreamSignInFailed when the provider cannot be discovered.
+   */
   prepare(): Promise<void>;
   /** The authorization URL at the provider; throws UpstreamSignInFailed when the provider cannot be reached (discovery). */
   authorizationUrl(checks: UpstreamChecks, demands: SignInDemands): Promise<URL>;

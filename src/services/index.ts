@@ -17,6 +17,7 @@ import type { Keystore } from '../keys/keystore.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { ResourceRegistry } from '../resources/registry.js';
 import { BrowserSession } from '../session/browser-session.js';
+import { browserCookiesFor } from '../session/cookies.js';
 import type { Signer } from '../session/signer.js';
 import type { Store } from '../store/types.js';
 import { AccessTokens } from '../tokens/access-token.js';
@@ -151,7 +152,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   );
   const session = new BrowserSession(
     deps.signer,
-    { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
+    { cookies: browserCookiesFor(config.issuer, endpoints.browserCookiePath), ttlSeconds: config.sessionTtl },
     clock,
   );
   const authorizePipeline: AuthorizeDependencies = {

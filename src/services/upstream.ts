@@ -13,6 +13,11 @@ import { TrustedIdJagIssuers } from '../identity/id-jag-issuers.js';
 import type { UpstreamTokenSource } from '../grants/token-exchange.js';
 import type { ServiceDependencies } from './index.js';
 
+/** Where a failed discovery is reported (the app's log). */
+export interface DiscoveryLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /**
  * The services of sign-in through upstream identity providers, when IDENTITY_PROVIDERS_FILE
  * is set (the file may be emptied and filled again by reloads: the services stay).
@@ -60,8 +65,24 @@ export function upstreamServices(
     idJag: new IdJagVerifier(new TrustedIdJagIssuers(providers), store, { issuer: config.issuer, clock }),
     providerConfig: (id: string) => registry.get(id),
   };
+  /**
+   * Starts every provider's discovery now and after each reload of the file, in the
+   * background: nothing waits for it, and the first sign-in finds it made. A failure is one
+   * warning (the provider, what failed; discovery carries no secret); its next use tries again.
+   * Returns how to stop.
+   */
+  const discoverInBackground = (log: DiscoveryLog): (() => void) => {
+    const discover = () =>
+      providers.discoverAll((provider, err) => {
+        const cause = err.cause instanceof Error ? { cause: err.cause.message } : {};
+        log.warn({ provider, err: { message: err.message, ...cause } }, 'identity provider discovery failed; tried again at its next use');
+      });
+    discover();
+    return registry.onReplace(discover);
+  };
   return {
     providers,
+    discoverInBackground,
     vault,
     idJag,
     signIn,

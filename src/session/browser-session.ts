@@ -1,16 +1,16 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type Clock, nowSeconds } from '../clock.js';
+import type { BrowserCookies } from './cookies.js';
 import type { Signer } from './signer.js';
 
 /**
  * The signed-in user, in a signed cookie (nothing server-side), and CSRF protection for
  * the login and consent forms: a random cookie plus a form field that must carry its MAC
- * (signed double submit). Both cookies are HttpOnly and SameSite=Lax, Secure when the
- * issuer is https. Free of HTTP: the route hands in the browser's cookies.
+ * (signed double submit). Both cookies are HttpOnly and SameSite=Lax, named and scoped by
+ * src/session/cookies.ts (`__Host-`, Secure, Path=/ when the issuer is https). Free of HTTP:
+ * the route hands in the browser's cookies.
  */
 
-const SESSION_COOKIE = 'oauth_session';
-const CSRF_COOKIE = 'oauth_csrf';
 const CSRF_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 export interface AuthenticatedUser {
@@ -49,9 +49,7 @@ export interface CookieJar {
 }
 
 export interface BrowserSessionOptions {
-  /** Cookie path: the /oauth2 prefix of the issuer. */
-  readonly path: string;
-  readonly secure: boolean;
+  readonly cookies: BrowserCookies;
   readonly ttlSeconds: number;
 }
 
@@ -63,7 +61,7 @@ export class BrowserSession {
   ) {}
 
   current(cookies: CookieJar): AuthenticatedUser | undefined {
-    const session = this.signer.verify<SessionPayload>('session', cookies.get(SESSION_COOKIE), nowSeconds(this.clock));
+    const session = this.signer.verify<SessionPayload>('session', cookies.get(this.options.cookies.session), nowSeconds(this.clock));
     if (!session) return undefined;
     return {
       sub: session.sub,
@@ -82,13 +80,13 @@ export class BrowserSession {
     const sid = randomBytes(16).toString('base64url');
     const payload: SessionPayload = { sub, auth_time: authTime, sid, ...(amr.length > 0 ? { amr: [...amr] } : {}) };
     const value = this.signer.sign('session', payload, nowSeconds(this.clock) + this.options.ttlSeconds);
-    cookies.set(SESSION_COOKIE, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
+    cookies.set(this.options.cookies.session, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
     return { sub, authTime, sid, ...(amr.length > 0 ? { amr } : {}) };
   }
 
   /** Ends the session: the cookie is replaced by an empty one that expires at once. */
   end(cookies: CookieJar): void {
-    cookies.set(SESSION_COOKIE, '', { ...this.cookieOptions(), maxAge: 0 });
+    cookies.set(this.options.cookies.session, '', { ...this.cookieOptions(), maxAge: 0 });
   }
 
   /** The token a form must carry; sets the CSRF cookie when the browser has none yet. */
@@ -108,29 +106,27 @@ export class BrowserSession {
 
   /** The binding of this browser, without setting a cookie: undefined when it has no CSRF cookie. */
   existingBrowserBinding(cookies: CookieJar): string | undefined {
-    const secret = cookies.get(CSRF_COOKIE);
+    const secret = cookies.get(this.options.cookies.csrf);
     return secret && CSRF_SECRET.test(secret) ? this.signer.macOf('upstream-browser', secret) : undefined;
   }
 
   private browserSecret(cookies: CookieJar): string {
-    let secret = cookies.get(CSRF_COOKIE);
+    let secret = cookies.get(this.options.cookies.csrf);
     if (!secret || !CSRF_SECRET.test(secret)) {
       secret = randomBytes(32).toString('base64url');
-      cookies.set(CSRF_COOKIE, secret, this.cookieOptions());
+      cookies.set(this.options.cookies.csrf, secret, this.cookieOptions());
     }
     return secret;
   }
 
   /** True when the form's token is the MAC of this browser's CSRF cookie. */
   csrfTokenValid(cookies: CookieJar, token: string | undefined): boolean {
-    const secret = cookies.get(CSRF_COOKIE);
-    if (!secret || !token) return false;
-    const expected = Buffer.from(this.signer.macOf('csrf', secret));
-    const presented = Buffer.from(token);
-    return expected.length === presented.length && timingSafeEqual(expected, presented);
+    const secret = cookies.get(this.options.cookies.csrf);
+    return !!secret && this.signer.isMacOf('csrf', secret, token);
   }
 
   private cookieOptions(): CookieOptions {
-    return { path: this.options.path, httpOnly: true, sameSite: 'lax', secure: this.options.secure };
+    const { path, secure } = this.options.cookies;
+    return { path, httpOnly: true, sameSite: 'lax', secure };
   }
 }

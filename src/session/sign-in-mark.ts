@@ -7,8 +7,10 @@ import type { Signer } from './signer.js';
  * The mark a sign-in leaves on the redirect back to the authorization endpoint: "this
  * session was started on the login page of this very request". It lets prompt=login and
  * max_age be satisfied by that sign-in (without it they would ask again forever), and
- * nothing else: it is signed, bound to the request's parameters and to the session's
- * subject and sign-in time, and short-lived.
+ * nothing else: it is a MAC over the session's subject, sign-in time and id and the
+ * request's parameters, good for a short while after the sign-in. It carries none of them:
+ * the URL (access logs, browser history) shows 43 opaque characters, and only the session
+ * cookie that goes with it can be checked against it.
  */
 
 /** The query parameter that carries the mark; removed before the request is validated or carried on. */
@@ -16,22 +18,20 @@ export const SIGN_IN_MARK_PARAMETER = 'signed_in';
 
 const MARK_TTL_SECONDS = 300;
 
-interface MarkPayload {
-  readonly sub: string;
-  readonly auth_time: number;
-  readonly request: string;
-}
-
 function digestOf(parameters: Parameters): string {
   return createHash('sha256').update(JSON.stringify(parameters)).digest('base64url');
 }
 
-export function signInMark(signer: Signer, user: AuthenticatedUser, parameters: Parameters): string {
-  const payload: MarkPayload = { sub: user.sub, auth_time: user.authTime, request: digestOf(parameters) };
-  return signer.sign('sign-in', payload, user.authTime + MARK_TTL_SECONDS);
+/** What the mark is the MAC of: the session's sign-in and the request. */
+function boundTo(user: AuthenticatedUser, parameters: Parameters): string {
+  return JSON.stringify([user.sub, user.authTime, user.sid ?? null, digestOf(parameters)]);
 }
 
-/** True when `mark` was made for this session's sign-in on this request. */
+export function signInMark(signer: Signer, user: AuthenticatedUser, parameters: Parameters): string {
+  return signer.macOf('sign-in', boundTo(user, parameters));
+}
+
+/** True when `mark` was made for this session's sign-in on this request, within MARK_TTL_SECONDS of it. */
 export function isSignInMarkFor(
   signer: Signer,
   mark: string | undefined,
@@ -39,7 +39,6 @@ export function isSignInMarkFor(
   parameters: Parameters,
   now: number,
 ): boolean {
-  if (!user || mark === undefined) return false;
-  const payload = signer.verify<MarkPayload>('sign-in', mark, now);
-  return payload?.sub === user.sub && payload.auth_time === user.authTime && payload.request === digestOf(parameters);
+  if (!user || now >= user.authTime + MARK_TTL_SECONDS) return false;
+  return signer.isMacOf('sign-in', boundTo(user, parameters), mark);
 }

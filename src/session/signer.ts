@@ -8,7 +8,8 @@ import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
  * when an upstream provider's own sign-out comes back.
  * Each purpose signs with its own key derived from SESSION_SECRET (HKDF), so a value
  * minted for one purpose is never accepted for another. Values are signed, not
- * encrypted: they must hold nothing secret.
+ * encrypted: they must hold nothing secret (what must not be read, such as the subject of
+ * a sign-in mark, is bound by a MAC and never carried).
  */
 export type SignedPurpose = 'session' | 'interaction' | 'csrf' | 'sign-in' | 'logout' | 'upstream-browser' | 'upstream-sign-out';
 
@@ -50,6 +51,14 @@ export class Signer {
   /** A MAC of `value` alone, for tokens that need no payload (CSRF bound to a cookie). */
   macOf(purpose: SignedPurpose, value: string): string {
     return this.mac(purpose, value).toString('base64url');
+  }
+
+  /** Whether `presented` is macOf(purpose, value), compared in constant time. */
+  isMacOf(purpose: SignedPurpose, value: string, presented: string | undefined): boolean {
+    if (presented === undefined) return false;
+    const expected = Buffer.from(this.macOf(purpose, value));
+    const given = Buffer.from(presented);
+    return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
   private mac(purpose: SignedPurpose, data: string): Buffer {

@@ -1,8 +1,28 @@
 /**
- * The upstream tokens a grant holds (src/store/redis-upstream.ts), read and written in one
- * step with the grant's revocation mark, under the grant's hash tag: a revoked grant's
- * tokens are never written and are deleted when read.
+ * The sign-ins in progress at upstream providers, and the upstream tokens a grant holds
+ * (src/store/redis-upstream.ts). A sign-in is taken only by the browser that started it;
+ * a grant's tokens are read and written in one step with its revocation mark, under the
+ * grant's hash tag: a revoked grant's tokens are never written and are deleted when read.
  */
+
+/**
+ *   KEYS[1] the sign-in: `<binding>.<sealed>`   ARGV[1] the binding the callback presents
+ *   returns the sealed sign-in, now deleted; false when there is none; 0 when it is bound
+ *   to another browser or provider: then it stays, for the callback it belongs to
+ */
+export const TAKE_UPSTREAM_SIGN_IN = `
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+local dot = string.find(value, '.', 1, true)
+-- Recorded by a version that kept no binding beside it: taken, and its sealed binding checked once opened.
+if dot == nil then
+  redis.call('DEL', KEYS[1])
+  return value
+end
+if string.sub(value, 1, dot - 1) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return string.sub(value, dot + 1)
+`;
 
 /**
  *   KEYS[1] family key (its `revoked` field)   KEYS[2] the grant's upstream tokens

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
-import type { UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+import type { TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
 
 interface ValueEntry<V> extends Expiring {
   readonly value: V;
@@ -13,7 +13,7 @@ export function holderKey(holder: UpstreamTokenHolder): string {
 
 /** UpstreamStore in memory: one call at a time, so every check-and-update is atomic without locks. */
 export class MemoryUpstream implements UpstreamStore {
-  private readonly signIns: ExpiringMap<ValueEntry<string>>;
+  private readonly signIns: ExpiringMap<ValueEntry<string> & { readonly binding: string }>;
   private readonly profiles: ExpiringMap<ValueEntry<Readonly<Record<string, unknown>>>>;
   private readonly tokens: ExpiringMap<ValueEntry<string>>;
 
@@ -27,14 +27,16 @@ export class MemoryUpstream implements UpstreamStore {
     this.tokens = new ExpiringMap(clock);
   }
 
-  async saveUpstreamSignIn(stateDigest: string, sealed: string, ttlSeconds: number): Promise<void> {
-    this.signIns.set(stateDigest, { value: sealed, expiresAt: this.expiry(ttlSeconds) });
+  async saveUpstreamSignIn(stateDigest: string, binding: string, sealed: string, ttlSeconds: number): Promise<void> {
+    this.signIns.set(stateDigest, { value: sealed, binding, expiresAt: this.expiry(ttlSeconds) });
   }
 
-  async takeUpstreamSignIn(stateDigest: string): Promise<string | undefined> {
+  async takeUpstreamSignIn(stateDigest: string, binding: string): Promise<TakenUpstreamSignIn> {
     const entry = this.signIns.get(stateDigest);
+    if (!entry) return 'unknown';
+    if (entry.binding !== binding) return 'elsewhere';
     this.signIns.delete(stateDigest);
-    return entry?.value;
+    return { sealed: entry.value };
   }
 
   async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void> {

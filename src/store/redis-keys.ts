@@ -18,7 +18,7 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>dpop:{<jkt>}:<digest>       DPoP proof seen (RFC 9449 §11.1), by key thumbprint and jti digest
  *   <prefix>assertion:{<digest>}:<digest>  client assertion seen (RFC 7523), by client id digest and jti digest
  *   <prefix>{readyz}:<instance>         readiness probe (5 s), one per process
- *   <prefix>upstream:{<digest>}         an upstream sign-in in progress, by the digest of its state (sealed)
+ *   <prefix>upstream:{<digest>}         an upstream sign-in in progress, by the digest of its state: `<binding digest>.<sealed>`
  *   <prefix>{sub:<digest>}:profile      a federated user's profile (the claims the upstream last brought)
  *   <prefix>{<grantId>}:upstream        the upstream tokens a grant holds (sealed)
  *   <prefix>session:{<sid>}:upstream    the upstream tokens of a browser session, until a grant takes them (sealed)

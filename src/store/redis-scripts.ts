@@ -16,7 +16,7 @@ import {
   UNLIST_UNCHANGED,
 } from './lua.js';
 import { CLEAR_ATTEMPTS, KEEP_ATTEMPT, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from './lua-attempts.js';
-import { FIND_GRANT_UPSTREAM_TOKENS, SAVE_GRANT_UPSTREAM_TOKENS } from './lua-upstream.js';
+import { FIND_GRANT_UPSTREAM_TOKENS, SAVE_GRANT_UPSTREAM_TOKENS, TAKE_UPSTREAM_SIGN_IN } from './lua-upstream.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -43,6 +43,7 @@ export const SCRIPTS = {
   revokeKnownGrant: { lua: REVOKE_KNOWN_GRANT, numberOfKeys: 3 },
   saveGrantUpstreamTokens: { lua: SAVE_GRANT_UPSTREAM_TOKENS, numberOfKeys: 2 },
   findGrantUpstreamTokens: { lua: FIND_GRANT_UPSTREAM_TOKENS, numberOfKeys: 2 },
+  takeUpstreamSignIn: { lua: TAKE_UPSTREAM_SIGN_IN, numberOfKeys: 1 },
   unlistUnchanged: { lua: UNLIST_UNCHANGED, numberOfKeys: 1 },
 } as const;
 

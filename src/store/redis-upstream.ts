@@ -1,10 +1,11 @@
 import type { RedisClient } from './redis-connection.js';
 import type { ScriptCommands } from './redis-scripts.js';
-import type { UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+import type { TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
 
 /**
- * UpstreamStore on Redis. A sign-in in progress is one key under its state's digest, taken
- * with GETDEL (one command: one callback wins); a profile sits with the user's other keys
+ * UpstreamStore on Redis. A sign-in in progress is one key under its state's digest, its
+ * value `<binding>.<sealed>`, taken by one script that checks the binding first (one
+ * callback of the right browser wins; another browser's leaves it); a profile sits with the user's other keys
  * (`{sub:<digest>}`); a grant's upstream tokens sit with the grant (`{grantId}`), so the
  * scripts of src/store/lua-upstream.ts check its revocation mark in the same step.
  */
@@ -14,14 +15,18 @@ export class RedisUpstream implements UpstreamStore {
     private readonly client: RedisClient,
   ) {}
 
-  async saveUpstreamSignIn(stateDigest: string, sealed: string, ttlSeconds: number): Promise<void> {
+  async saveUpstreamSignIn(stateDigest: string, binding: string, sealed: string, ttlSeconds: number): Promise<void> {
     const key = this.redis.keys.upstreamSignIn(stateDigest);
-    await this.redis.call('save upstream sign-in', () => this.client.set(key, sealed, 'PX', ttlSeconds * 1000));
+    await this.redis.call('save upstream sign-in', () => this.client.set(key, `${binding}.${sealed}`, 'PX', ttlSeconds * 1000));
   }
 
-  async takeUpstreamSignIn(stateDigest: string): Promise<string | undefined> {
+  async takeUpstreamSignIn(stateDigest: string, binding: string): Promise<TakenUpstreamSignIn> {
     const key = this.redis.keys.upstreamSignIn(stateDigest);
-    return (await this.redis.call('take upstream sign-in', () => this.client.getdel(key))) ?? undefined;
+    const reply = await this.redis.call('take upstream sign-in', () =>
+      this.redis.script<string | number | null>('takeUpstreamSignIn', [key], [binding]),
+    );
+    if (typeof reply === 'string') return { sealed: reply };
+    return reply === null ? 'unknown' : 'elsewhere';
   }
 
   async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void> {

@@ -9,15 +9,25 @@
 /** Who holds upstream tokens: the browser session they were obtained in, then each grant made in it. */
 export type UpstreamTokenHolder = { readonly sessionId: string } | { readonly grantId: string };
 
+/**
+ * What a callback's take of a sign-in found: the sealed sign-in (now gone); `unknown` when
+ * none was recorded, it expired, or it was taken before; `elsewhere` when it was recorded
+ * for another browser or provider, and is left for the callback it belongs to.
+ */
+export type TakenUpstreamSignIn = { readonly sealed: string } | 'unknown' | 'elsewhere';
+
 export interface UpstreamStore {
-  /** Records a sign-in in progress under the digest of its `state`, for `ttlSeconds`. */
-  saveUpstreamSignIn(stateDigest: string, sealed: string, ttlSeconds: number): Promise<void>;
   /**
-   * In one atomic step (Redis GETDEL): the sign-in recorded under `stateDigest`, now gone.
-   * Undefined when none was recorded, it expired, or it was taken before: of any number of
-   * concurrent callbacks with one state, exactly one gets it.
+   * Records a sign-in in progress under the digest of its `state`, for `ttlSeconds`, with
+   * `binding`: the digest of who may take it (the provider and the browser that started it).
    */
-  takeUpstreamSignIn(stateDigest: string): Promise<string | undefined>;
+  saveUpstreamSignIn(stateDigest: string, binding: string, sealed: string, ttlSeconds: number): Promise<void>;
+  /**
+   * In one atomic step (one Redis script): the sign-in recorded under `stateDigest`, taken
+   * only when it was recorded with this `binding`. Of any number of concurrent callbacks
+   * with one state, exactly one of those with its binding gets it; the others never burn it.
+   */
+  takeUpstreamSignIn(stateDigest: string, binding: string): Promise<TakenUpstreamSignIn>;
 
   /** Replaces the profile (the standard claims) of a federated user, kept `ttlSeconds`. */
   saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void>;

@@ -269,7 +269,7 @@ export class RequestGenerator {
     const headers: Record<string, string | string[]> = {};
     const authorization = this.authorization();
     if (authorization) headers.authorization = r.chance(0.05) ? [authorization, authorization] : authorization;
-    if (r.chance(0.3)) headers.cookie = `oauth_session=${this.headerSecret()}; other=${this.headerSecret()}`;
+    if (r.chance(0.3)) headers.cookie = `__Host-oauth_session=${this.headerSecret()}; other=${this.headerSecret()}`;
     if (r.chance(0.1)) headers['x-request-id'] = r.pick(['abc', 'x'.repeat(100), 'a b', '../']);
     const { contentType, body } = method === 'GET' || method === 'HEAD' ? {} : this.body();
     if (contentType !== undefined) headers['content-type'] = contentType;

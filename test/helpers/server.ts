@@ -17,6 +17,10 @@ import { memoryStore, type TestClock, type TestStore } from './stores.js';
 
 export const ISSUER = 'https://as.example.com';
 
+/** The browser session's and the CSRF cookie's names under ISSUER (https: the `__Host-` prefix). */
+export const SESSION_COOKIE = '__Host-oauth_session';
+export const CSRF_COOKIE = '__Host-oauth_csrf';
+
 /** Fixed secrets of the test clients (tests only; never reused elsewhere). */
 export const SECRETS = {
   service: 'service-secret-0123456789abcdefghijklmnopqrstuvwxyz',

@@ -3,7 +3,7 @@ import { ALICE } from '../helpers/authorize-fixtures.js';
 import { redirectParams } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { startPrivateRedis } from '../../harness/redis.js';
-import { ISSUER } from '../helpers/server.js';
+import { ISSUER, SESSION_COOKIE } from '../helpers/server.js';
 import { redisStore } from '../helpers/redis-stores.js';
 import { endpointLimitsSuite, setup } from '../suites/sign-in-limits.js';
 
@@ -28,6 +28,6 @@ t.test('Redis down: no sign-in, a clear error, no password checked', async (t) =
     state: 'st-1',
     iss: ISSUER,
   });
-  t.equal(form.browser.cookie('oauth_session'), undefined);
+  t.equal(form.browser.cookie(SESSION_COOKIE), undefined);
   t.equal(counting.verifications, 0);
 });

@@ -62,8 +62,9 @@ async function everyOperation(store: Store): Promise<void> {
   await store.consents.rememberConsent('bob', 'webapp', { scope: ['read'], audiences: [] }, 60);
   await store.consents.forgetConsentsToClient('webapp');
   const upstream = store.upstream;
-  await upstream.saveUpstreamSignIn('state-digest', 'sealed', 60);
-  await upstream.takeUpstreamSignIn('state-digest');
+  await upstream.saveUpstreamSignIn('state-digest', 'binding', 'sealed', 60);
+  await upstream.takeUpstreamSignIn('state-digest', 'another');
+  await upstream.takeUpstreamSignIn('state-digest', 'binding');
   await upstream.saveFederatedProfile('fed_slot-check', { email: 'a@example.com' }, 60);
   await upstream.findFederatedProfile('fed_slot-check');
   for (const holder of [{ sessionId: 'session-slot-check' }, { grantId }]) {

@@ -99,7 +99,7 @@ t.test("upstream sign-ins, profiles and tokens: their own hash tags (a grant's u
   const inspector = inspect(t, opened);
   const grantId = newGrantId();
   const subTag = createHash('sha256').update('fed_someone').digest('base64url');
-  await store.upstream.saveUpstreamSignIn('c3RhdGUtZGlnZXN0', 'sealed-sign-in', 600);
+  await store.upstream.saveUpstreamSignIn('c3RhdGUtZGlnZXN0', 'YmluZGluZw', 'sealed-sign-in', 600);
   await store.upstream.saveFederatedProfile('fed_someone', { email: 'someone@example.com' }, 900);
   await store.upstream.saveUpstreamTokens({ sessionId: 'c2Vzc2lvbg' }, 'sealed-session', 300);
   await store.upstream.saveUpstreamTokens({ grantId }, 'sealed-grant', 1200);
@@ -114,6 +114,21 @@ t.test("upstream sign-ins, profiles and tokens: their own hash tags (a grant's u
     const left = await inspector.pttl(key);
     t.ok(left > ttl - 5000 && left <= ttl, `${key}: TTL ${left} ms`);
   }
+});
+
+t.test('an upstream sign-in is `<binding>.<sealed>`; one written before bindings (a rolling upgrade) is taken as before', async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix } = opened;
+  const inspector = inspect(t, opened);
+  await store.upstream.saveUpstreamSignIn('bmV3', 'YmluZGluZw', 'c2VhbGVk', 600);
+  t.equal(await inspector.get(`${keyPrefix}upstream:{bmV3}`), 'YmluZGluZw.c2VhbGVk');
+  await inspector.set(`${keyPrefix}upstream:{b2xk}`, 'c2VhbGVkLW9sZA', 'PX', 600_000);
+  t.same(
+    await store.upstream.takeUpstreamSignIn('b2xk', 'YmluZGluZw'),
+    { sealed: 'c2VhbGVkLW9sZA' },
+    'its sealed binding is checked once opened',
+  );
+  t.equal(await inspector.exists(`${keyPrefix}upstream:{b2xk}`), 0);
 });
 
 t.test('advance (the test clock) ages only the keys of its own store', async (t) => {

@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import { formAction, formFields, type InjectBrowser, redirectParams } from '../helpers/browser-flow.js';
 import { oidcServer, signedInBrowser, tamperedJwt } from '../helpers/oidc-fixtures.js';
-import type { TestServer } from '../helpers/server.js';
+import { SESSION_COOKIE, type TestServer } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 
 /**
@@ -43,7 +43,7 @@ export function oidcLogoutSuite(t: Test, openStore: OpenStore): void {
       ],
       [SIGNED_OUT, { state: 'bye-1' }],
     );
-    t.equal(browser.cookie('oauth_session'), '', 'the session cookie is gone');
+    t.equal(browser.cookie(SESSION_COOKIE), '', 'the session cookie is gone');
   });
 
   t.test('a client may also send the request as a form POST (RP-Initiated Logout §2): the same confirmation page', async (t) => {
@@ -51,7 +51,7 @@ export function oidcLogoutSuite(t: Test, openStore: OpenStore): void {
     const page = await browser.post('/oauth2/logout', { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT });
     t.equal(page.statusCode, 200);
     t.ok(formFields(page.body).csrf_token, 'a confirmation form, not a sign-out');
-    t.notOk(browser.cookie('oauth_session') === '', 'still signed in until the user confirms');
+    t.notOk(browser.cookie(SESSION_COOKIE) === '', 'still signed in until the user confirms');
   });
 
   t.test('refused: a hint we did not sign, client_id not the hint’s audience, an unregistered post_logout_redirect_uri', async (t) => {

@@ -5,7 +5,7 @@ import type { UserRegistry } from '../../src/users/registry.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { buildTestServer } from '../helpers/server.js';
+import { buildTestServer, SESSION_COOKIE } from '../helpers/server.js';
 import { CountingAuthenticator, until } from '../helpers/sign-in.js';
 import type { OpenStore, TestStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';
@@ -83,7 +83,7 @@ export function endpointLimitsSuite(t: Test, name: string, open: OpenStore): voi
     t.equal(refused.headers['retry-after'], '900');
     t.match(refused.body, '<p class="error" role="alert">Too many failed sign-in attempts. Try again in 15 minutes.</p>');
     t.ok(
-      forms.every((form) => form.browser.cookie('oauth_session') === undefined),
+      forms.every((form) => form.browser.cookie(SESSION_COOKIE) === undefined),
       'no session anywhere',
     );
   });

@@ -5,25 +5,32 @@ import type { OpenStore } from '../helpers/stores.js';
 /** What sign-in through upstream providers keeps, as every store keeps it (src/store/upstream-types.ts). */
 export function upstreamStoreContract(t: Test, name: string, open: OpenStore): void {
   t.test(`${name}: upstream sign-ins, profiles and tokens`, async (t) => {
-    t.test('a sign-in in progress is taken once, until it expires', async (t) => {
+    t.test('a sign-in in progress is taken once, by its binding only, until it expires', async (t) => {
       const { store, advance } = await open(t);
-      await store.upstream.saveUpstreamSignIn('digest-one', 'sealed-one', 600);
-      await store.upstream.saveUpstreamSignIn('digest-two', 'sealed-two', 600);
-      t.equal(await store.upstream.takeUpstreamSignIn('digest-one'), 'sealed-one');
-      t.equal(await store.upstream.takeUpstreamSignIn('digest-one'), undefined, 'taken: gone');
-      t.equal(await store.upstream.takeUpstreamSignIn('unknown'), undefined);
+      await store.upstream.saveUpstreamSignIn('digest-one', 'binding-one', 'sealed-one', 600);
+      await store.upstream.saveUpstreamSignIn('digest-two', 'binding-two', 'sealed-two', 600);
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-one', 'binding-two'), 'elsewhere', 'another binding');
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-one', ''), 'elsewhere');
+      t.same(await store.upstream.takeUpstreamSignIn('digest-one', 'binding-one'), { sealed: 'sealed-one' }, 'left for its own binding');
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-one', 'binding-one'), 'unknown', 'taken: gone');
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-one', 'binding-two'), 'unknown');
+      t.equal(await store.upstream.takeUpstreamSignIn('unknown', 'binding-one'), 'unknown');
       await advance(601);
-      t.equal(await store.upstream.takeUpstreamSignIn('digest-two'), undefined, 'expired');
+      t.equal(await store.upstream.takeUpstreamSignIn('digest-two', 'binding-two'), 'unknown', 'expired');
     });
 
-    t.test('of concurrent takes of one sign-in, exactly one gets it', async (t) => {
+    t.test('of concurrent takes of one sign-in, exactly one with its binding gets it, whatever the others present', async (t) => {
       const { store } = await open(t);
-      await store.upstream.saveUpstreamSignIn('raced', 'sealed', 600);
-      const taken = await Promise.all(Array.from({ length: 20 }, () => store.upstream.takeUpstreamSignIn('raced')));
-      t.same(
-        taken.filter((v) => v !== undefined),
-        ['sealed'],
+      await store.upstream.saveUpstreamSignIn('raced', 'mine', 'sealed', 600);
+      const taken = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.upstream.takeUpstreamSignIn('raced', i % 2 === 0 ? 'theirs' : 'mine')),
       );
+      t.same(
+        taken.filter((v) => typeof v === 'object'),
+        [{ sealed: 'sealed' }],
+      );
+      const winner = taken.findIndex((v) => typeof v === 'object');
+      t.equal(winner % 2, 1, 'taken by a callback with its binding');
     });
 
     t.test("a federated user's profile is replaced at each sign-in and kept its TTL", async (t) => {

@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import { en } from '../../src/pages/messages/en.js';
 import { authorizeUrl } from '../helpers/browser-flow.js';
-import { ISSUER } from '../helpers/server.js';
+import { ISSUER, SESSION_COOKIE } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 import type { BrowserResponse, FlowBrowser } from '../helpers/upstream-browser.js';
 import {
@@ -29,7 +29,7 @@ function refusedIn(t: Test) {
     t.equal(res.status, 400, name);
     t.equal(pageTitle(res), en.errorTitles.upstream_callback, name);
     t.match(res.body, '<code>invalid_request</code>');
-    if (!signedInBefore) t.equal(browser.cookie(ISSUER, 'oauth_session'), undefined, `${name}: nobody signed in`);
+    if (!signedInBefore) t.equal(browser.cookie(ISSUER, SESSION_COOKIE), undefined, `${name}: nobody signed in`);
   };
 }
 
@@ -83,6 +83,37 @@ export function upstreamCallbackSuite(t: Test, openStore: OpenStore): void {
     t.equal(f.upstream.requestsTo('/token').length, 1, 'only the real callback exchanged a code');
   });
 
+  t.test("a callback from another browser with the victim's state is refused and leaves the sign-in to the victim", async (t) => {
+    const f = await federation(t, {
+      store: await openStore(t),
+      providers: (u) => [u.providerEntry('corp'), u.providerEntry('other')],
+    });
+    const refused = refusedIn(t);
+    const victim = await signInAtUpstream(f, ACCOUNTS.ada.sub);
+    // The attacker learnt the state (and may bring a code of their own sign-in at the provider).
+    const attackers = await signInAtUpstream(f, ACCOUNTS.eve.sub);
+    const stolen = new URL(attackers.callback);
+    stolen.searchParams.set('state', victim.callback.searchParams.get('state') as string);
+    const stranger = f.browser();
+    await refused('without any cookie of ours', await stranger.get(victim.callback), stranger);
+    const elsewhere = await attackers.browser.get(stolen);
+    await refused("with another browser's binding", elsewhere, attackers.browser);
+    t.match(elsewhere.body, 'this sign-in was started in another browser and can only be completed there');
+    const other = await victim.browser.get(new URL(victim.callback.href.replace('/upstream/corp/', '/upstream/other/')));
+    await refused("the victim's browser, sent to another provider's callback", other, victim.browser);
+    t.equal(f.upstream.requestsTo('/token').length, 0, 'no code exchanged');
+
+    const done = await victim.browser.get(victim.callback);
+    t.equal(done.status, 303, "the victim's own callback still signs her in");
+    t.ok(victim.browser.cookie(ISSUER, SESSION_COOKIE), 'her session');
+    const finished = await victim.browser.follow(done);
+    t.equal(finished.status, 200);
+    t.match(finished.body, 'Signed in as <strong>ada@example.com</strong>');
+    await refused('a replay after success', await victim.browser.get(victim.callback), victim.browser, true);
+    await refused('a replay from the other browser', await attackers.browser.get(stolen), attackers.browser);
+    t.equal(f.upstream.requestsTo('/token').length, 1, 'one code exchange: hers');
+  });
+
   t.test('two concurrent callbacks with one state: exactly one signs in, the other gets the page', async (t) => {
     const f = await federation(t, { store: await openStore(t) });
     const { browser, callback } = await signInAtUpstream(f, ACCOUNTS.ada.sub);
@@ -108,6 +139,6 @@ export function upstreamCallbackSuite(t: Test, openStore: OpenStore): void {
     const res = await browser.get(callback);
     t.equal(res.status, 302);
     t.same(clientAnswer(res.location as URL), errorAtClient('access_denied', 'the sign-in at the identity provider did not succeed'));
-    t.equal(browser.cookie(ISSUER, 'oauth_session'), undefined);
+    t.equal(browser.cookie(ISSUER, SESSION_COOKIE), undefined);
   });
 }

@@ -7,7 +7,7 @@ import { upstreamServices } from '../../src/services/upstream.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { authorizeUrl } from '../helpers/browser-flow.js';
 import { capturedLogger } from '../helpers/logs.js';
-import { ISSUER } from '../helpers/server.js';
+import { ISSUER, SESSION_COOKIE } from '../helpers/server.js';
 import { holdsGrantUpstreamTokens, storeContents } from '../helpers/store-contents.js';
 import type { TestStore } from '../helpers/stores.js';
 import { pageForms, visitUpstream } from '../helpers/upstream-browser.js';
@@ -134,7 +134,7 @@ export function upstreamSessionSuite<S extends TestStore>(t: Test, access: Upstr
     t.equal(confirm.status, 200);
     const toUpstream = await browser.submit(pageForms(confirm)[0] as NonNullable<ReturnType<typeof pageForms>[0]>);
     t.equal(toUpstream.status, 303);
-    t.equal(browser.cookie(ISSUER, 'oauth_session'), undefined, 'our session is over');
+    t.equal(browser.cookie(ISSUER, SESSION_COOKIE), undefined, 'our session is over');
     const end = toUpstream.location as URL;
     t.equal(`${end.origin}${end.pathname}`, `${f.upstream.issuer}/session/end`);
     t.same([...end.searchParams.keys()].sort(), ['client_id', 'id_token_hint', 'post_logout_redirect_uri', 'state']);

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { StoreUnavailableError } from '../../src/errors/index.js';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
-import { buildTestServer, ISSUER } from '../helpers/server.js';
+import { buildTestServer, ISSUER, SESSION_COOKIE } from '../helpers/server.js';
 import { memoryStore } from '../helpers/stores.js';
 import { rememberedConsentSuite } from '../suites/remembered-consent.js';
 
@@ -250,12 +250,40 @@ t.test('prompt=login and max_age: sign in again, once', async (t) => {
     t.notMatch(forged.body, 'signed_in', 'the mark is not carried into the forms');
   });
 
+  t.test('the sign-in mark carries no readable subject, and a tampered or late one is refused', async (t) => {
+    const { app, clock } = await server(t);
+    const browser = new InjectBrowser(app);
+    const request = { ...REQUEST, prompt: 'login' };
+    const login = await browser.get(authorizeUrl(request));
+    const signedIn = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
+    const location = signedIn.headers.location as string;
+    const mark = new URL(location, ISSUER).searchParams.get('signed_in') as string;
+    t.match(mark, /^[A-Za-z0-9_-]{43}$/, 'a MAC, nothing else');
+    const sub = 'user-alice';
+    t.notMatch(location, sub);
+    for (const offset of [0, 1, 2]) {
+      // The characters base64url gives the sub alone when it starts `offset` bytes into an encoded value (a JSON).
+      const bits = [8 * offset, 8 * (offset + sub.length)] as const;
+      const encoded = Buffer.from(`${'{'.repeat(offset)}${sub}`).toString('base64url');
+      const fragment = encoded.slice(Math.ceil(bits[0] / 6), Math.floor(bits[1] / 6));
+      t.notMatch(location, fragment, `no base64url of the sub (alignment ${offset}: ${fragment})`);
+    }
+    for (const part of mark.split('.')) t.notMatch(Buffer.from(part, 'base64url').toString('latin1'), sub, 'no encoded JSON holding it');
+    const flipped = `${mark.slice(0, 10)}${mark[10] === 'A' ? 'B' : 'A'}${mark.slice(11)}`;
+    t.match((await browser.get(authorizeUrl({ ...request, signed_in: flipped }))).body, '<h1>Sign in</h1>', 'a tampered mark');
+    t.match((await browser.get(authorizeUrl({ ...request, signed_in: '' }))).body, '<h1>Sign in</h1>', 'an empty mark');
+    const consent = await browser.get(location);
+    t.match(consent.body, '<h1>Allow access?</h1>', 'the mark satisfies prompt=login: the flow goes on');
+    clock.now += 300_000;
+    t.match((await browser.get(location)).body, '<h1>Sign in</h1>', 'not 5 minutes after the sign-in');
+  });
+
   t.test('a sign-in mark without a session is no session', async (t) => {
     const { app } = await server(t);
     const browser = new InjectBrowser(app);
     const login = await browser.get(authorizeUrl(REQUEST));
     const signedIn = await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE });
-    browser.forget('oauth_session');
+    browser.forget(SESSION_COOKIE);
     t.match((await browser.get(signedIn.headers.location as string)).body, '<h1>Sign in</h1>');
   });
 });

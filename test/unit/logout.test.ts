@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { ALICE, AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { authorizeUrl, formAction, formFields, InjectBrowser, signInAndDecide } from '../helpers/browser-flow.js';
-import { buildTestServer } from '../helpers/server.js';
+import { buildTestServer, SESSION_COOKIE } from '../helpers/server.js';
 
 /** GET/POST /oauth2/logout: a confirmed, CSRF-safe sign-out, and "Not you?" on the login and consent pages. */
 
@@ -19,7 +19,7 @@ async function signedIn(t: Test) {
 const logoutUrl = (params: Record<string, string>) => `/oauth2/logout?${new URLSearchParams(params).toString()}`;
 const sessionCleared = (res: { cookies: unknown }) =>
   (res.cookies as { name: string; value: string; maxAge?: number }[]).some(
-    (c) => c.name === 'oauth_session' && c.value === '' && c.maxAge === 0,
+    (c) => c.name === SESSION_COOKIE && c.value === '' && c.maxAge === 0,
   );
 
 t.test('GET /oauth2/logout with a session asks first; it signs nobody out', async (t) => {
