@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { join, posix } from 'node:path';
 import t from 'tap';
 import { REPOSITORY, runProgram } from '../../harness/process.js';
@@ -8,7 +10,8 @@ import { relativeLinks } from '../helpers/markdown-links.js';
  * What each package's tarball holds (issue 29, items 1 and 2), as `npm pack --dry-run --json`
  * lists it (nothing is written): the server carries its docs, LICENSE and CHANGELOG.md, and
  * nothing of the tests, keys, dev state or earlier tarballs; every relative link of its
- * Markdown files resolves inside the package, so the docs of an installed package work.
+ * Markdown files resolves inside the package, so the docs of an installed package work; and
+ * `npm publish --dry-run` of each package has nothing to warn about.
  * test/e2e/production.paths.test.ts installs the real tarball.
  */
 
@@ -86,6 +89,42 @@ t.test("the verifier's tarball: its code, README, LICENSE, and its README's link
   );
   const readme = await readFile(join(REPOSITORY, 'packages', 'verifier', 'README.md'), 'utf8');
   t.same(linksOutside('README.md', readme, files), []);
+});
+
+t.test('npm publish --dry-run: both packages, not a warning, nothing sent', async (t) => {
+  // A registry of our own that knows no package: npm asks it whether the version exists and
+  // needs a token for it (else it warns that one must log in), with no network.
+  const requests: string[] = [];
+  const registry = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url} ${req.headers.authorization === 'Bearer dry-run' ? 'token' : 'no token'}`);
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+  }).listen(0, '127.0.0.1');
+  await once(registry, 'listening');
+  t.teardown(() => registry.close());
+  const url = `http://127.0.0.1:${(registry.address() as { port: number }).port}/`;
+  const { version } = JSON.parse(await readFile(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string };
+  for (const [workspace, name, path] of [
+    [[], 'oauth2-token-service', '/oauth2-token-service'],
+    [['-w', '@oauth2-token-service/verifier'], '@oauth2-token-service/verifier', '/@oauth2-token-service%2fverifier'],
+  ] as const) {
+    requests.length = 0;
+    const run = await runProgram(
+      'npm',
+      ['publish', '--dry-run', ...workspace, '--registry', url, `--${url.slice('http:'.length)}:_authToken=dry-run`],
+      REPOSITORY,
+    );
+    t.equal(run.code, 0, run.code === 0 ? `${name}: exit code 0` : run.stderr);
+    t.equal(run.stdout, `+ ${name}@${version}\n`, name);
+    t.same(
+      run.stderr.split('\n').filter((line) => /^npm (warn|error)/i.test(line)),
+      [],
+      `${name}: no npm warn line`,
+    );
+    t.ok(
+      requests.length > 0 && requests.every((request) => request === `GET ${path} token`),
+      `${name}: only asked for: ${requests.join(', ')}`,
+    );
+  }
 });
 
 t.test('linksOutside: a missing file, a folder with files, a way out of the package, anchors', async (t) => {
