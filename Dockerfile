@@ -27,6 +27,9 @@ COPY packages/verifier/package.json ./packages/verifier/
 COPY --from=build /app/packages/verifier/dist ./packages/verifier/dist
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
+# The license (it asks to be passed on) and the docs `serve --help` points to, as in the tarball.
+COPY LICENSE CHANGELOG.md README.md ARCHITECTURE.md BENCHMARKS.md CONTRIBUTING.md ./
+COPY docs ./docs
 # The operator command on PATH (docker run --rm … oauth2-token-service keys rotate), and the
 # mount points owned by the unprivileged user: an empty named volume mounted on /keys takes
 # this owner and mode 0700, so the rotation job can write keys that the server reads.

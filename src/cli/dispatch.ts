@@ -1,7 +1,9 @@
+import { join, sep } from 'node:path';
 import { clientsGroup } from './clients.js';
 import { type CliIo, type Command, type CommandGroup, EXIT, TOOL, UsageError, usageLine } from './command.js';
 import { grantsGroup } from './grants.js';
 import { keysGroup } from './keys.js';
+import { packageInfo } from './package-info.js';
 import { passwordGroup } from './password.js';
 import { providersGroup } from './providers.js';
 import { registrationGroup } from './registration.js';
@@ -37,11 +39,20 @@ function commandList(groups: readonly CommandGroup[]): string {
   return rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n');
 }
 
-const SERVE_HELP = `usage: ${TOOL} serve
+/** Where the docs are: read at run time, so an installed package names its own folder. */
+function serveHelp(): string {
+  const { root } = packageInfo();
+  return `usage: ${TOOL} serve
 
 Starts the server, configured by its environment variables (PORT, ISSUER, KEYS_DIR,
 REDIS_URL, ...: docs/configuration.md); it runs until SIGTERM or SIGINT, reloads on SIGHUP.
-It takes no arguments.`;
+It takes no arguments.
+
+The docs of this version come with it, in the package's folder:
+  README     ${join(root, 'README.md')} (first requests, production quick start)
+  pages      ${join(root, 'docs')}${sep} (one page per topic: configuration.md, operations.md, ...)
+  changes    ${join(root, 'CHANGELOG.md')} (and the versioning policy)`;
+}
 
 /** `serve` with nothing after it: the process becomes the server (src/cli/index.ts). */
 export function servesAlone(argv: readonly string[]): boolean {
@@ -50,6 +61,7 @@ export function servesAlone(argv: readonly string[]): boolean {
 
 export const TOOL_HELP = `usage: ${TOOL} serve
        ${TOOL} <group> <command> [options]
+       ${TOOL} --version
 
 "${TOOL} serve" starts the server, configured by its environment.
 
@@ -60,7 +72,8 @@ users and providers on SIGHUP.
 
 ${commandList(GROUPS)}
 
-"${TOOL} <group> --help" and "${TOOL} <group> <command> --help" tell more.
+"${TOOL} <group> --help" and "${TOOL} <group> <command> --help" tell more;
+"${TOOL} serve --help" tells where the docs are; "${TOOL} --version" (or -V) prints the version.
 
 ${EXIT_CODES}`;
 
@@ -89,6 +102,17 @@ function usageError(io: CliIo, message: string, usage: string): number {
   return EXIT.usage;
 }
 
+/** Writes what `text` makes, or the reason it could not (an unreadable package.json: exit 1). */
+function printed(io: CliIo, text: () => string): number {
+  try {
+    io.stdout.write(`${text()}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return EXIT.failure;
+  }
+}
+
 /** Runs one command line; never throws: every outcome is an exit code and lines on stdout or stderr. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [groupName, commandName, ...args] = argv;
@@ -98,11 +122,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(`${TOOL_HELP}\n`);
     return EXIT.ok;
   }
+  if (groupName === '--version' || groupName === '-V') {
+    if (commandName !== undefined) return usageError(io, `${groupName} takes no arguments`, `usage: ${TOOL} --version`);
+    return printed(io, () => packageInfo().version);
+  }
   if (groupName === 'serve') {
-    if (commandName === '--help' || commandName === '-h') {
-      io.stdout.write(`${SERVE_HELP}\n`);
-      return EXIT.ok;
-    }
+    if (commandName === '--help' || commandName === '-h') return printed(io, serveHelp);
     return usageError(io, 'serve takes no arguments: the server is configured by its environment', `usage: ${TOOL} serve`);
   }
   const group = GROUPS.find((g) => g.name === groupName);

@@ -63,10 +63,17 @@ t.test('Dockerfile', async (t) => {
     t.ok(await exists(join(DIST, 'src', 'main.js')), 'what serve runs exists in dist/');
   });
 
-  t.test('.dockerignore keeps keys, configuration, secrets and local builds out of the context', async (t) => {
+  t.test('.dockerignore keeps keys, configuration, secrets, local builds and packed tarballs out of the context', async (t) => {
     const ignored = (await readFile(join(REPOSITORY, '.dockerignore'), 'utf8')).split('\n');
-    for (const entry of ['keys', 'config', '.env', 'node_modules', 'dist', 'test', '.git', 'packages/*/dist', '.tests'])
+    for (const entry of ['keys', 'config', '.env', 'node_modules', 'dist', 'test', '.git', 'packages/*/dist', '.tests', '*.tgz', 'tmp'])
       t.ok(ignored.includes(entry), entry);
+  });
+
+  t.test('the runtime stage carries the license and the docs, as the tarball does', async (t) => {
+    const copied = runtime
+      .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from='))
+      .flatMap((i) => i.args.split(' ').slice(0, -1));
+    for (const file of ['LICENSE', 'CHANGELOG.md', 'README.md', 'docs']) t.ok(copied.includes(file), file);
   });
 });
 

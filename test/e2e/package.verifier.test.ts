@@ -76,10 +76,11 @@ t.test('npm pack -w @oauth2-token-service/verifier: a tarball of its own, instal
   );
   t.same(
     paths.filter(
-      (p) => !((p.startsWith('dist/') && (p.endsWith('.js') || p.endsWith('.d.ts'))) || p === 'package.json' || p === 'README.md'),
+      (p) =>
+        !((p.startsWith('dist/') && (p.endsWith('.js') || p.endsWith('.d.ts'))) || ['package.json', 'README.md', 'LICENSE'].includes(p)),
     ),
     [],
-    'nothing but dist/*.js and *.d.ts, package.json and the README',
+    'nothing but dist/*.js and *.d.ts, package.json, the README and the LICENSE',
   );
 
   const app = join(dir, 'resource-server');

@@ -1,15 +1,18 @@
-import { access, cp, mkdir, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { access, cp, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { basename, join, sep } from 'node:path';
 import t, { type Test } from 'tap';
 import { dockerfileInstructions, type Instruction } from '../helpers/dockerfile.js';
 import { freePort } from '../../harness/ports.js';
 import { REPOSITORY, runProgram, startServerProcess } from '../../harness/process.js';
 import { tempDir } from '../helpers/keys.js';
+import { brokenLinks } from '../helpers/markdown-links.js';
 
 /**
  * Every way the docs start the server in production, each in a fresh copy with production
  * dependencies only, so no compiler, no tsx and no tap is there to lean on:
- *   - the packed tarball: `npm install --omit=dev <tgz>`, then `oauth2-token-service serve`;
+ *   - the packed tarball: `npm install --omit=dev <tgz>`, then `oauth2-token-service serve`; the
+ *     installed package carries LICENSE, CHANGELOG.md and docs/, whose links all resolve in it,
+ *     and `--version` answers;
  *   - a checkout: `npm ci --omit=dev` succeeds without a build and `npm start` says to build
  *     first; `npm ci && npm run build && npm prune --omit=dev && npm start` serves;
  *   - the Docker image's runtime stage, replayed from the Dockerfile (no Docker engine here).
@@ -25,6 +28,8 @@ const absent = (path: string) =>
     () => false,
     () => true,
   );
+
+const { version } = JSON.parse(await readFile(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string };
 
 async function assertNoDevDependencies(t: Test, dir: string): Promise<void> {
   for (const devDependency of ['typescript', 'tsx', 'tap', 'esbuild'])
@@ -82,6 +87,7 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
     paths.includes('deploy/prometheus/alerts.yml') && paths.includes('deploy/prometheus/alerts.test.yml'),
     'the alerting rules and their tests',
   );
+  t.equal(packed?.filename, `oauth2-token-service-${version}.tgz`, 'the name the README gives');
   t.same(
     paths.filter((p) => /(^|\/)test\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || /(^|\/)keys\/[^/]+\.json$/.test(p)),
     [],
@@ -106,6 +112,27 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
   };
   const help = await cli('--help');
   t.same([help.code, help.stdout.split('\n')[0]], [0, 'usage: oauth2-token-service serve'], 'npx --no-install finds the installed command');
+
+  const installed = await realpath(join(app, 'node_modules', 'oauth2-token-service'));
+  for (const file of [
+    'LICENSE',
+    'CHANGELOG.md',
+    'README.md',
+    'docs/configuration.md',
+    'node_modules/@oauth2-token-service/verifier/LICENSE',
+  ])
+    t.ok(!(await absent(join(installed, file))), `the installed package has ${file}`);
+  const pages = (await readdir(join(installed, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  t.ok(pages.length >= 10, `${pages.length} pages in docs/`);
+  t.same(await brokenLinks(installed, ['README.md', 'CHANGELOG.md', ...pages]), [], 'every link of the README and the docs resolves in it');
+  const bin = join(app, 'node_modules', '.bin', 'oauth2-token-service');
+  for (const flag of ['--version', '-V']) {
+    const run = await runProgram(bin, [flag], app);
+    t.same([run.code, run.stdout, run.stderr], [0, `${version}\n`, ''], `node_modules/.bin/oauth2-token-service ${flag}`);
+  }
+  const serveHelp = await runProgram(bin, ['serve', '--help'], app);
+  t.equal(serveHelp.code, 0);
+  t.match(serveHelp.stdout, `  pages      ${installed}${sep}docs${sep} (one page per topic`, 'serve --help names the installed docs');
   await assertServes(t, { command: [...npx, 'serve'], cwd: app }, cli);
 });
 
@@ -182,5 +209,8 @@ t.test("the Docker image's runtime stage, replayed: its COPY lines and its npm c
   const command = join(image, 'dist', 'src', 'cli', 'index.js');
   t.ok(!(await absent(command)), 'the command the image links exists');
   const cli = (...args: string[]) => runProgram(process.execPath, [command, ...args], image);
+  t.same(await cli('--version'), { code: 0, stdout: `${version}\n`, stderr: '' }, 'the image answers --version');
+  for (const file of ['LICENSE', 'CHANGELOG.md', 'docs/configuration.md'])
+    t.ok(!(await absent(join(image, file))), `the image has ${file}`);
   await assertServes(t, { command: [process.execPath, command, ...cmd.slice(1)], cwd: image, env: { NODE_ENV: 'production' } }, cli);
 });

@@ -1,7 +1,9 @@
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import t from 'tap';
 import { GROUPS, servesAlone, TOOL_HELP } from '../../src/cli/dispatch.js';
+import { packageInfo } from '../../src/cli/package-info.js';
+import { REPOSITORY } from '../../harness/repository.js';
 import { runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/keys.js';
 
@@ -20,7 +22,16 @@ t.test('the tool: --help lists every command and the exit codes', async (t) => {
     t.same([run.code, run.stdout, run.stderr], [0, `${TOOL_HELP}\n`, ''], args.join(' '));
   }
   const help = (await runCommand(['--help'])).stdout;
-  t.ok(help.startsWith('usage: oauth2-token-service serve\n       oauth2-token-service <group> <command> [options]\n'));
+  t.ok(
+    help.startsWith(
+      'usage: oauth2-token-service serve\n       oauth2-token-service <group> <command> [options]\n       oauth2-token-service --version\n',
+    ),
+  );
+  t.ok(
+    help.includes(
+      '\n"oauth2-token-service serve --help" tells where the docs are; "oauth2-token-service --version" (or -V) prints the version.\n',
+    ),
+  );
   t.ok(help.endsWith(EXIT_CODES));
   for (const line of [
     'keys rotate',
@@ -95,9 +106,48 @@ t.test('serve: the server, configured by its environment; help, and no arguments
   const help = await runCommand(['serve', '--help']);
   t.same([help.code, help.stderr], [0, '']);
   t.ok(help.stdout.startsWith('usage: oauth2-token-service serve\n\nStarts the server, configured by its environment variables'));
+  // The package's own folder, found from the running module: here the repository.
+  t.ok(
+    help.stdout.endsWith(
+      [
+        "The docs of this version come with it, in the package's folder:",
+        `  README     ${REPOSITORY}${sep}README.md (first requests, production quick start)`,
+        `  pages      ${REPOSITORY}${sep}docs${sep} (one page per topic: configuration.md, operations.md, ...)`,
+        `  changes    ${REPOSITORY}${sep}CHANGELOG.md (and the versioning policy)\n`,
+      ].join('\n'),
+    ),
+    help.stdout,
+  );
+  for (const path of ['README.md', 'docs/configuration.md', 'docs/operations.md', 'CHANGELOG.md'])
+    t.ok((await stat(join(REPOSITORY, path))).isFile(), `${path} is there`);
   const extra = await runCommand(['serve', '--port', '3000']);
   t.same(
     [extra.code, extra.stdout, extra.stderr],
     [2, '', 'error: serve takes no arguments: the server is configured by its environment\nusage: oauth2-token-service serve\n'],
   );
+});
+
+t.test('--version and -V print the version of package.json, alone on a line, for scripts', async (t) => {
+  const { version } = JSON.parse(await readFile(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string };
+  t.match(version, /^\d+\.\d+\.\d+$/);
+  for (const flag of ['--version', '-V']) {
+    const run = await runCommand([flag]);
+    t.same([run.code, run.stdout, run.stderr], [0, `${version}\n`, ''], flag);
+  }
+  const extra = await runCommand(['--version', 'keys']);
+  t.same([extra.code, extra.stdout, extra.stderr], [2, '', 'error: --version takes no arguments\nusage: oauth2-token-service --version\n']);
+});
+
+t.test('packageInfo: the nearest package.json above the module is the package, wherever it is installed', async (t) => {
+  const { version } = JSON.parse(await readFile(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string };
+  t.same(packageInfo(), { root: REPOSITORY, version }, 'from the tests: the repository');
+  const dir = await tempDir(t);
+  const installed = join(dir, 'node_modules', 'oauth2-token-service');
+  await mkdir(join(installed, 'dist', 'src', 'cli'), { recursive: true });
+  await writeFile(join(installed, 'package.json'), JSON.stringify({ name: 'oauth2-token-service', version: '9.8.7' }));
+  t.same(packageInfo(join(installed, 'dist', 'src', 'cli')), { root: installed, version: '9.8.7' }, 'installed: its own folder');
+  await writeFile(join(installed, 'package.json'), JSON.stringify({ name: 'oauth2-token-service' }));
+  t.throws(() => packageInfo(join(installed, 'dist', 'src', 'cli')), {
+    message: `${join(installed, 'package.json')} has no version`,
+  });
 });

@@ -16,6 +16,7 @@ const docsFiles = async () => [
   'BENCHMARKS.md',
   'ARCHITECTURE.md',
   'CONTRIBUTING.md',
+  'CHANGELOG.md',
   ...(await readdir(join(ROOT, 'docs')))
     .filter((name) => name.endsWith('.md'))
     .sort()
@@ -23,7 +24,7 @@ const docsFiles = async () => [
 ];
 
 t.test(
-  'every relative link of README.md, BENCHMARKS.md, ARCHITECTURE.md, CONTRIBUTING.md and docs/ leads to a file and a heading',
+  'every relative link of README.md, BENCHMARKS.md, ARCHITECTURE.md, CONTRIBUTING.md, CHANGELOG.md and docs/ leads to a file and a heading',
   async (t) => {
     const files = await docsFiles();
     t.ok(files.length >= 10, `the docs pages are found (${files.length})`);
