@@ -180,6 +180,20 @@ function offlineAccessUsable(client: Client, responseType: ResponseType): boolea
   return responseType === 'code' && client.grantTypes.has('refresh_token');
 }
 
+/** Of `candidates`, the scopes `request` could have asked for as well: its client's and resources' limits, the same rules. */
+export function scopeAlsoAllowed(request: AuthorizationRequest, candidates: readonly string[], resources: ResourceLookup): string[] {
+  const resource = request.resources.map((r) => r.resource);
+  return candidates.filter((scope) => {
+    if (scope === 'offline_access' && !offlineAccessUsable(request.client, request.responseType)) return false;
+    try {
+      return resolveNewTarget({ resource, scope }, request.client.scope, resources, true).scope.includes(scope);
+    } catch (err) {
+      if (err instanceof OAuthError) return false;
+      throw err;
+    }
+  });
+}
+
 /**
  * RFC 9449 §10: "dpop_jkt: The value of the dpop_jkt authorization request parameter is the
  * JWK Thumbprint [RFC7638] of the proof-of-possession public key using the SHA-256 hash
