@@ -40,6 +40,7 @@ import { demandsOf, directProvider, type UpstreamSignInDependencies, upstreamLoc
  *                 (or straight to an upstream provider: `idp`, or
  *                 the only way there is)                          upstream-sign-in.ts
  *        consent  the consent page, unless the user approved before   consent.ts
+ *                 (a step-up asks only for the new scopes)
  *        respond  the code, or the token, for the client             respond.ts
  *
  * The pages come back here. The login form (`signIn`) starts the session and returns to
