@@ -39,8 +39,8 @@ const REDIRECTS: Record<string, string> = { web: WEB_REDIRECT, single: 'https://
 
 async function setup(t: Test) {
   const server = await buildTestServer(t, { clients: CLIENTS, users: testUsers(), env: { REFRESH_REUSE_GRACE: '10' } });
-  /** alice's token response for a code `clientId` got for `scope`. */
-  const tokensFor = async (client: TokenClient, scope: string) => {
+  /** alice's token response for a code `clientId` got for `scope` (`extra`: more token request parameters). */
+  const tokensFor = async (client: TokenClient, scope: string, extra: Record<string, string> = {}) => {
     const { verifier, challenge } = pkcePair();
     const redirectUri = REDIRECTS[client.clientId] as string;
     const params = {
@@ -54,7 +54,13 @@ async function setup(t: Test) {
     };
     const approved = await signInAndDecide(new InjectBrowser(server.app), params, ALICE);
     const code = redirectParams(approved.headers.location as string).code as string;
-    const res = await client.token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+    const res = await client.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      ...extra,
+    });
     t.equal(res.statusCode, 200);
     t.match(res.headers, NO_STORE_JSON);
     return res.json() as Record<string, unknown>;
@@ -105,6 +111,23 @@ t.test('SEP-2207: refresh tokens follow the client registered grant_types', asyn
       token_type: 'bearer',
       expires_in: 3600,
       scope: 'read',
+    });
+  });
+
+  t.test('offline_access added to a token request (SEP-2207 allows it) is ignored when the grant lacks it', async (t) => {
+    const code = await tokensFor(web, 'read', { scope: 'read offline_access' });
+    t.same(shapeOf(code), { access_token: 'JWT', token_type: 'bearer', expires_in: 3600, scope: 'read', refresh_token: 'opaque' });
+    const alone = await web.refresh(code.refresh_token as string, { scope: 'offline_access' });
+    t.equal(alone.statusCode, 200, 'alone: as without scope');
+    t.equal(alone.json().scope, 'read');
+    const added = await web.refresh(alone.json().refresh_token as string, { scope: 'offline_access read' });
+    t.same(shapeOf(added.json()), { access_token: 'JWT', token_type: 'bearer', expires_in: 3600, scope: 'read', refresh_token: 'opaque' });
+    const withoutGrant = await tokensFor(single, 'read', { scope: 'offline_access read' });
+    t.same(shapeOf(withoutGrant), { access_token: 'JWT', token_type: 'bearer', expires_in: 3600, scope: 'read' });
+    expectOAuthError(t, await web.refresh(added.json().refresh_token as string, { scope: 'read write' }), {
+      status: 400,
+      error: 'invalid_scope',
+      description: 'scope not allowed for this client: write',
     });
   });
 
