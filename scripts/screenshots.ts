@@ -20,6 +20,7 @@ try {
   const pages: [string, (page: Page) => Promise<void>][] = [
     ['login', (page) => showcase.openLogin(page)],
     ['consent', (page) => showcase.openConsent(page)],
+    ['consent-step-up', (page) => showcase.openStepUpConsent(page)],
     ['error', (page) => showcase.openError(page)],
   ];
   for (const [size, viewport] of Object.entries(SIZES)) {

@@ -9,6 +9,7 @@ import { loggerOptions, redactUrl } from './http/logging.js';
 import { measureRequestDurations } from './http/request-metrics.js';
 import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js';
 import { endpointsOf } from './endpoints.js';
+import { trustsIdJags } from './identity/id-jag-issuers.js';
 import { Pages } from './pages/view.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -94,7 +95,7 @@ async function registerRoutes(
   services: Services,
   pages: Pages,
 ): Promise<void> {
-  const { keystore, clients, store } = deps;
+  const { keystore, clients, store, providers } = deps;
   const { endpoints, clock, events, resources, grants, directory, authentication, registrations, tokenStatus } = services;
   const realm = config.issuer;
   await app.register(healthRoutes, { keystore, clients, store, clock });
@@ -112,6 +113,7 @@ async function registerRoutes(
     dpopAlgorithms: config.dpop.algorithms,
     clock,
     registration: registrations && { grantTypes: config.dynamicClientGrants },
+    trustsIdJags: providers && (() => trustsIdJags(providers)),
   });
   await app.register(userinfoRoute, {
     path: endpoints.path('userinfo'),

@@ -52,6 +52,20 @@ export function consentCovers(
 }
 
 /**
+ * Whether `request` is for exactly the audiences of `remembered`: then a request for more
+ * scope is a step-up of that consent, which adds to it. Another set of audiences is a new
+ * consent that replaces it (a scope approved for one resource never spreads to another).
+ */
+export function sameAudiences(
+  remembered: RememberedConsent,
+  request: Pick<AuthorizationRequest, 'resources'>,
+  defaultAudience: string,
+): boolean {
+  const requested = new Set(consentedAudiences(request, defaultAudience));
+  return requested.size === new Set(remembered.audiences).size && remembered.audiences.every((a) => requested.has(a));
+}
+
+/**
  * Whether the consent page must be shown: always with prompt=consent (OIDC Core §3.1.2.1:
  * "The Authorization Server SHOULD prompt the End-User for consent"), never for a client
  * the operator marked first-party (skip_consent), else unless remembered consent covers it.

@@ -14,7 +14,7 @@ import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/br
 import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER, signInMark } from '../session/sign-in-mark.js';
 import type { Signer } from '../session/signer.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
-import { type ConsentSettings, consentPageNeeded, rememberApproval } from './consent.js';
+import { approve, type ConsentQuestion, type ConsentSettings, consentQuestion } from './consent.js';
 import { submittedParameters } from './interaction.js';
 import { type SignInReason, signInNeeded } from './interaction-policy.js';
 import { type AuthorizationRegistries, type AuthorizationRequest, validateAuthorizationRequest } from './request.js';
@@ -40,6 +40,7 @@ import { demandsOf, directProvider, type UpstreamSignInDependencies, upstreamLoc
  *                 (or straight to an upstream provider: `idp`, or
  *                 the only way there is)                          upstream-sign-in.ts
  *        consent  the consent page, unless the user approved before   consent.ts
+ *                 (a step-up asks only for the new scopes)
  *        respond  the code, or the token, for the client             respond.ts
  *
  * The pages come back here. The login form (`signIn`) starts the session and returns to
@@ -81,7 +82,14 @@ export type AuthorizeOutcome =
       /** Why the form came back, with what the user typed as username. */
       readonly problem?: { readonly problem: SignInProblem; readonly username: string } | undefined;
     }
-  | { readonly kind: 'consent'; readonly request: AuthorizationRequest; readonly user: AuthenticatedUser; readonly displayName: string }
+  /** The consent page: what it asks (a step-up asks only for what is new). */
+  | {
+      readonly kind: 'consent';
+      readonly request: AuthorizationRequest;
+      readonly question: ConsentQuestion;
+      readonly user: AuthenticatedUser;
+      readonly displayName: string;
+    }
   /** The authorization response for the client, in its response mode. */
   | { readonly kind: 'respond'; readonly request: AuthorizationRequest; readonly parameters: Parameters }
   /** The user said no: access_denied for the client (RFC 6749 §4.1.2.1). */
@@ -153,10 +161,11 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
     throw new InteractionRequired('the signed-in user is not the one login_hint names').redirectingTo(request);
   }
   // 3. prompt: consent?
-  if (await withStore(request, () => consentPageNeeded(request, user, deps.consent))) {
+  const question = await withStore(request, () => consentQuestion(request, user, deps.consent, deps.registries.resources));
+  if (question) {
     if (request.prompt.has('none'))
       throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(request);
-    return { kind: 'consent', request, user, displayName: await deps.displayNameOf(user.sub) };
+    return { kind: 'consent', request, question, user, displayName: await deps.displayNameOf(user.sub) };
   }
   // 4. respond
   return respond(request, user, deps);
@@ -188,8 +197,8 @@ export async function decide(form: FormParams, browser: CookieJar, deps: Authori
   const decision = form.get('decision');
   if (decision === 'deny') return { kind: 'denied', request, error: deniedAuthorization(request, user, deps.responses.events) };
   if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
-  await withStore(request, () => rememberApproval(request, user, deps.consent));
-  return respond(request, user, deps);
+  const approved = await withStore(request, () => approve(request, user, deps.consent, deps.registries.resources));
+  return respond(approved, user, deps);
 }
 
 /** The login page's ways to sign in. */

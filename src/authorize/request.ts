@@ -132,7 +132,9 @@ export async function validateAuthorizationRequest(
     if (!client.responseTypes.has(responseType))
       throw new UnauthorizedClient(`this client is not registered for response_type ${responseType}`);
     // The user consents on the next page, so a client registered without scope may ask for what the resources accept.
-    const { resources, scope } = resolveNewTarget({ resource, scope: values.get('scope') }, client.scope, registries.resources, true);
+    const access = resolveNewTarget({ resource, scope: values.get('scope') }, client.scope, registries.resources, true);
+    const { resources } = access;
+    const scope = offlineAccessUsable(client, responseType) ? access.scope : access.scope.filter((s) => s !== 'offline_access');
     const codeChallenge =
       responseType === 'code' ? checkPkce(values.get('code_challenge'), values.get('code_challenge_method'), client) : undefined;
     const prompt = parsePrompt(values.get('prompt'));
@@ -166,6 +168,30 @@ export async function validateAuthorizationRequest(
     if (err instanceof OAuthError) throw err.redirectingTo(target);
     throw err;
   }
+}
+
+/**
+ * OpenID Connect Core §11: "The Authorization Server MUST ignore the offline_access request
+ * unless the Client is using a response_type value that would result in an Authorization Code
+ * being returned". Likewise for a client that never gets refresh tokens (no `refresh_token` in
+ * its grant_types, SEP-2207): neither is asked nor granted what it cannot have.
+ */
+function offlineAccessUsable(client: Client, responseType: ResponseType): boolean {
+  return responseType === 'code' && client.grantTypes.has('refresh_token');
+}
+
+/** Of `candidates`, the scopes `request` could have asked for as well: its client's and resources' limits, the same rules. */
+export function scopeAlsoAllowed(request: AuthorizationRequest, candidates: readonly string[], resources: ResourceLookup): string[] {
+  const resource = request.resources.map((r) => r.resource);
+  return candidates.filter((scope) => {
+    if (scope === 'offline_access' && !offlineAccessUsable(request.client, request.responseType)) return false;
+    try {
+      return resolveNewTarget({ resource, scope }, request.client.scope, resources, true).scope.includes(scope);
+    } catch (err) {
+      if (err instanceof OAuthError) return false;
+      throw err;
+    }
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IdJagIssuer, IdJagIssuers } from './id-jag.js';
+import type { ProviderConfig } from './providers.js';
 import { OidcUpstream } from './oidc-upstream.js';
 import type { UpstreamProviders } from './upstream-providers.js';
 
@@ -17,4 +18,9 @@ export class TrustedIdJagIssuers implements IdJagIssuers {
     if (!config || !(provider instanceof OidcUpstream)) return undefined;
     return { providerId: config.id, keys: () => provider.signingKeys() };
   }
+}
+
+/** Whether any provider is trusted for ID-JAGs now (the metadata's grant profile). */
+export function trustsIdJags(providers: { all(): readonly ProviderConfig[] }): boolean {
+  return providers.all().some((p) => p.type === 'oidc' && p.id_jag);
 }

@@ -3,10 +3,20 @@ import { clientLine, type FormContext, hiddenFields, signedInAs } from './form-c
 import { type Html, html, type Page } from './html.js';
 import type { PageView } from './view.js';
 
-/** What the consent page asks for: the resources (RFC 8707) and the scope, each scope with its description if the operator wrote one. */
+/** A scope as the page names it: its description, if the operator (or OpenID Connect) wrote one. */
+export interface DescribedScope {
+  readonly scope: string;
+  readonly description: string | undefined;
+}
+
+/**
+ * What the consent page asks for: the resources (RFC 8707) and the scope; in a step-up, the
+ * scope is what is new and `shared` what the user approved before (the client keeps it).
+ */
 export interface RequestedAccess {
   readonly resources: readonly { readonly resource: string; readonly name: string | undefined }[];
-  readonly scope: readonly { readonly scope: string; readonly description: string | undefined }[];
+  readonly scope: readonly DescribedScope[];
+  readonly shared: readonly DescribedScope[];
 }
 
 /**
@@ -42,16 +52,27 @@ function resourceList(view: PageView, resources: RequestedAccess['resources']): 
 <ul class="resources">${items}</ul>`;
 }
 
-function scopeList(view: PageView, access: RequestedAccess): Html {
-  const { t } = view;
-  if (access.scope.length === 0) return html`<p class="muted">${access.resources.length ? t.noScopeAtResources : t.noScope}</p>`;
-  const items = access.scope.map(({ scope, description }) =>
+function scopeItems(scopes: readonly DescribedScope[]): Html[] {
+  return scopes.map(({ scope, description }) =>
     description === undefined
       ? html`<li><code>${scope}</code></li>`
       : html`<li><strong>${description}</strong> <span class="muted"><code>${scope}</code></span></li>`,
   );
-  return html`<p>${t.withThesePermissions}</p>
-<ul>${items}</ul>`;
+}
+
+function scopeList(view: PageView, access: RequestedAccess): Html {
+  const { t } = view;
+  if (access.scope.length === 0) return html`<p class="muted">${access.resources.length ? t.noScopeAtResources : t.noScope}</p>`;
+  return html`<p>${access.shared.length > 0 ? t.withTheseNewPermissions : t.withThesePermissions}</p>
+<ul>${scopeItems(access.scope)}</ul>`;
+}
+
+/** A step-up: what the user approved before, which the client keeps. */
+function sharedList(view: PageView, form: FormContext, access: RequestedAccess): Html {
+  if (access.shared.length === 0) return html``;
+  return html`<p class="muted">${view.t.alreadyShared(html`<strong>${form.clientName}</strong>`)}</p>
+<ul class="shared muted">${scopeItems(access.shared)}</ul>
+`;
 }
 
 export function consentPage(view: PageView, form: FormContext, access: RequestedAccess, subject: string): Page {
@@ -59,11 +80,11 @@ export function consentPage(view: PageView, form: FormContext, access: Requested
   return view.render(
     t.consentTitle,
     html`<h1>${t.consentTitle}</h1>
-${clientLine(form, html`<p>${t.asksForAccess(html`<strong>${form.clientName}</strong>`)}</p>`)}
+${clientLine(form, html`<p>${(access.shared.length > 0 ? t.asksForMoreAccess : t.asksForAccess)(html`<strong>${form.clientName}</strong>`)}</p>`)}
 ${form.unregistered ? unregisteredNotice(view, form.unregistered) : html``}${redirectNotice(view, form)}
 ${resourceList(view, access.resources)}
 ${scopeList(view, access)}
-<form method="post" action="${form.action}">
+${sharedList(view, form, access)}<form method="post" action="${form.action}">
 ${hiddenFields(form)}
 <div class="actions">
 <button type="submit" name="decision" value="deny">${t.deny}</button>

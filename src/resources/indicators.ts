@@ -121,7 +121,8 @@ export function resolveNewTarget(
  * of the grant. A granted resource the operator has since removed gets no new token. The
  * scope narrows as RFC 6749 §6 says, then to what the named resources accept.
  */
-export function narrowGrantTarget(request: TargetRequest, grant: GrantedTarget, registry: ResourceLookup): AccessTarget {
+export function narrowGrantTarget(received: TargetRequest, grant: GrantedTarget, registry: ResourceLookup): AccessTarget {
+  const request = { resource: received.resource, scope: ignoringOfflineAccess(received.scope, grant.scope) };
   const granted = grant.resources ?? [];
   const forUserinfo = identityOnly(request);
   if (forUserinfo) {
@@ -137,6 +138,18 @@ export function narrowGrantTarget(request: TargetRequest, grant: GrantedTarget, 
     return registered(value, registry, 'resource is no longer registered at this authorization server');
   });
   return { resources, scope: scopeAtResources(request.scope, grant.scope, resources) };
+}
+
+/**
+ * SEP-2207: MCP clients "MAY add offline_access to the scope parameter of the authorization
+ * and token requests". It asks for a refresh token, not for access: at the token endpoint,
+ * for a grant that does not hold it, it is ignored (the client's grant_types decide), never
+ * `invalid_scope`. Only alone it leaves no `scope`: the grant's, as without one.
+ */
+function ignoringOfflineAccess(scope: string | undefined, granted: readonly string[]): string | undefined {
+  if (scope === undefined || !scope.includes('offline_access') || granted.includes('offline_access')) return scope;
+  const rest = parseRequestedScope(scope).filter((token) => token !== 'offline_access');
+  return rest.length > 0 ? formatScope(rest) : undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { Endpoints } from '../endpoints.js';
+import { JWT_BEARER_GRANT } from '../clients/token-exchange-policy.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../oauth/client-assertion.js';
 import { IDENTITY_SCOPES } from '../oauth/identity-scopes.js';
 import { openidProviderMetadata } from '../oidc/discovery.js';
@@ -32,7 +33,12 @@ export interface DiscoveryOptions {
   readonly clock: Clock;
   /** With dynamic client registration on: its endpoint and the grants a registered client may get. */
   readonly registration?: { readonly grantTypes: readonly GrantTypeName[] } | undefined;
+  /** Whether an identity provider is trusted for ID-JAGs now (`id_jag: true`; the providers file may be reloaded). */
+  readonly trustsIdJags?: (() => boolean) | undefined;
 }
+
+/** Enterprise-Managed Authorization §6, draft-ietf-oauth-identity-assertion-authz-grant §7.2. */
+export const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
 
 /** What a client described by a metadata document may use (src/clients/metadata-document.ts): public, or its keys. */
 function metadataDocumentClients(
@@ -86,9 +92,14 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   // The identity scopes of OpenID Connect are available to every client of the authorization endpoint.
   const identity = responseTypes.length > 0 ? IDENTITY_SCOPES : [];
   const scopes = [...new Set([...identity, ...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
+  // The ID-JAG profile of the JWT bearer grant: a provider trusted for ID-JAGs, and a client that may use the grant.
+  const idJags = grantTypes.includes(JWT_BEARER_GRANT) && options.trustsIdJags?.() === true;
   return {
     issuer: endpoints.issuer,
-    ...(responseTypes.length > 0 ? { authorization_endpoint: endpoints.url('authorize') } : {}),
+    // RFC 8414 §2: "REQUIRED unless no grant types are supported that use the authorization
+    // endpoint". Always listed: the endpoint exists, and MCP clients (the official SDK) refuse
+    // metadata without it, even when they only use client_credentials.
+    authorization_endpoint: endpoints.url('authorize'),
     // OpenID Connect Prompt Create §4.1 registers prompt_values_supported for RFC 8414 metadata too.
     ...(responseTypes.length > 0 ? { prompt_values_supported: [...PROMPT_VALUES] } : {}),
     // OpenID Connect RP-Initiated Logout 1.0 §2.1 (registered for RFC 8414 metadata as well): where a
@@ -124,6 +135,10 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     ...(resources.length > 0 ? { protected_resources: resources.map((r) => r.resource) } : {}),
     // CIMD §6: servers that publish RFC 8414 metadata "MUST include" this property to signal support.
     ...(options.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
+    // Enterprise-Managed Authorization §6: a client "can determine that a Resource Authorization
+    // Server supports this profile by checking for urn:ietf:params:oauth:grant-profile:id-jag in
+    // the authorization_grant_profiles_supported field".
+    ...(idJags ? { authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE] } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { type Showcase, startShowcase } from '../helpers/page-showcase.js';
 
 /**
- * The login, consent and error pages in Chromium: axe-core finds no violation of the
+ * The login, consent (a first one and a step-up) and error pages in Chromium: axe-core finds no violation of the
  * WCAG 2.0/2.1/2.2 A and AA rules (nor of its best practices), in light and dark schemes,
  * in English and German, at phone and desktop sizes; the logos load under the CSP; the
  * show-password toggle works with scripts and is absent without them. The screenshots in
@@ -64,6 +64,7 @@ t.test('the pages in Chromium: accessibility, logos under the CSP, the password 
   const pages: [string, (page: Page) => Promise<void>, number][] = [
     ['login', (page) => showcase.openLogin(page), 2],
     ['consent', (page) => showcase.openConsent(page), 2],
+    ['consent of a step-up', (page) => showcase.openStepUpConsent(page), 2],
     ['error', (page) => showcase.openError(page), 1],
   ];
   const variants: [string, BrowserContextOptions][] = [

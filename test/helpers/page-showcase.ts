@@ -36,6 +36,8 @@ export interface Showcase {
   openLogin(page: Page): Promise<void>;
   /** Signs in on the login page, leaving the browser on the consent page. */
   openConsent(page: Page): Promise<void>;
+  /** The consent page of a step-up: the user approved reading photos before; the client now asks to upload too. */
+  openStepUpConsent(page: Page): Promise<void>;
   /** An authorization request with a redirect URI the client never registered: the error page. */
   openError(page: Page): Promise<void>;
   close(): Promise<void>;
@@ -118,16 +120,28 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
     const openLogin = async (page: Page) => {
       await page.goto(authorizeUrl(REDIRECT_URI));
     };
+    const openConsent = async (page: Page) => {
+      await openLogin(page);
+      await page.locator('#username').fill(SHOWCASE_USER.username);
+      await page.locator('#password').fill(SHOWCASE_USER.password);
+      await Promise.all([page.waitForURL(/\/oauth2\/authorize\?/), page.locator('button[type=submit]').click()]);
+      await page.waitForSelector('button[value=allow]');
+    };
     return {
       issuer,
       logoOrigin,
       openLogin,
-      async openConsent(page) {
-        await openLogin(page);
-        await page.locator('#username').fill(SHOWCASE_USER.username);
-        await page.locator('#password').fill(SHOWCASE_USER.password);
-        await Promise.all([page.waitForURL(/\/oauth2\/authorize\?/), page.locator('button[type=submit]').click()]);
-        await page.waitForSelector('button[value=allow]');
+      openConsent,
+      async openStepUpConsent(page) {
+        const approved = { scope: ['photos:read'], audiences: [PHOTOS_API] };
+        await store.consents.rememberConsent(SHOWCASE_USER.sub, 'photos', approved, 600);
+        try {
+          await openConsent(page);
+          await page.waitForSelector('ul.shared', { timeout: 1000 });
+        } finally {
+          // The other pages show a first consent.
+          await store.consents.forgetConsent(SHOWCASE_USER.sub, 'photos');
+        }
       },
       async openError(page) {
         await page.goto(authorizeUrl('https://photos.example.net/callback'));

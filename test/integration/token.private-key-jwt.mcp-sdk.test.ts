@@ -20,7 +20,7 @@ import { buildTestServer } from '../helpers/server.js';
  * then a tool answers with what the token says. Both servers listen on loopback.
  */
 
-t.test('MCP SDK: PrivateKeyJwtProvider gets a client_credentials token for an MCP server', async (t) => {
+t.test('MCP SDK: PrivateKeyJwtProvider gets a client_credentials token from a server whose only client is that machine', async (t) => {
   const key = await clientKey('ES256', 'mcp-robot-1');
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
@@ -35,14 +35,6 @@ t.test('MCP SDK: PrivateKeyJwtProvider gets a client_credentials token for an MC
         jwks: jwksOf(key),
         grant_types: ['client_credentials'],
         scope: TOOLS_SCOPE,
-      },
-      // The SDK refuses RFC 8414 metadata without authorization_endpoint, which we list only
-      // when some client uses that endpoint: here the people's MCP client does.
-      {
-        client_id: 'mcp-desktop',
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        redirect_uris: ['http://127.0.0.1/callback'],
       },
     ],
     resources: [{ resource: mcp.resource, scope: TOOLS_SCOPE, name: 'Example MCP server' }],
@@ -67,6 +59,9 @@ t.test('MCP SDK: PrivateKeyJwtProvider gets a client_credentials token for an MC
   await client.connect(transport);
   t.teardown(() => client.close());
 
+  // The only client is a machine: the metadata the SDK accepted still names the authorization endpoint (RFC 8414 §2).
+  const metadata = requests.find((r) => r.url === `${issuer}/.well-known/oauth-authorization-server`);
+  t.equal(metadata?.status, 200, 'the SDK read our RFC 8414 metadata');
   const tokenRequests = requests.filter((r) => r.url === `${issuer}/oauth2/token`);
   t.equal(tokenRequests.length, 1, 'one token request');
   const sent = Object.fromEntries(new URLSearchParams(tokenRequests[0]?.body));

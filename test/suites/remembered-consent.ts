@@ -12,13 +12,14 @@ import { TokenClient } from '../helpers/token-client.js';
  * forgets it for every user. The same on every store.
  */
 
-const API_A = 'https://api-a.example.com/';
-const API_B = 'https://api-b.example.com/';
-const RESOURCES = [
+/** Two resources, one offering more than the other, and the user who consents (shared with step-up-consent.ts). */
+export const API_A = 'https://api-a.example.com/';
+export const API_B = 'https://api-b.example.com/';
+export const RESOURCES = [
   { resource: API_A, scope: 'read write' },
   { resource: API_B, scope: 'read' },
 ];
-const BOB = { username: 'bob', password: 'bob-password-1' };
+export const BOB = { username: 'bob', password: 'bob-password-1' };
 const READ = { response_type: 'code', client_id: 'web', redirect_uri: WEB_REDIRECT, scope: 'read', state: 'st' };
 
 const consentRequired = {

@@ -171,6 +171,19 @@ t.test('identity scopes on the consent page: what each shares, in words, in Engl
   }
 });
 
+t.test('a step-up consent page in German: the new permissions, and those already shared', async (t) => {
+  const { app, store } = await server(t);
+  const german = new InjectBrowser(app, '203.0.113.7', { 'accept-language': 'de' });
+  await store.consents.rememberConsent('user-alice', 'web', { scope: ['read'], audiences: ['https://as.example.com'] }, 600);
+  const consent = await consentPage(german);
+  t.match(consent.body, '<strong>Example &#60;Web&#62; App</strong> bittet um weiteren Zugriff auf Ihr Konto</p>');
+  t.match(consent.body, '<p>mit diesen neuen Berechtigungen:</p>\n<ul><li><code>write</code></li></ul>');
+  t.match(
+    consent.body,
+    '<p class="muted">Bereits für <strong>Example &#60;Web&#62; App</strong> freigegeben:</p>\n<ul class="shared muted"><li><strong>Ihre Daten lesen</strong> <span class="muted"><code>read</code></span></li></ul>',
+  );
+});
+
 t.test('error pages: the error code, the request id, and a way back', async (t) => {
   const { app } = await server(t);
   const mismatch = await app.inject({ url: authorizeUrl({ ...REQUEST, redirect_uri: 'https://evil.example/cb' }) });

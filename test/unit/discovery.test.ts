@@ -3,6 +3,8 @@ import { rotateKeys } from '../../src/keys/rotation.js';
 import { API, MCP, RESOURCES } from '../helpers/resource-fixtures.js';
 import { buildTestServer, ISSUER, TEST_CLIENTS } from '../helpers/server.js';
 
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
 t.test('GET /.well-known/jwks.json', async (t) => {
   const { app, keysDir, keystore, clock } = await buildTestServer(t, { env: { JWKS_CACHE_TTL: '600' } });
   const res = await app.inject({ url: '/.well-known/jwks.json' });
@@ -53,6 +55,12 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     authorization_response_iss_parameter_supported: true,
   });
   t.equal(res.json().protected_resources, undefined, 'no resources registered: no protected_resources');
+  const openid = (await app.inject({ url: '/.well-known/openid-configuration' })).json();
+  t.same(
+    [openid.scopes_supported, openid.authorization_response_iss_parameter_supported],
+    [res.json().scopes_supported, true],
+    'the OpenID document lists offline_access (SEP-2207) and iss (RFC 9207 §3) too',
+  );
 
   t.test('lists only what registered clients enable', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[0]] });
@@ -60,7 +68,13 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     t.same(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic']);
     t.same(metadata.grant_types_supported, ['client_credentials']);
     t.same(metadata.response_types_supported, []);
-    t.equal(metadata.authorization_endpoint, undefined, 'no authorization endpoint when no client can use it');
+    t.equal(metadata.authorization_endpoint, `${ISSUER}/oauth2/authorize`, 'RFC 8414 §2 REQUIRED: listed even when no client uses it');
+    t.same(metadata.scopes_supported, ['admin', 'read', 'write'], 'no identity scopes without a client of the authorization endpoint');
+    t.equal(metadata.prompt_values_supported, undefined);
+    t.equal(metadata.end_session_endpoint, undefined);
+    t.equal(metadata.userinfo_endpoint, undefined);
+    const openid = (await app.inject({ url: '/.well-known/openid-configuration' })).json();
+    t.equal(openid.authorization_endpoint, `${ISSUER}/oauth2/authorize`, 'OpenID Connect Discovery §3: REQUIRED');
   });
 
   t.test('a private_key_jwt client: the method and its signing algorithms at all three endpoints (RFC 8414 §2)', async (t) => {
@@ -84,6 +98,37 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     const secretOnly = await buildTestServer(t, { clients: [TEST_CLIENTS[0]] });
     const without = (await secretOnly.app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
     t.equal(without.token_endpoint_auth_signing_alg_values_supported, undefined, 'not without a private_key_jwt client');
+  });
+
+  t.test('ID-JAG: authorization_grant_profiles_supported (Enterprise-Managed Authorization §6)', async (t) => {
+    const provider = (idJag: boolean) => ({
+      id: 'corp',
+      type: 'oidc',
+      name: 'Corporate SSO',
+      issuer: 'https://login.example.com',
+      client_id: 'our-client',
+      client_secret: 'our-secret',
+      id_jag: idJag,
+    });
+    const agent = { ...TEST_CLIENTS[0], client_id: 'agent', grant_types: [JWT_BEARER] };
+    const metadataOf = async (providers: unknown[] | undefined, clients: unknown[]) => {
+      const { app } = await buildTestServer(t, { clients, ...(providers ? { providers } : {}) });
+      const oauth = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
+      const openid = (await app.inject({ url: '/.well-known/openid-configuration' })).json();
+      t.same(openid.authorization_grant_profiles_supported, oauth.authorization_grant_profiles_supported, 'both documents agree');
+      return oauth;
+    };
+    const enabled = await metadataOf([provider(true)], [TEST_CLIENTS[0], agent]);
+    t.same(enabled.authorization_grant_profiles_supported, ['urn:ietf:params:oauth:grant-profile:id-jag']);
+    t.same(enabled.grant_types_supported, ['client_credentials', JWT_BEARER], 'beside the JWT bearer grant it profiles');
+
+    const notTrusted = await metadataOf([provider(false)], [TEST_CLIENTS[0], agent]);
+    t.equal(notTrusted.authorization_grant_profiles_supported, undefined, 'no provider with id_jag: true');
+    const noProviders = await metadataOf(undefined, [TEST_CLIENTS[0]]);
+    t.equal(noProviders.authorization_grant_profiles_supported, undefined, 'no IDENTITY_PROVIDERS_FILE');
+    const noClient = await metadataOf([provider(true)], [TEST_CLIENTS[0]]);
+    t.equal(noClient.authorization_grant_profiles_supported, undefined, 'no client may use the JWT bearer grant');
+    t.same(noClient.grant_types_supported, ['client_credentials']);
   });
 
   t.test('with resources: protected_resources (RFC 9728 §4); scopes_supported adds theirs', async (t) => {

@@ -31,6 +31,7 @@ export const de: Messages = {
 
   consentTitle: 'Zugriff erlauben?',
   asksForAccess: (client) => html`${client} bittet um Zugriff auf Ihr Konto`,
+  asksForMoreAccess: (client) => html`${client} bittet um weiteren Zugriff auf Ihr Konto`,
   notPreRegistered: 'Nicht vorab registriert.',
   registeredItself: 'Diese Anwendung hat sich selbst bei diesem Server registriert',
   describesItselfAt: (host) => html`Diese Anwendung beschreibt sich selbst unter ${host}`,
@@ -41,6 +42,8 @@ export const de: Messages = {
   atThisService: 'bei diesem Dienst:',
   atTheseServices: 'bei diesen Diensten:',
   withThesePermissions: 'mit diesen Berechtigungen:',
+  withTheseNewPermissions: 'mit diesen neuen Berechtigungen:',
+  alreadyShared: (client) => html`Bereits für ${client} freigegeben:`,
   noScope: 'Keine besonderen Berechtigungen: Die Anwendung erfährt nur, dass Sie sich angemeldet haben.',
   noScopeAtResources: 'Keine besonderen Berechtigungen: Diese Dienste entscheiden, was die Anwendung in Ihrem Namen tun darf.',
   signedInAs: (subject) => html`Angemeldet als ${subject}.`,

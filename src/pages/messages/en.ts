@@ -30,6 +30,7 @@ export const en: Messages = {
 
   consentTitle: 'Allow access?',
   asksForAccess: (client) => html`${client} asks for access to your account`,
+  asksForMoreAccess: (client) => html`${client} asks for more access to your account`,
   notPreRegistered: 'Not pre-registered.',
   registeredItself: 'This application registered itself with this server',
   describesItselfAt: (host) => html`This application describes itself at ${host}`,
@@ -40,6 +41,8 @@ export const en: Messages = {
   atThisService: 'at this service:',
   atTheseServices: 'at these services:',
   withThesePermissions: 'with these permissions:',
+  withTheseNewPermissions: 'with these new permissions:',
+  alreadyShared: (client) => html`Already shared with ${client}:`,
   noScope: 'No specific permissions: it only learns that you signed in.',
   noScopeAtResources: 'No specific permissions: these services decide what it may do as you.',
   signedInAs: (subject) => html`Signed in as ${subject}.`,

@@ -46,6 +46,8 @@ export interface Messages {
 
   readonly consentTitle: string;
   readonly asksForAccess: (client: Html) => Html;
+  /** A step-up: the client comes back for more than the user approved before. */
+  readonly asksForMoreAccess: (client: Html) => Html;
   readonly notPreRegistered: string;
   readonly registeredItself: string;
   readonly describesItselfAt: (host: Html) => Html;
@@ -55,6 +57,10 @@ export interface Messages {
   readonly atThisService: string;
   readonly atTheseServices: string;
   readonly withThesePermissions: string;
+  /** A step-up: before the new permissions. */
+  readonly withTheseNewPermissions: string;
+  /** A step-up: before the permissions approved before, which the client keeps. */
+  readonly alreadyShared: (client: Html) => Html;
   readonly noScope: string;
   readonly noScopeAtResources: string;
   readonly signedInAs: (subject: Html) => Html;

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { carriedForm } from '../../authorize/interaction.js';
+import type { ConsentQuestion } from '../../authorize/consent.js';
 import type { AuthorizeOutcome } from '../../authorize/pipeline.js';
 import type { AuthorizationRequest } from '../../authorize/request.js';
 import type { SignInProblem } from '../../authorize/sign-in.js';
@@ -54,16 +55,23 @@ function formContext(
   };
 }
 
-/** The resources and scopes asked for, each scope with its description in `language` (the requested resources' first). */
-function requestedAccess(endpoint: AuthorizeRouteOptions, authorization: AuthorizationRequest, t: Messages): RequestedAccess {
+/**
+ * The resources, the scopes asked for and, in a step-up, those already shared, each scope
+ * with its description in the page's language (the requested resources' first).
+ */
+function requestedAccess(
+  endpoint: AuthorizeRouteOptions,
+  authorization: AuthorizationRequest,
+  question: ConsentQuestion,
+  t: Messages,
+): RequestedAccess {
   const describing = [...authorization.resources, ...endpoint.resources.all()];
-  return {
-    resources: authorization.resources,
-    scope: authorization.scope.map((scope) => ({
+  const described = (scopes: readonly string[]) =>
+    scopes.map((scope) => ({
       scope,
       description: isIdentityScope(scope) ? t.identityScopes[scope] : describeScope(scope, t.lang, describing),
-    })),
-  };
+    }));
+  return { resources: authorization.resources, scope: described(question.asked), shared: described(question.shared) };
 }
 
 /** The status, Retry-After and message of a login form that came back. */
@@ -123,7 +131,7 @@ export function answer(
     }
     case 'consent': {
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.consent);
-      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, view.t), outcome.displayName);
+      const page = consentPage(view, form, requestedAccess(endpoint, outcome.request, outcome.question, view.t), outcome.displayName);
       return sendPage(reply, 200, page, { formTargets });
     }
     case 'respond':
