@@ -1,15 +1,16 @@
-import { access, cp, mkdir, writeFile } from 'node:fs/promises';
+import { access, cp } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { dockerfileInstructions, type Instruction } from '../helpers/dockerfile.js';
 import { freePort } from '../../harness/ports.js';
 import { REPOSITORY, runProgram, startServerProcess } from '../../harness/process.js';
 import { tempDir } from '../helpers/keys.js';
+import { installPackedTarball, NPM_QUIET } from '../helpers/packed-install.js';
 
 /**
  * Every way the docs start the server in production, each in a fresh copy with production
  * dependencies only, so no compiler, no tsx and no tap is there to lean on:
- *   - the packed tarball: `npm install --omit=dev <tgz>`, then `oauth2-token-service serve`;
+ *   - the packed tarball: `npm install --omit=dev <tgz>`, then `node_modules/.bin/oauth2-token-service serve`;
  *   - a checkout: `npm ci --omit=dev` succeeds without a build and `npm start` says to build
  *     first; `npm ci && npm run build && npm prune --omit=dev && npm start` serves;
  *   - the Docker image's runtime stage, replayed from the Dockerfile (no Docker engine here).
@@ -17,8 +18,6 @@ import { tempDir } from '../helpers/keys.js';
  */
 
 t.setTimeout(360_000);
-
-const NPM_QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
 
 const absent = (path: string) =>
   access(path).then(
@@ -70,12 +69,8 @@ async function assertServes(
   await server.stop();
 }
 
-t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-service serve', async (t) => {
-  const dir = await tempDir(t, 'oauth-tarball-');
-  const pack = await runProgram('npm', ['pack', '--json', '--pack-destination', dir], REPOSITORY);
-  t.equal(pack.code, 0, pack.stderr);
-  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  const paths = packed?.files.map((f) => f.path) ?? [];
+t.test('the packed tarball: npm install --omit=dev <tgz>, then node_modules/.bin/oauth2-token-service serve', async (t) => {
+  const { app, files: paths, bin } = await installPackedTarball(t);
   t.ok(paths.includes('dist/src/main.js') && paths.includes('dist/src/cli/index.js'), 'the server and the command');
   t.ok(paths.includes('node_modules/@oauth2-token-service/verifier/dist/dpop-proof.js'), 'the verifier package, bundled');
   t.same(
@@ -84,14 +79,6 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
     'no tests, no TypeScript sources, no keys',
   );
 
-  const app = join(dir, 'app');
-  await mkdir(app);
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'operator', private: true }));
-  const started = Date.now();
-  const install = await runProgram('npm', ['install', '--omit=dev', join(dir, packed?.filename as string), ...NPM_QUIET], app);
-  t.equal(install.code, 0, install.stderr);
-  t.notMatch(install.stderr, /EBADENGINE/, 'no engine warning');
-  t.comment(`npm install --omit=dev of the tarball took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await assertNoDevDependencies(t, app);
 
   const npx = ['npx', '--no-install', 'oauth2-token-service'] as const;
@@ -102,7 +89,8 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
   };
   const help = await cli('--help');
   t.same([help.code, help.stdout.split('\n')[0]], [0, 'usage: oauth2-token-service serve'], 'npx --no-install finds the installed command');
-  await assertServes(t, { command: [...npx, 'serve'], cwd: app }, cli);
+  // The server as the docs run it: the installed binary itself, so signals reach it (production.signals.test.ts).
+  await assertServes(t, { command: [bin, 'serve'], cwd: app }, cli);
 });
 
 /** The files of a fresh clone: what git tracks, as the working tree has them. */
