@@ -19,6 +19,8 @@ ENV NODE_ENV=production \
     npm_config_ignore_scripts=true \
     npm_config_update_notifier=false \
     HOST=0.0.0.0 \
+    # metrics (with METRICS_PORT) reach only what the container publishes: docker run -p, a pod's network
+    METRICS_HOST=0.0.0.0 \
     PORT=3000 \
     KEYS_DIR=/keys
 WORKDIR /app

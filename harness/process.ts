@@ -20,7 +20,10 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-/** Runs a built script; `input`, when given, is written to its standard input. */
+/**
+ * Runs a built script; `input`, when given, is written to its standard input. A server it
+ * starts listens on 127.0.0.1 unless `env` says otherwise (the production default is 0.0.0.0).
+ */
 export async function runNode(
   script: string,
   args: string[] = [],
@@ -28,7 +31,7 @@ export async function runNode(
   input?: string,
 ): Promise<CommandResult> {
   const child = spawn(process.execPath, [join(DIST, script), ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (input !== undefined) child.stdin?.end(input);

@@ -26,8 +26,11 @@ const DEMO_RESOURCE = 'http://localhost:4000/api';
 /** The example MCP server's own URL (npm run example:mcp-server), and the scope its tools require. */
 const DEMO_MCP_SERVER = 'http://localhost:4100/mcp';
 const MCP_TOOLS_SCOPE = 'mcp:tools';
-/** Development only: clients may register themselves (an MCP client, a curl line) unless the variable says otherwise. */
-const DEV_DEFAULTS = { DYNAMIC_CLIENT_REGISTRATION: 'open' };
+/**
+ * Development only, unless the variables say otherwise: clients may register themselves (an MCP
+ * client, a curl line), and only this computer reaches the server (production listens on 0.0.0.0).
+ */
+const DEV_DEFAULTS = { DYNAMIC_CLIENT_REGISTRATION: 'open', HOST: '127.0.0.1' };
 
 try {
   const config = loadConfig(undefined, DEV_DEFAULTS);

@@ -1,8 +1,10 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { runPrimary } from './cluster/primary.js';
 import { primaryLog } from './cluster/primary-log.js';
 import { type Config, loadConfig } from './config/index.js';
+import { assertProductionReady, isProduction } from './config/production.js';
 import { clusterMetrics } from './metrics/cluster.js';
 import { buildMetricsServer } from './routes/metrics-server.js';
 import { startServer, stopOnSignals } from './server.js';
@@ -12,7 +14,8 @@ import { startServer, stopOnSignals } from './server.js';
 /**
  * WORKERS>1: this process becomes the primary and the workers run this file again. Sign-in
  * sessions and signed forms must verify on whichever worker a browser reaches, so without
- * SESSION_SECRET the primary makes one random key for all of its workers.
+ * SESSION_SECRET the primary makes one random key for all of its workers (outside production,
+ * which refuses to start without it).
  */
 async function startPrimary(config: Config): Promise<void> {
   const log = primaryLog(config.logLevel);
@@ -28,7 +31,7 @@ async function startPrimary(config: Config): Promise<void> {
   const metricsPort = config.metricsPort;
   const metricsApp = metricsPort === undefined ? undefined : await buildMetricsServer(clusterMetrics());
   if (metricsApp && metricsPort !== undefined) {
-    const url = await metricsApp.listen({ port: metricsPort, host: config.host });
+    const url = await metricsApp.listen({ port: metricsPort, host: config.metricsHost });
     log.info({ metrics: `${url}/metrics` }, 'metrics of all workers served by the primary');
   }
   runPrimary(
@@ -66,10 +69,15 @@ const WORKER_DISCONNECT_WAIT_MS = 2000;
 
 try {
   const config = loadConfig();
-  if (config.workers > 1 && cluster.isPrimary) await startPrimary(config);
-  else {
+  // This file's own path: inside node_modules when it runs from the installed package.
+  const production = isProduction(fileURLToPath(import.meta.url));
+  if (config.workers > 1 && cluster.isPrimary) {
+    // The primary reads no CLIENTS_FILE: with WORKERS, production needs SESSION_SECRET whatever the clients.
+    if (production) assertProductionReady(config, []);
+    await startPrimary(config);
+  } else {
     const exit = cluster.isWorker ? exitWorker : (code: number) => process.exit(code);
-    stopOnSignals(await startServer(config, { worker: cluster.isWorker }), exit);
+    stopOnSignals(await startServer(config, { worker: cluster.isWorker, production }), exit);
   }
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);

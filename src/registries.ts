@@ -1,3 +1,4 @@
+import type { Client } from './clients/client.js';
 import { ClientRegistry } from './clients/registry.js';
 import { ProviderRegistry } from './identity/providers.js';
 import { assertDistinctSubjects, type RegistrySources } from './clients/subjects.js';
@@ -23,6 +24,9 @@ export interface RegistryFiles {
   /** IDENTITY_PROVIDERS_ALLOW_INSECURE: providers at http:// URLs. */
   readonly providersAllowHttp?: boolean | undefined;
 }
+
+/** The line saying why `clients` may not be served; undefined when they may. */
+export type ClientsRefusal = (clients: readonly Client[]) => string | undefined;
 
 export type RegistryName = 'clients' | 'users' | 'resources' | 'providers';
 
@@ -93,6 +97,7 @@ export class Registries {
       providers: Held<ProviderRegistry>;
     },
     private readonly sources: RegistrySources,
+    private readonly refuseClients: ClientsRefusal | undefined,
   ) {}
 
   get clients(): ClientRegistry {
@@ -120,6 +125,8 @@ export class Registries {
       resources?: ResourceRegistry | undefined;
       providers?: ProviderRegistry | undefined;
       sources: RegistrySources;
+      /** Why a reloaded CLIENTS_FILE may not be served (production without SESSION_SECRET); undefined: it may. */
+      refuseClients?: ClientsRefusal | undefined;
     },
   ): Promise<Registries> {
     const clients =
@@ -150,6 +157,7 @@ export class Registries {
         },
       },
       given.sources,
+      given.refuseClients,
     );
   }
 
@@ -165,7 +173,7 @@ export class Registries {
 
   private async reloadNow(): Promise<RegistryReload[]> {
     const { clients, users, resources, providers } = this.held;
-    const [nextClients, nextUsers, nextResources, nextProviders] = await Promise.all([
+    const [readClients, nextUsers, nextResources, nextProviders] = await Promise.all([
       reread(clients),
       reread(users),
       reread(resources),
@@ -174,6 +182,8 @@ export class Registries {
     // Resources and providers are independent of the other two: a valid file is always taken.
     if (nextResources?.ok) resources.registry.replace(nextResources.registry);
     if (nextProviders?.ok) providers.registry.replace(nextProviders.registry);
+    const refusal = readClients?.ok ? this.refuseClients?.(readClients.registry.all()) : undefined;
+    const nextClients: Loaded<ClientRegistry> | undefined = refusal === undefined ? readClients : { ok: false, error: new Error(refusal) };
     const pair = {
       clients: nextClients?.ok ? nextClients.registry : clients.registry,
       users: nextUsers?.ok ? nextUsers.registry : users.registry,

@@ -3,11 +3,12 @@ import { buildServer, type ServerDependencies, serverEvents } from './app.js';
 import type { ClientRegistry } from './clients/registry.js';
 import { nowSeconds } from './clock.js';
 import type { Config } from './config/index.js';
+import { assertProductionReady, sessionSecretProblem } from './config/production.js';
 import { useGracefulClose } from './http/graceful-close.js';
+import { listenForMetrics } from './services/metrics-listener.js';
 import { Keystore } from './keys/keystore.js';
 import { reloadKeysReporting, reportKeysLoaded } from './keys/reload-events.js';
 import { missingSigningAlgorithms } from './keys/signing-algorithms.js';
-import { buildMetricsServer } from './routes/metrics-server.js';
 import { reportMetricsToPrimary } from './metrics/cluster.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './clients/subjects.js';
@@ -43,26 +44,8 @@ export interface StartOptions {
   readonly worker?: boolean;
   /** Instead of the logger LOG_LEVEL configures (tests capture its lines). */
   readonly logger?: ServerDependencies['logger'];
-}
-
-/**
- * GET /metrics on a listener of its own at METRICS_PORT; when METRICS_PORT equals PORT,
- * buildServer serves it on the public listener instead. On failure its listener is closed (startServer closes the rest).
- */
-async function listenForMetrics(
-  config: Config,
-  metrics: ServerMetrics,
-  app: FastifyInstance,
-): Promise<{ readonly url: string; close(): Promise<void> }> {
-  const port = config.metricsPort;
-  if (port === undefined || port === config.port) return { url: `${app.listeningOrigin}`, close: async () => undefined };
-  const metricsApp = await buildMetricsServer(metrics, { logger: app.log });
-  try {
-    return { url: await metricsApp.listen({ port, host: config.host }), close: () => metricsApp.close() };
-  } catch (err) {
-    await metricsApp.close();
-    throw err;
-  }
+  /** Production (src/config/production.ts): refuse to start, and refuse a clients reload, that production cannot serve right. */
+  readonly production?: boolean;
 }
 
 /**
@@ -72,12 +55,6 @@ async function listenForMetrics(
  * KEYS_RELOAD_INTERVAL.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const keystore = await Keystore.open(config.keysDir, nowSeconds(), { accessTokenAlg: config.accessTokenSigningAlg }).catch(
-    (err: Error) => {
-      err.message = `KEYS_DIR: ${err.message}`;
-      throw err;
-    },
-  );
   const registries = await Registries.open(
     {
       clients: config.clientsFile,
@@ -94,6 +71,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
         users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
       },
+      refuseClients: options.production ? (next) => sessionSecretProblem(config, next) : undefined,
+    },
+  );
+  // Before the keys: every problem of the settings in one go, then those of the files.
+  if (options.production) assertProductionReady(config, registries.clients.all());
+  const keystore = await Keystore.open(config.keysDir, nowSeconds(), { accessTokenAlg: config.accessTokenSigningAlg }).catch(
+    (err: Error) => {
+      err.message = `KEYS_DIR: ${err.message}`;
+      throw err;
     },
   );
   const { clients, users, resources, providers } = registries;
@@ -205,6 +191,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (metrics && options.worker) reportMetricsToPrimary(metrics);
   app.log.info(
     {
+      // Where it listens as configured (0.0.0.0: every interface), with the port it got.
+      listen: `${config.host.includes(':') ? `[${config.host}]` : config.host}:${new URL(address).port || config.port}`,
       issuer: config.issuer,
       store: store.kind,
       keysDir: config.keysDir,

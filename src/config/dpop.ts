@@ -17,7 +17,7 @@ const dpopAlgorithms = z.string().transform((value, ctx) => {
 
 export const DPOP_FIELDS = {
   DPOP_REQUIRE_NONCE: flag('DPOP_REQUIRE_NONCE'),
-  DPOP_PROOF_WINDOW: integer('DPOP_PROOF_WINDOW', 1, 600).default(60),
+  DPOP_PROOF_WINDOW: integer('DPOP_PROOF_WINDOW', 1, 600, 'seconds').default(60),
   DPOP_SIGNING_ALGS: dpopAlgorithms.default([...DEFAULT_DPOP_ALGORITHMS]),
 };
 

@@ -4,7 +4,7 @@ import { brandConfig } from './brand.js';
 import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
 import { type DpopConfig, dpopConfig } from './dpop.js';
 import { type IdentityConfig, identityConfig } from './identity.js';
-import { ConfigError, EnvSchema, type LOG_LEVELS, withoutBlanks } from './environment.js';
+import { ConfigError, EnvSchema, type LOG_LEVELS, problemLines, withoutBlanks } from './environment.js';
 import type { RedisSettings } from '../store/open-store.js';
 import { redisProblems, redisSettings } from './redis.js';
 import { type RegistrationConfig, registrationConfig, registrationProblems } from './registration.js';
@@ -33,14 +33,19 @@ export interface ClientIdMetadataConfig {
 
 export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig, IdentityConfig {
   readonly port: number;
+  /** The listening address: 0.0.0.0 (every interface) unless HOST says otherwise; the dev entry defaults to 127.0.0.1. */
   readonly host: string;
   /**
-   * Where GET /metrics (Prometheus) listens, on HOST; undefined: no metrics at all. Equal to
+   * Where GET /metrics (Prometheus) listens, on METRICS_HOST; undefined: no metrics at all. Equal to
    * `port`: served by the public listener, as the operator asked explicitly.
    */
   readonly metricsPort: number | undefined;
+  /** 127.0.0.1 unless METRICS_HOST says otherwise: metrics are for the operator's network, not the public one. */
+  readonly metricsHost: string;
   /** Issuer identifier without a trailing slash; endpoints hang below it. */
   readonly issuer: string;
+  /** Whether ISSUER is set (else `issuer` is http://localhost:PORT, which production refuses). */
+  readonly issuerConfigured: boolean;
   /** Where the store lives (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS); undefined: in memory. */
   readonly redis: RedisSettings | undefined;
   readonly redisKeyPrefix: string;
@@ -101,12 +106,7 @@ export interface Config extends ClientAddressConfig, RegistrationConfig, DpopCon
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Readonly<Record<string, string>> = {}): Config {
   const parsed = EnvSchema.safeParse({ ...defaults, ...withoutBlanks(env) });
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => {
-        const variable = String(issue.path[0] ?? 'environment');
-        return issue.message.startsWith(variable) ? issue.message : `${variable}: ${issue.message}`;
-      }),
-    );
+    throw new ConfigError(problemLines(parsed.error.issues));
   }
   const e = parsed.data;
   if (e.CLIENT_ID_METADATA_MIN_TTL > e.CLIENT_ID_METADATA_MAX_TTL) {
@@ -139,7 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     port: e.PORT,
     host: e.HOST,
     metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
     issuer,
+    issuerConfigured: e.ISSUER !== undefined,
     redis: redisSettings(e),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
-import { ConfigError, EnvSchema, withoutBlanks } from './environment.js';
+import { ConfigError, EnvSchema, problemLines, withoutBlanks } from './environment.js';
 
 /** The subset the operator scripts need, read without requiring the server's full configuration. */
 export interface OperatorDefaults {
@@ -30,7 +30,7 @@ export function loadOperatorDefaults(env: NodeJS.ProcessEnv = process.env): Oper
     IDENTITY_PROVIDERS_ALLOW_INSECURE: true,
   });
   const parsed = schema.safeParse(withoutBlanks(env));
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  if (!parsed.success) throw new ConfigError(problemLines(parsed.error.issues));
   return Object.freeze({
     keysDir: parsed.data.KEYS_DIR,
     jwksCacheTtl: parsed.data.JWKS_CACHE_TTL,

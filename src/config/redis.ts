@@ -49,9 +49,9 @@ export const REDIS_FIELDS = {
       'REDIS_KEY_PREFIX must not contain { or }: Redis Cluster would hash every key by the tag in the prefix, one slot for all',
     )
     .default('oauth:'),
-  REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 50, 60_000).default(1000),
+  REDIS_COMMAND_TIMEOUT_MS: integer('REDIS_COMMAND_TIMEOUT_MS', 50, 60_000, 'milliseconds').default(1000),
   REDIS_MIN_REPLICAS_ACK: integer('REDIS_MIN_REPLICAS_ACK', 0, 16).default(0),
-  REDIS_REPLICAS_ACK_TIMEOUT_MS: integer('REDIS_REPLICAS_ACK_TIMEOUT_MS', 1, 60_000).default(500),
+  REDIS_REPLICAS_ACK_TIMEOUT_MS: integer('REDIS_REPLICAS_ACK_TIMEOUT_MS', 1, 60_000, 'milliseconds').default(500),
 };
 
 type RedisEnv = z.infer<z.ZodObject<typeof REDIS_FIELDS>>;

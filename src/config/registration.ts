@@ -46,9 +46,9 @@ export const REGISTRATION_FIELDS = {
     .default('off'),
   REGISTRATION_INITIAL_ACCESS_TOKENS: initialAccessTokenDigests.optional(),
   DYNAMIC_CLIENT_GRANTS: dynamicGrants.default(['authorization_code', 'refresh_token']),
-  DYNAMIC_CLIENT_TTL: integer('DYNAMIC_CLIENT_TTL', 3600, 31_536_000).default(2_592_000),
+  DYNAMIC_CLIENT_TTL: integer('DYNAMIC_CLIENT_TTL', 3600, 31_536_000, 'seconds').default(2_592_000),
   REGISTRATION_RATE_LIMIT: integer('REGISTRATION_RATE_LIMIT', 1, 100_000).default(20),
-  REGISTRATION_RATE_WINDOW: integer('REGISTRATION_RATE_WINDOW', 1, 86_400).default(3600),
+  REGISTRATION_RATE_WINDOW: integer('REGISTRATION_RATE_WINDOW', 1, 86_400, 'seconds').default(3600),
 };
 
 type RegistrationVariables = z.output<z.ZodObject<typeof REGISTRATION_FIELDS>>;

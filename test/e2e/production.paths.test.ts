@@ -1,4 +1,4 @@
-import { access, cp, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { access, cp, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import t, { type Test } from 'tap';
 import { dockerfileInstructions, type Instruction } from '../helpers/dockerfile.js';
@@ -6,12 +6,13 @@ import { freePort } from '../../harness/ports.js';
 import { REPOSITORY, runProgram, startServerProcess } from '../../harness/process.js';
 import { tempDir } from '../helpers/keys.js';
 import { brokenLinks } from '../helpers/markdown-links.js';
+import { installPackedTarball, NPM_QUIET } from '../helpers/packed-install.js';
 
 /**
  * Every way the docs start the server in production, each in a fresh copy with production
  * dependencies only, so no compiler, no tsx and no tap is there to lean on:
- *   - the packed tarball: `npm install --omit=dev <tgz>`, then `oauth2-token-service serve`; the
- *     installed package carries LICENSE, CHANGELOG.md and docs/, whose links all resolve in it,
+ *   - the packed tarball: `npm install --omit=dev <tgz>`, then `node_modules/.bin/oauth2-token-service serve`;
+ *     the installed package carries LICENSE, CHANGELOG.md and docs/, whose links all resolve in it,
  *     and `--version` answers;
  *   - a checkout: `npm ci --omit=dev` succeeds without a build and `npm start` says to build
  *     first; `npm ci && npm run build && npm prune --omit=dev && npm start` serves;
@@ -20,8 +21,6 @@ import { brokenLinks } from '../helpers/markdown-links.js';
  */
 
 t.setTimeout(360_000);
-
-const NPM_QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
 
 const absent = (path: string) =>
   access(path).then(
@@ -75,33 +74,21 @@ async function assertServes(
   await server.stop();
 }
 
-t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-service serve', async (t) => {
-  const dir = await tempDir(t, 'oauth-tarball-');
-  const pack = await runProgram('npm', ['pack', '--json', '--pack-destination', dir], REPOSITORY);
-  t.equal(pack.code, 0, pack.stderr);
-  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  const paths = packed?.files.map((f) => f.path) ?? [];
+t.test('the packed tarball: npm install --omit=dev <tgz>, then node_modules/.bin/oauth2-token-service serve', async (t) => {
+  const { app, filename, files: paths, bin } = await installPackedTarball(t);
   t.ok(paths.includes('dist/src/main.js') && paths.includes('dist/src/cli/index.js'), 'the server and the command');
   t.ok(paths.includes('node_modules/@oauth2-token-service/verifier/dist/dpop-proof.js'), 'the verifier package, bundled');
   t.ok(
     paths.includes('deploy/prometheus/alerts.yml') && paths.includes('deploy/prometheus/alerts.test.yml'),
     'the alerting rules and their tests',
   );
-  t.equal(packed?.filename, `oauth2-token-service-${version}.tgz`, 'the name the README gives');
+  t.equal(filename, `oauth2-token-service-${version}.tgz`, 'the name the README gives');
   t.same(
     paths.filter((p) => /(^|\/)test\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || /(^|\/)keys\/[^/]+\.json$/.test(p)),
     [],
     'no tests, no TypeScript sources, no keys',
   );
 
-  const app = join(dir, 'app');
-  await mkdir(app);
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'operator', private: true }));
-  const started = Date.now();
-  const install = await runProgram('npm', ['install', '--omit=dev', join(dir, packed?.filename as string), ...NPM_QUIET], app);
-  t.equal(install.code, 0, install.stderr);
-  t.notMatch(install.stderr, /EBADENGINE/, 'no engine warning');
-  t.comment(`npm install --omit=dev of the tarball took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await assertNoDevDependencies(t, app);
 
   const npx = ['npx', '--no-install', 'oauth2-token-service'] as const;
@@ -125,7 +112,6 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
   const pages = (await readdir(join(installed, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
   t.ok(pages.length >= 10, `${pages.length} pages in docs/`);
   t.same(await brokenLinks(installed, ['README.md', 'CHANGELOG.md', ...pages]), [], 'every link of the README and the docs resolves in it');
-  const bin = join(app, 'node_modules', '.bin', 'oauth2-token-service');
   for (const flag of ['--version', '-V']) {
     const run = await runProgram(bin, [flag], app);
     t.same([run.code, run.stdout, run.stderr], [0, `${version}\n`, ''], `node_modules/.bin/oauth2-token-service ${flag}`);
@@ -133,7 +119,8 @@ t.test('the packed tarball: npm install --omit=dev <tgz>, then oauth2-token-serv
   const serveHelp = await runProgram(bin, ['serve', '--help'], app);
   t.equal(serveHelp.code, 0);
   t.match(serveHelp.stdout, `  pages      ${installed}${sep}docs${sep} (one page per topic`, 'serve --help names the installed docs');
-  await assertServes(t, { command: [...npx, 'serve'], cwd: app }, cli);
+  // The server as the docs run it: the installed binary itself, so signals reach it (production.signals.test.ts).
+  await assertServes(t, { command: [bin, 'serve'], cwd: app }, cli);
 });
 
 /** The files of a fresh clone: what git tracks, as the working tree has them. */

@@ -62,7 +62,7 @@ t.test('the server process refuses to start on bad input, with a clear message',
 
   const badConfig = await runNode('src/main.js', [], { PORT: '99999', ACCESS_TOKEN_TTL: 'hour' });
   t.equal(badConfig.code, 1);
-  t.equal(badConfig.stderr, 'PORT must be at most 65535\nACCESS_TOKEN_TTL must be a whole number\n');
+  t.equal(badConfig.stderr, 'PORT must be at most 65535\nACCESS_TOKEN_TTL must be a whole number of seconds\n');
 
   const keysDir = await keysDirWithSigningKey(t);
   const file = join(await tempDir(t), 'clients.json');

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
+import { EnvSchema } from '../../src/config/environment.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { signingConfig } from '../../src/config/signing.js';
 import { loadOperatorDefaults } from '../../src/config/operator.js';
@@ -19,9 +20,11 @@ t.test('loadConfig', async (t) => {
   t.test('defaults', async (t) => {
     t.same(loadConfig({}), {
       port: 3000,
-      host: '127.0.0.1',
+      host: '0.0.0.0',
       metricsPort: undefined,
+      metricsHost: '127.0.0.1',
       issuer: 'http://localhost:3000',
+      issuerConfigured: false,
       redis: undefined,
       redisKeyPrefix: 'oauth:',
       redisCommandTimeoutMs: 1000,
@@ -85,6 +88,7 @@ t.test('loadConfig', async (t) => {
       PORT: '',
     });
     t.equal(config.issuer, 'https://auth.example.com', 'trailing slash dropped');
+    t.equal(config.issuerConfigured, true);
     t.same(config.redis, {
       topology: { kind: 'standalone', url: 'redis://cache:6379/2' },
       tls: false,
@@ -107,9 +111,9 @@ t.test('loadConfig', async (t) => {
     t.equal(loadConfig({ CONSENT_TTL: '0' }).consentTtl, 0);
     t.equal(loadConfig({ CONSENT_TTL: '31536000' }).consentTtl, 31_536_000);
     for (const [value, problem] of [
-      ['31536001', 'CONSENT_TTL must be at most 31536000'],
-      ['-1', 'CONSENT_TTL must be a whole number'],
-      ['90d', 'CONSENT_TTL must be a whole number'],
+      ['31536001', 'CONSENT_TTL must be at most 31536000 seconds'],
+      ['-1', 'CONSENT_TTL must be a whole number of seconds'],
+      ['90d', 'CONSENT_TTL must be a whole number of seconds'],
     ] as const) {
       let problems: readonly string[] = [];
       try {
@@ -143,12 +147,12 @@ t.test('loadConfig', async (t) => {
         'ISSUER must not have a query',
         'ISSUER must not have a fragment',
         'REDIS_URL must start with redis:// or rediss://',
-        'ACCESS_TOKEN_TTL must be at least 1',
+        'ACCESS_TOKEN_TTL must be at least 1 second',
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
-        'AUTHORIZATION_CODE_TTL must be at most 600',
+        'AUTHORIZATION_CODE_TTL must be at most 600 seconds',
         'SESSION_SECRET must be at least 32 characters',
-        'HTTP_REQUEST_TIMEOUT must be at least 1',
-        'SHUTDOWN_TIMEOUT must be a whole number',
+        'HTTP_REQUEST_TIMEOUT must be at least 1 second',
+        'SHUTDOWN_TIMEOUT must be a whole number of seconds',
       ]);
     }
     t.same(problemsOf({ ISSUER: 'not a url' }), ['ISSUER must be an absolute URL']);
@@ -203,6 +207,70 @@ t.test('loadConfig', async (t) => {
     t.same(problemsOf({ IPV6_LIMIT_PREFIX: '31' }), ['IPV6_LIMIT_PREFIX must be at least 32']);
     t.same(problemsOf({ IPV6_LIMIT_PREFIX: '129' }), ['IPV6_LIMIT_PREFIX must be at most 128']);
     t.same(problemsOf({ IPV6_LIMIT_PREFIX: '/64' }), ['IPV6_LIMIT_PREFIX must be a whole number']);
+  });
+
+  t.test('HOST: every interface by default; METRICS_HOST: this computer only, unless set', async (t) => {
+    t.match(loadConfig({}), { host: '0.0.0.0', metricsHost: '127.0.0.1' });
+    t.match(loadConfig({}, { HOST: '127.0.0.1' }), { host: '127.0.0.1' }, "the dev entry's default");
+    t.match(loadConfig({ HOST: '::', METRICS_HOST: '10.0.0.5' }, { HOST: '127.0.0.1' }), { host: '::', metricsHost: '10.0.0.5' });
+  });
+
+  t.test('every duration and size says its unit when refused', async (t) => {
+    const units: Record<string, string> = {};
+    for (const name of Object.keys(EnvSchema.shape)) {
+      const [problem] = problemsOf({ [name]: 'soon' });
+      const unit = / must be a whole number(?: of (\w+))?$/.exec(problem ?? '');
+      if (unit) units[name] = unit[1] ?? '(none)';
+    }
+    // Ports, prefixes and counts have none; everything that names a time or a size does.
+    t.same(
+      Object.entries(units)
+        .filter(([name]) => /_(TTL|TIMEOUT|WINDOW|INTERVAL|GRACE|MS|BYTES)$/.test(name) && units[name] === '(none)')
+        .map(([name]) => name),
+      [],
+    );
+    t.same(units, {
+      PORT: '(none)',
+      METRICS_PORT: '(none)',
+      KEYS_RELOAD_INTERVAL: 'seconds',
+      JWKS_CACHE_TTL: 'seconds',
+      ACCESS_TOKEN_TTL: 'seconds',
+      ID_TOKEN_TTL: 'seconds',
+      AUTHORIZATION_CODE_TTL: 'seconds',
+      REFRESH_TOKEN_TTL: 'seconds',
+      REFRESH_TOKEN_IDLE_TTL: 'seconds',
+      REFRESH_REUSE_GRACE: 'seconds',
+      SESSION_TTL: 'seconds',
+      CONSENT_TTL: 'seconds',
+      LOGIN_MAX_FAILURES: '(none)',
+      LOGIN_MAX_FAILURES_PER_IP: '(none)',
+      LOGIN_FAILURE_WINDOW: 'seconds',
+      PASSWORD_VERIFY_CONCURRENCY: '(none)',
+      PASSWORD_VERIFY_QUEUE: '(none)',
+      HTTP_REQUEST_TIMEOUT: 'seconds',
+      SHUTDOWN_TIMEOUT: 'seconds',
+      CLIENT_ID_METADATA_MIN_TTL: 'seconds',
+      CLIENT_ID_METADATA_MAX_TTL: 'seconds',
+      CLIENT_ID_METADATA_TIMEOUT_MS: 'milliseconds',
+      CLIENT_ID_METADATA_MAX_BYTES: 'bytes',
+      REDIS_COMMAND_TIMEOUT_MS: 'milliseconds',
+      REDIS_MIN_REPLICAS_ACK: '(none)',
+      REDIS_REPLICAS_ACK_TIMEOUT_MS: 'milliseconds',
+      IPV6_LIMIT_PREFIX: '(none)',
+      DYNAMIC_CLIENT_TTL: 'seconds',
+      REGISTRATION_RATE_LIMIT: '(none)',
+      REGISTRATION_RATE_WINDOW: 'seconds',
+      DPOP_PROOF_WINDOW: 'seconds',
+    });
+    t.same(problemsOf({ ACCESS_TOKEN_TTL: '0', CLIENT_ID_METADATA_TIMEOUT_MS: '99', CLIENT_ID_METADATA_MAX_BYTES: '2000000' }), [
+      'ACCESS_TOKEN_TTL must be at least 1 second',
+      'CLIENT_ID_METADATA_TIMEOUT_MS must be at least 100 milliseconds',
+      'CLIENT_ID_METADATA_MAX_BYTES must be at most 1048576 bytes',
+    ]);
+    t.same(problemsOf({ ID_TOKEN_TTL: '59', REDIS_REPLICAS_ACK_TIMEOUT_MS: '0' }), [
+      'REDIS_REPLICAS_ACK_TIMEOUT_MS must be at least 1 millisecond',
+      'ID_TOKEN_TTL must be at least 60 seconds',
+    ]);
   });
 
   t.test('METRICS_PORT: off unless set; a port of its own, or PORT itself when equal', async (t) => {
@@ -283,8 +351,8 @@ t.test('loadConfig', async (t) => {
       [
         'CLIENT_ID_METADATA_DOCUMENTS must be true or false',
         'CLIENT_ID_METADATA_ALLOW_INSECURE must be true or false',
-        'CLIENT_ID_METADATA_TIMEOUT_MS must be at least 100',
-        'CLIENT_ID_METADATA_MAX_BYTES must be at most 1048576',
+        'CLIENT_ID_METADATA_TIMEOUT_MS must be at least 100 milliseconds',
+        'CLIENT_ID_METADATA_MAX_BYTES must be at most 1048576 bytes',
       ],
     );
     t.same(problemsOf({ CLIENT_ID_METADATA_MIN_TTL: '600', CLIENT_ID_METADATA_MAX_TTL: '60' }), [
@@ -339,9 +407,9 @@ t.test('loadConfig', async (t) => {
       'DYNAMIC_CLIENT_GRANTS must be a comma-separated list of authorization_code, refresh_token, client_credentials',
     ]);
     t.same(problemsOf({ DYNAMIC_CLIENT_TTL: '60', REGISTRATION_RATE_LIMIT: '0', REGISTRATION_RATE_WINDOW: 'hourly' }), [
-      'DYNAMIC_CLIENT_TTL must be at least 3600',
+      'DYNAMIC_CLIENT_TTL must be at least 3600 seconds',
       'REGISTRATION_RATE_LIMIT must be at least 1',
-      'REGISTRATION_RATE_WINDOW must be a whole number',
+      'REGISTRATION_RATE_WINDOW must be a whole number of seconds',
     ]);
     t.same(problemsOf({ DYNAMIC_CLIENT_REGISTRATION: 'token' }), [
       'REGISTRATION_INITIAL_ACCESS_TOKENS: required with DYNAMIC_CLIENT_REGISTRATION=token',
@@ -396,9 +464,9 @@ t.test('loadConfig', async (t) => {
     });
     t.same(problemsOf({ DPOP_REQUIRE_NONCE: 'yes', DPOP_PROOF_WINDOW: '0' }), [
       'DPOP_REQUIRE_NONCE must be true or false',
-      'DPOP_PROOF_WINDOW must be at least 1',
+      'DPOP_PROOF_WINDOW must be at least 1 second',
     ]);
-    t.same(problemsOf({ DPOP_PROOF_WINDOW: '601' }), ['DPOP_PROOF_WINDOW must be at most 600']);
+    t.same(problemsOf({ DPOP_PROOF_WINDOW: '601' }), ['DPOP_PROOF_WINDOW must be at most 600 seconds']);
     for (const algs of ['HS256', 'ES256,none', 'RS256,']) {
       t.same(
         problemsOf({ DPOP_SIGNING_ALGS: algs }),
@@ -538,7 +606,7 @@ t.test('loadConfig: Redis topologies', async (t) => {
         'REDIS_TLS must be true or false',
         'REDIS_KEY_PREFIX must not contain { or }: Redis Cluster would hash every key by the tag in the prefix, one slot for all',
         'REDIS_MIN_REPLICAS_ACK must be at most 16',
-        'REDIS_REPLICAS_ACK_TIMEOUT_MS must be at least 1',
+        'REDIS_REPLICAS_ACK_TIMEOUT_MS must be at least 1 millisecond',
       ],
     );
     t.same(problemsOf({ REDIS_CLUSTER_NODES: 'a:0' }), ['REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535)']);

@@ -4,6 +4,8 @@ import type { Test } from 'tap';
 import t from 'tap';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
+import { loadConfig } from '../../src/config/index.js';
+import { sessionSecretProblem } from '../../src/config/production.js';
 import { Registries } from '../../src/registries.js';
 import { writeRegistryEntries } from '../../src/registry/file.js';
 import { SubjectCollisionError } from '../../src/clients/subjects.js';
@@ -140,6 +142,32 @@ t.test('a reload that would make a client id a user sub keeps the previous regis
   await write.clients([client('svc'), { ...client('bob', ['authorization_code']), redirect_uris: ['https://a.example/cb'] }]);
   t.match(await registries.reload(), [{ ok: true }, { ok: true }], 'a client without client_credentials may share a name with a user');
   t.same(ids(registries), { clients: ['svc', 'bob'], users: ['alice', 'bob'] });
+});
+
+t.test('production without SESSION_SECRET: a reload that brings the first browser client keeps the previous clients', async (t) => {
+  const dir = await tempDir(t);
+  const paths = { clients: join(dir, 'clients.json'), users: join(dir, 'users.json') };
+  await writeRegistryEntries(paths.clients, 'clients', [client('svc')]);
+  await writeRegistryEntries(paths.users, 'users', [user('alice')]);
+  const config = loadConfig({ ISSUER: 'https://auth.example.com' });
+  const registries = await Registries.open(paths, { sources: paths, refuseClients: (next) => sessionSecretProblem(config, next) });
+  const web = { ...client('web', ['authorization_code']), redirect_uris: ['https://web.example/cb'] };
+  await writeRegistryEntries(paths.clients, 'clients', [client('svc'), web]);
+  await writeRegistryEntries(paths.users, 'users', [user('alice'), user('bob')]);
+  t.same(await registries.reload(), [
+    {
+      registry: 'clients',
+      file: paths.clients,
+      ok: false,
+      error: new Error(
+        'SESSION_SECRET is not set, and users sign in with a browser (the client web of CLIENTS_FILE has the authorization_code grant): set SESSION_SECRET="$(openssl rand -base64 48)", the same on every instance',
+      ),
+    },
+    { registry: 'users', file: paths.users, ok: true, count: 2 },
+  ]);
+  t.same(ids(registries), { clients: ['svc'], users: ['alice', 'bob'] }, 'the users still reload');
+  await writeRegistryEntries(paths.clients, 'clients', [client('svc'), client('other')]);
+  t.match(await registries.reload(), [{ registry: 'clients', ok: true, count: 2 }], 'machines only: taken');
 });
 
 t.test('registries given in code (the dev entry) are not reloaded', async (t) => {

@@ -19,7 +19,14 @@ const RS256_MISSING =
 t.test('a needed algorithm without a signer: one warn line at start and after each reload, none once a key of it signs', async (t) => {
   const keysDir = await keysDirWithSigningKey(t); // ES256 alone: access tokens sign, ID tokens (RS256) do not
   const { clientsFile, usersFile } = await writeRegistryFiles(t, TEST_CLIENTS);
-  const config = loadConfig({ KEYS_DIR: keysDir, CLIENTS_FILE: clientsFile, USERS_FILE: usersFile, PORT: '0', KEYS_RELOAD_INTERVAL: '0' });
+  const config = loadConfig({
+    KEYS_DIR: keysDir,
+    CLIENTS_FILE: clientsFile,
+    USERS_FILE: usersFile,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    KEYS_RELOAD_INTERVAL: '0',
+  });
   const logs = capturedLogger('info');
   const server = await startServer(config, { logger: logs.logger as StartOptions['logger'] });
   t.teardown(() => server.stop());

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../src/config/index.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { freePort } from '../../harness/ports.js';
@@ -69,4 +69,32 @@ t.test('a file or folder the server cannot use at start is named by its variable
     { message: `USERS_FILE: ${join(dir, 'bad-users.json')}: user "a": password_hash: Invalid input: expected string, received undefined` },
     'each line of a file that does not validate names the variable',
   );
+});
+
+t.test('production: every refusal of the settings at once, before the keys are read; development starts', async (t) => {
+  const web = { client_id: 'web', token_endpoint_auth_method: 'none', redirect_uris: ['https://web.example/cb'], scope: 'read' };
+  const { clientsFile, usersFile, dir } = await writeRegistryFiles(t, [web]);
+  const base = { CLIENTS_FILE: clientsFile, USERS_FILE: usersFile, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' };
+  const noKeys = { ...base, KEYS_DIR: join(dir, 'no-keys') };
+  await t.rejects(
+    startServer(loadConfig(noKeys), { production: true }),
+    new ConfigError([
+      'ISSUER is not set: set it to the public https URL of this server (ISSUER=https://auth.example.com), the iss of every token and the base of every endpoint URL',
+      'SESSION_SECRET is not set, and users sign in with a browser (the client web of CLIENTS_FILE has the authorization_code grant): set SESSION_SECRET="$(openssl rand -base64 48)", the same on every instance',
+    ]),
+  );
+  await t.rejects(
+    startServer(loadConfig(noKeys)),
+    { message: /^KEYS_DIR: cannot read keys folder/ },
+    'development: only the keys are missing',
+  );
+
+  const ready = { ...base, KEYS_DIR: await keysDirWithSigningKey(t), ISSUER: 'https://auth.example.com' };
+  const development = await startServer(loadConfig(ready));
+  await development.stop();
+  const production = await startServer(loadConfig({ ...ready, SESSION_SECRET: 'a-session-secret-of-at-least-32-characters' }), {
+    production: true,
+  });
+  t.equal(production.app.server.listening, true, 'with SESSION_SECRET: production starts');
+  await production.stop();
 });
