@@ -38,9 +38,11 @@ t.test('a server that cannot listen leaves nothing behind: no SIGHUP handler, no
     if (name === 'METRICS_PORT in use') {
       // The public listener it had opened is closed again: the port is free for the next start.
       const probe = createServer();
-      await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(port, '127.0.0.1', resolve));
+      const bound = await new Promise<string>((resolve) =>
+        probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error')).listen(port, '127.0.0.1', () => resolve('bound')),
+      );
       await new Promise<void>((resolve) => probe.close(() => resolve()));
-      t.pass('the public port is free again');
+      t.equal(bound, 'bound', 'the public port is free again');
     }
   }
 });
