@@ -46,7 +46,13 @@ function serveHelp(): string {
 
 Starts the server, configured by its environment variables (PORT, ISSUER, KEYS_DIR,
 REDIS_URL, ...: docs/configuration.md); it runs until SIGTERM or SIGINT, reloads on SIGHUP.
-It takes no arguments.
+It takes no arguments. It listens on HOST (default 0.0.0.0) and PORT (default 3000).
+
+In production (NODE_ENV=production, or run from an installed package) it refuses to start
+without ISSUER, with an http:// ISSUER on a host other than localhost, and without
+SESSION_SECRET while browsers sign in: one line per problem, naming the variable and the fix.
+Supervise the binary itself (node_modules/.bin/${TOOL} serve), not npx or npm, so that
+SIGHUP and SIGTERM reach it (docs/operations.md).
 
 The docs of this version come with it, in the package's folder:
   README     ${join(root, 'README.md')} (first requests, production quick start)

@@ -106,6 +106,11 @@ t.test('serve: the server, configured by its environment; help, and no arguments
   const help = await runCommand(['serve', '--help']);
   t.same([help.code, help.stderr], [0, '']);
   t.ok(help.stdout.startsWith('usage: oauth2-token-service serve\n\nStarts the server, configured by its environment variables'));
+  t.ok(
+    help.stdout.includes('In production (NODE_ENV=production, or run from an installed package) it refuses to start\nwithout ISSUER,'),
+    'it names the production refusals',
+  );
+  t.ok(help.stdout.includes('Supervise the binary itself (node_modules/.bin/oauth2-token-service serve), not npx or npm'));
   // The package's own folder, found from the running module: here the repository.
   t.ok(
     help.stdout.endsWith(
