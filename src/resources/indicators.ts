@@ -1,4 +1,5 @@
-import { InvalidTarget } from '../errors/index.js';
+import { InvalidScope, InvalidTarget } from '../errors/index.js';
+import { isAdminScope, withoutAdminScopes } from '../oauth/admin-scopes.js';
 import type { ProtectedResource } from './registry.js';
 import { isIdentityScope, splitIdentityScopes } from '../oauth/identity-scopes.js';
 import { assertScopeAllowed, formatScope, parseRequestedScope, resolveRequestedScope, scopeOutside } from '../oauth/scope.js';
@@ -70,7 +71,7 @@ function scopeAtResources(
   limit: readonly string[] | undefined,
   resources: readonly ProtectedResource[],
 ): readonly string[] {
-  if (resources.length === 0) return resolveRequestedScope(requested, limit ?? []);
+  if (resources.length === 0) return scopeWithoutResource(requested, limit ?? []);
   const offered = offeredScope(resources);
   if (requested === undefined) return (limit ?? offered).filter((token) => offered.includes(token));
   const scope = parseRequestedScope(requested);
@@ -78,6 +79,19 @@ function scopeAtResources(
   const notOffered = scopeOutside(scope, offered);
   if (notOffered.length > 0) throw new InvalidTarget(`scope not offered by the requested resources: ${notOffered.join(' ')}`);
   return scope;
+}
+
+/**
+ * A token for no resource has ACCESS_TOKEN_AUDIENCE as its audience, where the admin API's
+ * scopes mean nothing: they are never part of the default, and asked for they are
+ * `invalid_scope` with a hint (the admin API is a resource: RFC 8707's `resource` names it).
+ */
+function scopeWithoutResource(requested: string | undefined, allowed: readonly string[]): readonly string[] {
+  if (requested === undefined) return withoutAdminScopes(allowed);
+  const admin = parseRequestedScope(requested).filter(isAdminScope);
+  if (admin.length > 0)
+    throw new InvalidScope(`${admin.join(' ')} is a scope of the admin API: request it with the admin API as resource (RFC 8707)`);
+  return resolveRequestedScope(requested, allowed);
 }
 
 /**

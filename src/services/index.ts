@@ -15,6 +15,7 @@ import { GrantIndexing } from '../grants/grant-index.js';
 import { type GrantTable, grantTable } from '../grants/index.js';
 import type { Keystore } from '../keys/keystore.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
+import { adminApiResource, withBuiltInResources } from '../resources/built-in.js';
 import { ResourceRegistry } from '../resources/registry.js';
 import { BrowserSession } from '../session/browser-session.js';
 import type { Signer } from '../session/signer.js';
@@ -79,9 +80,10 @@ export type Services = ReturnType<typeof buildServices>;
 
 export function buildServices(config: Config, deps: ServiceDependencies, log: ServiceLog) {
   const { keystore, clients, store } = deps;
-  const resources = deps.resources ?? ResourceRegistry.fromEntries([]);
   const clock = deps.clock ?? systemClock;
   const endpoints = endpointsOf(config.issuer);
+  // RESOURCES_FILE's resources, and the admin API every server has.
+  const resources = withBuiltInResources(deps.resources ?? ResourceRegistry.fromEntries([]), [adminApiResource(endpoints.url('admin'))]);
   const events = serverEvents(log, deps.metrics);
   const accessTokens = new AccessTokens(
     keystore,
@@ -118,6 +120,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     accessTokens,
     idTokens,
     resources,
+    users: deps.users,
     signIn,
     clock,
     grantIndexing,
