@@ -32,6 +32,7 @@ import { SignInThrottle } from '../users/sign-in-throttle.js';
 import { VerificationSlots } from '../users/verification-slots.js';
 import type { ProviderRegistry } from '../identity/providers.js';
 import { upstreamServices } from './upstream.js';
+import { adminServices } from './admin.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -218,5 +219,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     authorizePipeline,
     /** The upstream identity providers and the tokens kept from them; undefined without IDENTITY_PROVIDERS_FILE. */
     upstream,
+    /** The admin API: who may call it, the grants routes' services, its OpenAPI settings. */
+    admin: adminServices(config, deps, { endpoints, clock, events, accessTokens }),
   };
 }
