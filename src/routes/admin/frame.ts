@@ -63,7 +63,8 @@ function send(reply: FastifyReply, answer: AdminAnswer): FastifyReply {
   if (answer.etag !== undefined) reply.header('etag', answer.etag);
   if (answer.location !== undefined) reply.header('location', answer.location);
   if (answer.body === undefined) return reply.send();
-  return reply.header('content-type', 'application/json').send(JSON.stringify(answer.body));
+  // A Buffer: Fastify adds no charset parameter (RFC 8259 §11: none is defined for application/json).
+  return reply.header('content-type', 'application/json').send(Buffer.from(JSON.stringify(answer.body)));
 }
 
 /** `/clients/{client_id}` → `/clients/:client_id`. */

@@ -44,5 +44,6 @@ export function sendProblem(reply: FastifyReply, problem: AdminProblem): Fastify
     .code(problem.status)
     .header('content-type', PROBLEM_CONTENT_TYPE)
     .header('cache-control', 'no-store')
-    .send(JSON.stringify(problem.toJSON()));
+    // A Buffer: Fastify adds no charset parameter, which RFC 9457's media type does not define.
+    .send(Buffer.from(JSON.stringify(problem.toJSON())));
 }
