@@ -58,6 +58,6 @@ export function accessDecision(config: ProviderConfig, identity: RuledIdentity):
 /** The roles the provider's `roles` rules give this user (a required_claims rule per role), decided at sign-in. */
 export function rolesOf(config: ProviderConfig, identity: Pick<RuledIdentity, 'claims'>): string[] {
   return Object.entries(config.roles ?? {})
-    .filter(([, rule]) => unmetClaim(rule, identity.claims) === undefined)
+    .filter(([, rule]) => rule !== undefined && unmetClaim(rule, identity.claims) === undefined)
     .map(([role]) => role);
 }

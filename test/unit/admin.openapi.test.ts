@@ -96,7 +96,7 @@ t.test('GET /admin/v1/openapi.json', async (t) => {
         const attempts: [string, LightMyRequestResponse][] = [
           ['as it should be', await send(bearer(full))],
           ['without a token', await send({})],
-          ...(isPublic ? [] : ([['without its scope', await send(bearer(scope === 'admin:read' ? writeOnly : readOnly))]] as const)),
+          ...(isPublic ? [] : [['without its scope', await send(bearer(scope === 'admin:read' ? writeOnly : readOnly))] as [string, LightMyRequestResponse]]),
           ['with an unknown query parameter', await app.inject({ method: method.toUpperCase() as 'GET', url: `${url}&unknown=1`, headers: bearer(full) })],
         ];
         for (const [what, res] of attempts) {
