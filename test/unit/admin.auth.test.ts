@@ -1,6 +1,10 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
+import { Registries } from '../../src/registries.js';
 import { ADMIN_API, ADMIN_CLIENTS, ADMIN_SECRET, adminToken, bearer, expectProblem } from '../helpers/admin.js';
 import { dpopKey, dpopProof } from '../helpers/dpop.js';
+import { tempDir } from '../helpers/keys.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { basic, buildTestServer, FORM_HEADERS, ISSUER } from '../helpers/server.js';
 
@@ -195,4 +199,17 @@ t.test('DPoP-bound tokens (RFC 9449)', async (t) => {
   const wrongUri = await app.inject({ method: 'GET', url: '/admin/v1/keys', headers: { authorization: `DPoP ${token}`, dpop: elsewhere } });
   t.equal(wrongUri.statusCode, 401, 'a proof for another URI');
   t.match(wrongUri.headers['www-authenticate'], /^DPoP .*error="invalid_dpop_proof"/);
+});
+
+t.test('RESOURCES_FILE cannot redefine the admin API: refused with one line', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'resources.json');
+  await writeFile(file, JSON.stringify({ resources: [{ resource: 'https://api.example.com/' }, { resource: ADMIN_API, scope: 'anything' }] }));
+  await t.rejects(Registries.open({ clients: undefined, users: undefined, resources: file, reservedResources: [ADMIN_API] }, { sources: {} as never }), {
+    message: `RESOURCES_FILE: ${file}: resource "${ADMIN_API}": resource: is this server's own admin API, built in: it cannot be redefined`,
+  });
+  const other = await Registries.open({ clients: undefined, users: undefined, resources: file, reservedResources: [`${ISSUER}/tenant/admin/v1`] }, {
+    sources: {} as never,
+  });
+  t.equal(other.resources.size, 2, 'another issuer\'s admin API is an ordinary resource');
 });

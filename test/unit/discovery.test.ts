@@ -47,12 +47,25 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint: `${ISSUER}/oauth2/introspect`,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    scopes_supported: ['address', 'admin', 'email', 'offline_access', 'openid', 'phone', 'profile', 'read', 'write'],
+    scopes_supported: [
+      'address',
+      'admin',
+      'admin:read',
+      'admin:write',
+      'email',
+      'offline_access',
+      'openid',
+      'phone',
+      'profile',
+      'read',
+      'write',
+    ],
     code_challenge_methods_supported: ['S256'],
     dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     authorization_response_iss_parameter_supported: true,
+    // No RESOURCES_FILE: the admin API, which every server has, alone.
+    protected_resources: [`${ISSUER}/admin/v1`],
   });
-  t.equal(res.json().protected_resources, undefined, 'no resources registered: no protected_resources');
 
   t.test('lists only what registered clients enable', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[0]] });
@@ -89,10 +102,10 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
   t.test('with resources: protected_resources (RFC 9728 §4); scopes_supported adds theirs', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[1]], resources: RESOURCES });
     const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
-    t.same(metadata.protected_resources, [MCP, API, 'https://files.example.com/store?tenant=a']);
+    t.same(metadata.protected_resources, [MCP, API, 'https://files.example.com/store?tenant=a', `${ISSUER}/admin/v1`], 'the admin API last');
     t.same(
       metadata.scopes_supported,
-      ['files:read', 'files:write', 'read', 'tools', 'write'],
+      ['admin:read', 'admin:write', 'files:read', 'files:write', 'read', 'tools', 'write'],
       'the union of the clients and the resources',
     );
     t.equal(metadata.resource_indicators_supported, undefined, 'no field a spec does not define');
