@@ -1,9 +1,4 @@
-import {
-  type DpopPresentation,
-  ReplayCacheUnavailableError,
-  TokenVerificationError,
-  type Verifier,
-} from '@oauth2-token-service/verifier';
+import { type DpopPresentation, ReplayCacheUnavailableError, TokenVerificationError, type Verifier } from '@oauth2-token-service/verifier';
 import { StoreUnavailableError } from '../errors/index.js';
 import type { AdminScope } from '../oauth/admin-scopes.js';
 import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';

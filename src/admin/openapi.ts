@@ -66,16 +66,17 @@ function responses(route: AdminRoute, isPublic: boolean): JsonSchema {
   for (const [status, spec] of Object.entries(route.responses)) {
     answers[status] = {
       description: spec.description,
-      ...(spec.headers?.length
-        ? { headers: Object.fromEntries(spec.headers.map((name) => [name, { schema: { type: 'string' } }])) }
-        : {}),
+      ...(spec.headers?.length ? { headers: Object.fromEntries(spec.headers.map((name) => [name, { schema: { type: 'string' } }])) } : {}),
       ...(spec.schema ? { content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } } : {}),
     };
   }
   const byStatus = new Map<number, ProblemName[]>();
   for (const name of problemsOf(route, isPublic)) byStatus.set(problemStatus(name), [...(byStatus.get(problemStatus(name)) ?? []), name]);
   for (const [status, names] of byStatus) {
-    answers[String(status)] = { description: `Problem details: ${names.map((n) => `${PROBLEM_TYPE_PREFIX}${n}`).join(', ')}`, content: problemContent };
+    answers[String(status)] = {
+      description: `Problem details: ${names.map((n) => `${PROBLEM_TYPE_PREFIX}${n}`).join(', ')}`,
+      content: problemContent,
+    };
   }
   return answers;
 }
@@ -90,14 +91,24 @@ function operation(route: AdminRoute, isPublic = false): JsonSchema {
     parameters: [
       ...parameters(route),
       ...(route.conditional
-        ? [{ name: 'If-Match', in: 'header', required: false, description: 'The ETag last read: 412 when the entry changed since', schema: { type: 'string' } }]
+        ? [
+            {
+              name: 'If-Match',
+              in: 'header',
+              required: false,
+              description: 'The ETag last read: 412 when the entry changed since',
+              schema: { type: 'string' },
+            },
+          ]
         : []),
     ],
     ...(route.body
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries(route.bodyMediaTypes.map((type) => [type, { schema: jsonSchema(route.body as z.ZodType, 'input') }])),
+            content: Object.fromEntries(
+              route.bodyMediaTypes.map((type) => [type, { schema: jsonSchema(route.body as z.ZodType, 'input') }]),
+            ),
           },
         }
       : {}),

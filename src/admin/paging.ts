@@ -45,13 +45,16 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
-const POSITION = z.array(z.union([z.string().max(512), z.number().finite()])).min(1).max(8);
+const POSITION = z
+  .array(z.union([z.string().max(512), z.number().finite()]))
+  .min(1)
+  .max(8);
 
 /** The position a cursor names; a 400 problem for anything this server did not write. */
 export function decodeCursor(cursor: string): Position {
   const invalid = () =>
     new AdminProblem('validation', 'the cursor is not one this list gave', {
-      errors: [{ field: 'cursor', problem: "must be the `next` of the previous page, unchanged" }],
+      errors: [{ field: 'cursor', problem: 'must be the `next` of the previous page, unchanged' }],
     });
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
   let value: unknown;
@@ -83,7 +86,11 @@ export function comparePositions(a: Position, b: Position): number {
  * One page of `items`, which are in the order of `positionOf` (ascending, each position
  * unique): those after the cursor's position, at most `limit`.
  */
-export function pageOf<T>(items: readonly T[], positionOf: (item: T) => Position, request: { limit: number; cursor?: string | undefined }): Page<T> {
+export function pageOf<T>(
+  items: readonly T[],
+  positionOf: (item: T) => Position,
+  request: { limit: number; cursor?: string | undefined },
+): Page<T> {
   const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
   const rest = after === undefined ? items : items.filter((item) => comparePositions(positionOf(item), after) > 0);
   const page = rest.slice(0, request.limit);

@@ -35,7 +35,8 @@ export type AdminActor = { readonly sub: string } | { readonly client_id: string
 export type AdminEntity = 'client' | 'resource' | 'provider' | 'workload_trust' | 'user' | 'grant';
 
 /** How: `updated` is a merge patch, `replaced` a PUT; `secret_rotated` and `password_set` name no value. */
-export type AdminAction = 'created' | 'replaced' | 'updated' | 'deleted' | 'revoked' | 'disabled' | 'enabled' | 'secret_rotated' | 'password_set';
+export type AdminAction =
+  'created' | 'replaced' | 'updated' | 'deleted' | 'revoked' | 'disabled' | 'enabled' | 'secret_rotated' | 'password_set';
 
 export type SecurityEvent =
   | {

@@ -1,4 +1,10 @@
-import { type AccessTarget, type GrantedTarget, narrowGrantTarget, type ResourceLookup, type TargetRequest } from '../resources/indicators.js';
+import {
+  type AccessTarget,
+  type GrantedTarget,
+  narrowGrantTarget,
+  type ResourceLookup,
+  type TargetRequest,
+} from '../resources/indicators.js';
 import { type RoleHolders, scopeStillHeld } from '../users/roles.js';
 
 /**

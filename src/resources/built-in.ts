@@ -16,8 +16,14 @@ export function adminApiResource(url: string): ProtectedResource {
     scope: Object.freeze([...ADMIN_SCOPES]),
     accessTokenTtl: undefined,
     scopeDescriptions: new Map([
-      ['admin:read', { en: 'Read the configuration of this authorization server', de: 'Die Konfiguration dieses Autorisierungsservers lesen' }],
-      ['admin:write', { en: 'Change the configuration of this authorization server', de: 'Die Konfiguration dieses Autorisierungsservers ändern' }],
+      [
+        'admin:read',
+        { en: 'Read the configuration of this authorization server', de: 'Die Konfiguration dieses Autorisierungsservers lesen' },
+      ],
+      [
+        'admin:write',
+        { en: 'Change the configuration of this authorization server', de: 'Die Konfiguration dieses Autorisierungsservers ändern' },
+      ],
     ]),
   });
 }

@@ -84,7 +84,13 @@ export class BrowserSession {
    * `authenticatedAt` (an upstream provider's `auth_time`) or now, with the `roles` its
    * sign-in decided (a federated user's).
    */
-  start(cookies: CookieJar, sub: string, amr: readonly string[] = [], authenticatedAt?: number, roles: readonly string[] = []): AuthenticatedUser {
+  start(
+    cookies: CookieJar,
+    sub: string,
+    amr: readonly string[] = [],
+    authenticatedAt?: number,
+    roles: readonly string[] = [],
+  ): AuthenticatedUser {
     const authTime = authenticatedAt ?? nowSeconds(this.clock);
     const sid = randomBytes(16).toString('base64url');
     const optional = { ...(amr.length > 0 ? { amr: [...amr] } : {}), ...(roles.length > 0 ? { roles: [...roles] } : {}) };

@@ -158,17 +158,13 @@ export class AccessTokens {
     const nowMs = this.clock();
     const now = nowSeconds(this.clock);
     try {
-      const { payload } = await jwtVerify(
-        token,
-        (header) => this.publicKeyFor(header, now),
-        {
-          issuer: this.settings.issuer,
-          typ: 'at+jwt',
-          algorithms: [...SIGNING_ALGORITHMS],
-          currentDate: new Date(nowMs),
-          requiredClaims: ['exp', 'jti', 'client_id'],
-        },
-      );
+      const { payload } = await jwtVerify(token, (header) => this.publicKeyFor(header, now), {
+        issuer: this.settings.issuer,
+        typ: 'at+jwt',
+        algorithms: [...SIGNING_ALGORITHMS],
+        currentDate: new Date(nowMs),
+        requiredClaims: ['exp', 'jti', 'client_id'],
+      });
       return typeof payload.client_id === 'string' ? (payload as OwnAccessTokenClaims) : undefined;
     } catch {
       return undefined;

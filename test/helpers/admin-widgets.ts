@@ -75,7 +75,11 @@ export function widgetRoutes(widgets: Widgets): AdminRoute[] {
       handle: async ({ query }) => ({
         status: 200,
         body: (() => {
-          const page = pageOf([...widgets.entries.values()].sort((a, b) => a.seq - b.seq), (w) => [w.seq], query);
+          const page = pageOf(
+            [...widgets.entries.values()].sort((a, b) => a.seq - b.seq),
+            (w) => [w.seq],
+            query,
+          );
           return { ...page, items: page.items.map((w) => widgets.view(w)) };
         })(),
       }),
@@ -92,7 +96,12 @@ export function widgetRoutes(widgets: Widgets): AdminRoute[] {
       handle: async ({ body, audit }) => {
         const widget = widgets.create(body);
         audit({ entity: 'resource', id: widget.id, action: 'created', fields: Object.keys(body) });
-        return { status: 201, body: widgets.view(widget), etag: entryTag('widget', widget.rev), location: `/admin/v1/widgets/${widget.id}` };
+        return {
+          status: 201,
+          body: widgets.view(widget),
+          etag: entryTag('widget', widget.rev),
+          location: `/admin/v1/widgets/${widget.id}`,
+        };
       },
     }),
     adminRoute({

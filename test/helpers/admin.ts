@@ -26,7 +26,12 @@ export const ADMIN_CLIENTS = [
 ];
 
 /** A client_credentials token of `clientId` (an ADMIN_CLIENTS client) for `resource` (the admin API by default). */
-export async function adminToken(app: FastifyInstance, clientId: string, extra: Record<string, string> = {}, resource = ADMIN_API): Promise<string> {
+export async function adminToken(
+  app: FastifyInstance,
+  clientId: string,
+  extra: Record<string, string> = {},
+  resource = ADMIN_API,
+): Promise<string> {
   const body = new URLSearchParams({ grant_type: 'client_credentials', ...extra });
   if (resource !== '') body.append('resource', resource);
   const res = await app.inject({

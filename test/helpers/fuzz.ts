@@ -250,7 +250,10 @@ export class RequestGenerator {
       () => ({
         method: r.pick(['GET', 'DELETE', 'PATCH']),
         path: `/admin/v1/grants${r.pick(['', '/AAAAAAAAAAAAAAAAAAAAAA', '/abc'])}?${r.pick(['sub', 'client_id', 'limit', 'cursor', 'x'])}=${r.pick(['alice', '0', '501', '-1', 'WzFd', '%zz', ''])}`,
-        headers: { authorization: `Bearer ${this.adminToken ?? this.headerSecret()}`, 'content-type': r.pick(['application/json', 'text/plain']) },
+        headers: {
+          authorization: `Bearer ${this.adminToken ?? this.headerSecret()}`,
+          'content-type': r.pick(['application/json', 'text/plain']),
+        },
         body: r.pick(['{}', '{"a":', 'null', '[]', '{"__proto__":{"x":1}}']),
       }),
       () => ({

@@ -59,7 +59,12 @@ export function adminGrantsSuite(t: Test, name: string, open: OpenStore): void {
       await advance(1);
     }
     const view = (g: (typeof grants)[number]) => ({ grant_id: g.id, sub: g.sub, client_id: g.client, expires_at: g.expires });
-    const [aliceOwner, bobOwner, aliceOther, aliceOwnerAgain] = grants as [typeof grants[number], typeof grants[number], typeof grants[number], typeof grants[number]];
+    const [aliceOwner, bobOwner, aliceOther, aliceOwnerAgain] = grants as [
+      (typeof grants)[number],
+      (typeof grants)[number],
+      (typeof grants)[number],
+      (typeof grants)[number],
+    ];
     const reader = bearer(await adminToken(app, 'auditor'));
     const writer = bearer(await adminToken(app, 'operator'));
     const list = async (query: string, headers = reader) => {
@@ -99,7 +104,16 @@ export function adminGrantsSuite(t: Test, name: string, open: OpenStore): void {
         .lines()
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((line) => line.audit === true && (line.event === 'admin.changed' || line.event === 'grant.revoked'))
-        .map(({ event, actor, entity, id, action, fields, grantId, reason }) => ({ event, actor, entity, id, action, fields, grantId, reason }));
+        .map(({ event, actor, entity, id, action, fields, grantId, reason }) => ({
+          event,
+          actor,
+          entity,
+          id,
+          action,
+          fields,
+          grantId,
+          reason,
+        }));
       t.same(audit, [
         { event: 'grant.revoked', grantId: aliceOther.id, reason: 'administrator' },
         { event: 'admin.changed', actor: { client_id: 'operator' }, entity: 'grant', id: aliceOther.id, action: 'revoked', fields: [] },

@@ -122,7 +122,9 @@ t.test('GET /admin/v1/keys: who may call', async (t) => {
       title: 'The access token lacks the scope this request needs',
       detail: 'this request needs the scope admin:read',
       scope: 'admin:read',
-      headers: { 'www-authenticate': challenge('Bearer', `error="insufficient_scope", error_description="${description}", scope="admin:read"`) },
+      headers: {
+        'www-authenticate': challenge('Bearer', `error="insufficient_scope", error_description="${description}", scope="admin:read"`),
+      },
     });
   });
 
@@ -204,12 +206,21 @@ t.test('DPoP-bound tokens (RFC 9449)', async (t) => {
 t.test('RESOURCES_FILE cannot redefine the admin API: refused with one line', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'resources.json');
-  await writeFile(file, JSON.stringify({ resources: [{ resource: 'https://api.example.com/' }, { resource: ADMIN_API, scope: 'anything' }] }));
-  await t.rejects(Registries.open({ clients: undefined, users: undefined, resources: file, reservedResources: [ADMIN_API] }, { sources: {} as never }), {
-    message: `RESOURCES_FILE: ${file}: resource "${ADMIN_API}": resource: is this server's own admin API, built in: it cannot be redefined`,
-  });
-  const other = await Registries.open({ clients: undefined, users: undefined, resources: file, reservedResources: [`${ISSUER}/tenant/admin/v1`] }, {
-    sources: {} as never,
-  });
-  t.equal(other.resources.size, 2, 'another issuer\'s admin API is an ordinary resource');
+  await writeFile(
+    file,
+    JSON.stringify({ resources: [{ resource: 'https://api.example.com/' }, { resource: ADMIN_API, scope: 'anything' }] }),
+  );
+  await t.rejects(
+    Registries.open({ clients: undefined, users: undefined, resources: file, reservedResources: [ADMIN_API] }, { sources: {} as never }),
+    {
+      message: `RESOURCES_FILE: ${file}: resource "${ADMIN_API}": resource: is this server's own admin API, built in: it cannot be redefined`,
+    },
+  );
+  const other = await Registries.open(
+    { clients: undefined, users: undefined, resources: file, reservedResources: [`${ISSUER}/tenant/admin/v1`] },
+    {
+      sources: {} as never,
+    },
+  );
+  t.equal(other.resources.size, 2, "another issuer's admin API is an ordinary resource");
 });

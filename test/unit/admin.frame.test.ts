@@ -71,12 +71,24 @@ t.test('POST: the body validated by the route schema, unknown fields refused', a
   const created = await post({ id: 'w1', name: 'One', secret: 'hunter22-secret' });
   t.equal(created.statusCode, 201);
   t.same(
-    { etag: created.headers.etag, location: created.headers.location, type: created.headers['content-type'], cache: created.headers['cache-control'] },
+    {
+      etag: created.headers.etag,
+      location: created.headers.location,
+      type: created.headers['content-type'],
+      cache: created.headers['cache-control'],
+    },
     { etag: '"widget-1"', location: '/admin/v1/widgets/w1', type: 'application/json', cache: 'no-store' },
   );
   t.same(created.json(), { id: 'w1', name: 'One', tags: [], secret_set: true, source: 'admin' }, 'the secret is never answered');
   t.same(events, [
-    { event: 'admin.changed', actor: { sub: 'alice' }, entity: 'resource', id: 'w1', action: 'created', fields: ['id', 'name', 'secret', 'tags'] },
+    {
+      event: 'admin.changed',
+      actor: { sub: 'alice' },
+      entity: 'resource',
+      id: 'w1',
+      action: 'created',
+      fields: ['id', 'name', 'secret', 'tags'],
+    },
   ]);
   t.notOk(JSON.stringify(events).includes('hunter22'), 'no value in the audit event');
   expectProblem(t, await post({ id: 'Bad Id', tags: ['x'.repeat(21)], colour: 'red' }), {
@@ -111,11 +123,19 @@ t.test('bodies: JSON only, at most 64 KiB, well-formed', async (t) => {
       headers: { ...headers, ...(contentType ? { 'content-type': contentType } : {}) },
       payload,
     });
-  const tooLarge = { status: 413, type: 'payload-too-large', title: 'The body is larger than 64 KiB', detail: 'the body is larger than 64 KiB' };
+  const tooLarge = {
+    status: 413,
+    type: 'payload-too-large',
+    title: 'The body is larger than 64 KiB',
+    detail: 'the body is larger than 64 KiB',
+  };
   expectProblem(t, await post('application/json', JSON.stringify({ id: 'big', name: 'x'.repeat(66 * 1024) })), tooLarge);
   const unsupported = { status: 415, type: 'unsupported-media-type', title: 'The body must be JSON' } as const;
   expectProblem(t, await post('text/plain', '{"id":"a","name":"b"}'), { ...unsupported, detail: 'send the body as application/json' });
-  expectProblem(t, await post('application/x-www-form-urlencoded', 'id=a&name=b'), { ...unsupported, detail: 'send the body as application/json' });
+  expectProblem(t, await post('application/x-www-form-urlencoded', 'id=a&name=b'), {
+    ...unsupported,
+    detail: 'send the body as application/json',
+  });
   expectProblem(t, await post('application/merge-patch+json', '{"id":"a","name":"b"}'), {
     ...unsupported,
     detail: 'send the body as application/json',
@@ -136,7 +156,12 @@ t.test('bodies: JSON only, at most 64 KiB, well-formed', async (t) => {
 
 t.test('GET one, PATCH with JSON Merge Patch and If-Match, DELETE', async (t) => {
   const { app, headers, events } = await frame(t);
-  await app.inject({ method: 'POST', url: '/admin/v1/widgets', headers: { ...headers, ...JSON_HEADERS }, payload: { id: 'w1', name: 'One', tags: ['a'] } });
+  await app.inject({
+    method: 'POST',
+    url: '/admin/v1/widgets',
+    headers: { ...headers, ...JSON_HEADERS },
+    payload: { id: 'w1', name: 'One', tags: ['a'] },
+  });
   const read = await app.inject({ method: 'GET', url: '/admin/v1/widgets/w1', headers });
   t.equal(read.headers.etag, '"widget-1"');
   const patch = (payload: unknown, ifMatch?: string, type = 'application/merge-patch+json') =>
@@ -150,7 +175,14 @@ t.test('GET one, PATCH with JSON Merge Patch and If-Match, DELETE', async (t) =>
   t.equal(patched.statusCode, 200);
   t.equal(patched.headers.etag, '"widget-2"');
   t.same(patched.json(), { id: 'w1', name: 'Uno', tags: [], secret_set: false, source: 'admin' });
-  t.same(events.at(-1), { event: 'admin.changed', actor: { sub: 'alice' }, entity: 'resource', id: 'w1', action: 'updated', fields: ['name', 'tags'] });
+  t.same(events.at(-1), {
+    event: 'admin.changed',
+    actor: { sub: 'alice' },
+    entity: 'resource',
+    id: 'w1',
+    action: 'updated',
+    fields: ['name', 'tags'],
+  });
   const precondition = {
     status: 412,
     type: 'precondition-failed',
@@ -175,7 +207,8 @@ t.test('GET one, PATCH with JSON Merge Patch and If-Match, DELETE', async (t) =>
     detail: 'If-Match must be "*" or entity tags as ETag gave them',
     errors: [{ field: 'If-Match', problem: 'must be "*" or a list of quoted entity tags' }],
   });
-  const del = (ifMatch: string) => app.inject({ method: 'DELETE', url: '/admin/v1/widgets/w1', headers: { ...headers, 'if-match': ifMatch } });
+  const del = (ifMatch: string) =>
+    app.inject({ method: 'DELETE', url: '/admin/v1/widgets/w1', headers: { ...headers, 'if-match': ifMatch } });
   expectProblem(t, await del('"widget-1"'), precondition);
   const deleted = await del('*');
   t.equal(deleted.statusCode, 204);
@@ -200,7 +233,10 @@ t.test('lists page with limit and cursor', async (t) => {
     await app.inject({ method: 'POST', url: '/admin/v1/widgets', headers: { ...headers, ...JSON_HEADERS }, payload: { id, name: id } });
   const list = (query: string) => app.inject({ method: 'GET', url: `/admin/v1/widgets${query}`, headers });
   const first = (await list('?limit=2')).json();
-  t.same(first.items.map((w: { id: string }) => w.id), ['file-widget', 'a']);
+  t.same(
+    first.items.map((w: { id: string }) => w.id),
+    ['file-widget', 'a'],
+  );
   const second = (await list(`?limit=2&cursor=${first.next}`)).json();
   t.same(second, { items: ['b', 'c'].map((id) => ({ id, name: id, tags: [], secret_set: false, source: 'admin' })) });
   expectProblem(t, await list('?limit=0'), {

@@ -29,8 +29,18 @@ t.test('cursors: opaque positions, and a 400 problem for anything else', async (
   const cursor = encodeCursor([1700000000, 'grant-a']);
   t.match(cursor, /^[A-Za-z0-9_-]+$/, 'base64url');
   t.same(decodeCursor(cursor), [1700000000, 'grant-a']);
-  for (const bad of ['', 'not base64!', encodeCursor([]), Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[').toString('base64url')])
-    t.same(problemOf(() => decodeCursor(bad)), BAD_CURSOR, `refused: ${JSON.stringify(bad)}`);
+  for (const bad of [
+    '',
+    'not base64!',
+    encodeCursor([]),
+    Buffer.from('{"a":1}').toString('base64url'),
+    Buffer.from('[').toString('base64url'),
+  ])
+    t.same(
+      problemOf(() => decodeCursor(bad)),
+      BAD_CURSOR,
+      `refused: ${JSON.stringify(bad)}`,
+    );
 });
 
 t.test('pages: limit, next only when more follow, stable while items are added', async (t) => {
@@ -41,7 +51,10 @@ t.test('pages: limit, next only when more follow, stable while items are added',
   // Two items added before the next page is asked for: they come after, nothing is repeated or skipped.
   const grown = [...items, { id: 'f', seq: 6 }, { id: 'g', seq: 7 }];
   const second = pageOf(grown, position, { limit: 2, cursor: first.next });
-  t.same(second.items.map((i) => i.id), ['c', 'd']);
+  t.same(
+    second.items.map((i) => i.id),
+    ['c', 'd'],
+  );
   const third = pageOf(grown, position, { limit: 3, cursor: second.next });
   t.same(third, { items: grown.slice(4, 7) }, 'the last page has no next');
   t.same(pageOf(items, position, { limit: 50 }), { items }, 'all on one page');
@@ -52,8 +65,7 @@ t.test('the limit query parameter: 1 to 500, default 50', async (t) => {
   const query = z.object(pageQuery).strict();
   t.same(query.parse({}), { limit: 50 });
   t.same(query.parse({ limit: '500', cursor: 'abc' }), { limit: 500, cursor: 'abc' });
-  for (const limit of ['0', '501', '1.5', 'ten', '-1'])
-    t.notOk(query.safeParse({ limit }).success, `limit=${limit} refused`);
+  for (const limit of ['0', '501', '1.5', 'ten', '-1']) t.notOk(query.safeParse({ limit }).success, `limit=${limit} refused`);
 });
 
 t.test('entity tags and If-Match (RFC 9110 §13.1.1)', async (t) => {
@@ -64,25 +76,31 @@ t.test('entity tags and If-Match (RFC 9110 §13.1.1)', async (t) => {
   t.equal(parseIfMatch(undefined), undefined);
   t.same(parseIfMatch('*'), { any: true });
   t.same(parseIfMatch('"client-3", W/"client-4"'), { any: false, tags: ['"client-3"', 'W/"client-4"'] });
-  t.same(problemOf(() => parseIfMatch('client-3')), {
-    type: 'urn:oauth2-token-service:problem:validation',
-    title: 'The request is not valid',
-    status: 400,
-    detail: 'If-Match must be "*" or entity tags as ETag gave them',
-    errors: [{ field: 'If-Match', problem: 'must be "*" or a list of quoted entity tags' }],
-  });
+  t.same(
+    problemOf(() => parseIfMatch('client-3')),
+    {
+      type: 'urn:oauth2-token-service:problem:validation',
+      title: 'The request is not valid',
+      status: 400,
+      detail: 'If-Match must be "*" or entity tags as ETag gave them',
+      errors: [{ field: 'If-Match', problem: 'must be "*" or a list of quoted entity tags' }],
+    },
+  );
   t.ok(ifMatchHolds(undefined, undefined), 'no If-Match: go ahead');
   t.ok(ifMatchHolds(parseIfMatch('*'), '"client-3"'));
   t.notOk(ifMatchHolds(parseIfMatch('*'), undefined), '* needs a current entry');
   t.ok(ifMatchHolds(parseIfMatch('"client-2", "client-3"'), '"client-3"'));
   t.notOk(ifMatchHolds(parseIfMatch('"client-2"'), '"client-3"'), 'stale');
   t.notOk(ifMatchHolds(parseIfMatch('W/"client-3"'), '"client-3"'), 'weak tags never match (strong comparison)');
-  t.same(problemOf(() => requireIfMatch(parseIfMatch('"client-2"'), '"client-3"')), {
-    type: 'urn:oauth2-token-service:problem:precondition-failed',
-    title: 'The entry changed since it was read (If-Match)',
-    status: 412,
-    detail: 'If-Match does not name the current version of this entry: read it again',
-  });
+  t.same(
+    problemOf(() => requireIfMatch(parseIfMatch('"client-2"'), '"client-3"')),
+    {
+      type: 'urn:oauth2-token-service:problem:precondition-failed',
+      title: 'The entry changed since it was read (If-Match)',
+      status: 412,
+      detail: 'If-Match does not name the current version of this entry: read it again',
+    },
+  );
   t.equal(expectedRevision(parseIfMatch('"resource-2", "client-7"'), 'client'), 7);
   t.equal(expectedRevision(parseIfMatch('"file-abc"'), 'client'), undefined);
   t.equal(expectedRevision(parseIfMatch('*'), 'client'), undefined);

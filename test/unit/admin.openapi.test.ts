@@ -96,8 +96,18 @@ t.test('GET /admin/v1/openapi.json', async (t) => {
         const attempts: [string, LightMyRequestResponse][] = [
           ['as it should be', await send(bearer(full))],
           ['without a token', await send({})],
-          ...(isPublic ? [] : [['without its scope', await send(bearer(scope === 'admin:read' ? writeOnly : readOnly))] as [string, LightMyRequestResponse]]),
-          ['with an unknown query parameter', await app.inject({ method: method.toUpperCase() as 'GET', url: `${url}&unknown=1`, headers: bearer(full) })],
+          ...(isPublic
+            ? []
+            : [
+                ['without its scope', await send(bearer(scope === 'admin:read' ? writeOnly : readOnly))] as [
+                  string,
+                  LightMyRequestResponse,
+                ],
+              ]),
+          [
+            'with an unknown query parameter',
+            await app.inject({ method: method.toUpperCase() as 'GET', url: `${url}&unknown=1`, headers: bearer(full) }),
+          ],
         ];
         for (const [what, res] of attempts) {
           const name = `${method.toUpperCase()} ${path} ${what}: ${res.statusCode}`;
@@ -109,7 +119,11 @@ t.test('GET /admin/v1/openapi.json', async (t) => {
           const schema = declared?.responses[res.statusCode]?.schema;
           if (schema) t.ok(schema.safeParse(res.json()).success, `${name} body as its schema says`);
         }
-        if (!isPublic) t.ok(['401', '403', '503'].every((status) => operation.responses[status]), `${operation.operationId}: 401, 403, 503 declared`);
+        if (!isPublic)
+          t.ok(
+            ['401', '403', '503'].every((status) => operation.responses[status]),
+            `${operation.operationId}: 401, 403, 503 declared`,
+          );
       }
     }
   });
@@ -119,7 +133,10 @@ t.test('GET /admin/v1/openapi.json', async (t) => {
       oauth2: {
         type: 'oauth2',
         flows: {
-          clientCredentials: { tokenUrl: `${ISSUER}/oauth2/token`, scopes: { 'admin:read': 'Read the configuration', 'admin:write': 'Change the configuration' } },
+          clientCredentials: {
+            tokenUrl: `${ISSUER}/oauth2/token`,
+            scopes: { 'admin:read': 'Read the configuration', 'admin:write': 'Change the configuration' },
+          },
           authorizationCode: {
             authorizationUrl: `${ISSUER}/oauth2/authorize`,
             tokenUrl: `${ISSUER}/oauth2/token`,
@@ -150,5 +167,9 @@ t.test('an entity plugin with bodies, path parameters and If-Match documents as 
   t.same(Object.keys(patch.responses).sort(), ['200', '400', '401', '403', '404', '409', '412', '413', '415', '503']);
   const create = document.paths['/widgets']?.post as Operation;
   t.same(Object.keys(create.responses).sort(), ['201', '400', '401', '403', '409', '413', '415', '503']);
-  t.same((create.requestBody?.content['application/json'] as { schema: { additionalProperties: boolean } }).schema.additionalProperties, false, 'unknown fields refused');
+  t.same(
+    (create.requestBody?.content['application/json'] as { schema: { additionalProperties: boolean } }).schema.additionalProperties,
+    false,
+    'unknown fields refused',
+  );
 });

@@ -42,7 +42,8 @@ const users = (adaRoles: string[] = ['admin']) =>
     { username: 'bob', password_hash: cheapPasswordHash(PASSWORDS.bob) },
   ]);
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
 
 t.test('USERS_FILE: roles', async (t) => {
   t.same(users().get('ada')?.roles, ['admin']);
@@ -107,7 +108,12 @@ t.test('the authorization endpoint', async (t) => {
       method: 'POST',
       url: '/oauth2/token',
       headers: { ...FORM_HEADERS, authorization: basic(clientId, ADMIN_SECRET) },
-      payload: new URLSearchParams({ grant_type: 'authorization_code', code: code as string, redirect_uri: CONSOLE_REDIRECT, code_verifier: verifier }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code as string,
+        redirect_uri: CONSOLE_REDIRECT,
+        code_verifier: verifier,
+      }).toString(),
     });
     return { tokens: res.json() as Record<string, string>, consentPage };
   }
@@ -161,22 +167,28 @@ t.test('the password grant, refresh, and a role taken away', async (t) => {
   t.equal(ada.scope, 'admin:read admin:write', 'ada: granted');
   t.equal((await app.inject({ method: 'GET', url: '/admin/v1/keys', headers: bearer(ada.access_token) })).statusCode, 200);
 
-  const exchanged = await token({
-    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-    subject_token: ada.access_token,
-    subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-  }, 'gateway');
+  const exchanged = await token(
+    {
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: ada.access_token,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    },
+    'gateway',
+  );
   t.equal(exchanged.json().scope, 'admin:read admin:write', 'token exchange: within the subject token, while the user holds the role');
 
   registry.replace(users([]));
   const refreshed = (await token({ grant_type: 'refresh_token', refresh_token: ada.refresh_token })).json();
   t.equal(refreshed.scope, undefined, 'refresh: the admin scopes are gone with the role');
   t.equal(claimsOf(refreshed.access_token).scope, undefined);
-  const exchangedAfter = await token({
-    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-    subject_token: ada.access_token,
-    subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-  }, 'gateway');
+  const exchangedAfter = await token(
+    {
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: ada.access_token,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    },
+    'gateway',
+  );
   t.equal(exchangedAfter.json().scope, undefined, 'token exchange: gone too');
   expectProblem(t, await app.inject({ method: 'GET', url: '/admin/v1/keys', headers: bearer(ada.access_token) }), {
     status: 401,

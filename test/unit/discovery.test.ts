@@ -102,7 +102,11 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
   t.test('with resources: protected_resources (RFC 9728 §4); scopes_supported adds theirs', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[1]], resources: RESOURCES });
     const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
-    t.same(metadata.protected_resources, [MCP, API, 'https://files.example.com/store?tenant=a', `${ISSUER}/admin/v1`], 'the admin API last');
+    t.same(
+      metadata.protected_resources,
+      [MCP, API, 'https://files.example.com/store?tenant=a', `${ISSUER}/admin/v1`],
+      'the admin API last',
+    );
     t.same(
       metadata.scopes_supported,
       ['admin:read', 'admin:write', 'files:read', 'files:write', 'read', 'tools', 'write'],

@@ -98,7 +98,8 @@ function problemDetailsProblems(answer: Answer): string[] {
   if (members.join() !== 'detail,status,title,type') problems.push(`problem members ${body.keys.join()}`);
   if (!String(body.type).startsWith('urn:oauth2-token-service:problem:')) problems.push(`problem type ${String(body.type)}`);
   if (body.status !== answer.status) problems.push(`problem status ${String(body.status)}`);
-  if (answer.status === 401 && !String(answer.headers['www-authenticate']).startsWith('Bearer ')) problems.push('401 without a Bearer challenge');
+  if (answer.status === 401 && !String(answer.headers['www-authenticate']).startsWith('Bearer '))
+    problems.push('401 without a Bearer challenge');
   return problems;
 }
 

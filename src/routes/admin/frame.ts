@@ -50,9 +50,10 @@ function mediaTypeOf(request: FastifyRequest): string | undefined {
 function body(route: AdminRoute, request: FastifyRequest): unknown {
   if (!route.body) return undefined;
   const type = mediaTypeOf(request);
-  if (type === undefined && request.body === undefined) throw new AdminProblem('validation', 'this request needs a JSON body', {
-    errors: [{ field: '(body)', problem: 'required' }],
-  });
+  if (type === undefined && request.body === undefined)
+    throw new AdminProblem('validation', 'this request needs a JSON body', {
+      errors: [{ field: '(body)', problem: 'required' }],
+    });
   if (type === undefined || !route.bodyMediaTypes.includes(type as never) || request.body === UNSUPPORTED_BODY)
     throw new AdminProblem('unsupported-media-type', `send the body as ${route.bodyMediaTypes.join(' or ')}`);
   return parsed(route.body, request.body, 'the body has invalid fields');

@@ -40,10 +40,12 @@ export function sendProblem(reply: FastifyReply, problem: AdminProblem): Fastify
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   if (allow !== undefined) reply.header('allow', allow);
   if (wwwAuthenticate !== undefined) reply.header('www-authenticate', wwwAuthenticate);
-  return reply
-    .code(problem.status)
-    .header('content-type', PROBLEM_CONTENT_TYPE)
-    .header('cache-control', 'no-store')
-    // A Buffer: Fastify adds no charset parameter, which RFC 9457's media type does not define.
-    .send(Buffer.from(JSON.stringify(problem.toJSON())));
+  return (
+    reply
+      .code(problem.status)
+      .header('content-type', PROBLEM_CONTENT_TYPE)
+      .header('cache-control', 'no-store')
+      // A Buffer: Fastify adds no charset parameter, which RFC 9457's media type does not define.
+      .send(Buffer.from(JSON.stringify(problem.toJSON())))
+  );
 }
