@@ -2,7 +2,7 @@ import { InvalidScope, InvalidTarget } from '../errors/index.js';
 import { isAdminScope, withoutAdminScopes } from '../oauth/admin-scopes.js';
 import type { ProtectedResource } from './registry.js';
 import { isIdentityScope, splitIdentityScopes } from '../oauth/identity-scopes.js';
-import { assertScopeAllowed, formatScope, parseRequestedScope, resolveRequestedScope, scopeOutside } from '../oauth/scope.js';
+import { assertScopeAllowed, formatScope, parseRequestedScope, scopeOutside } from '../oauth/scope.js';
 
 /**
  * Resource indicators (RFC 8707): which registered resources a request names, and the
@@ -82,16 +82,21 @@ function scopeAtResources(
 }
 
 /**
- * A token for no resource has ACCESS_TOKEN_AUDIENCE as its audience, where the admin API's
- * scopes mean nothing: they are never part of the default, and asked for they are
- * `invalid_scope` with a hint (the admin API is a resource: RFC 8707's `resource` names it).
+ * The scope of a token for no resource, within `allowed`. RFC 6749 §3.3: "If the client
+ * omits the scope parameter when requesting authorization, the authorization server MUST
+ * either process the request using a pre-defined default value or fail the request
+ * indicating an invalid scope." The default is everything allowed, but the admin API's
+ * scopes: a token for no resource has ACCESS_TOKEN_AUDIENCE as its audience, where they mean
+ * nothing, so asked for they are `invalid_scope` with a hint (RFC 8707's `resource` names the API).
  */
 function scopeWithoutResource(requested: string | undefined, allowed: readonly string[]): readonly string[] {
-  if (requested === undefined) return withoutAdminScopes(allowed);
-  const admin = parseRequestedScope(requested).filter(isAdminScope);
+  if (requested === undefined) return allowed.some(isAdminScope) ? withoutAdminScopes(allowed) : allowed;
+  const tokens = parseRequestedScope(requested);
+  const admin = tokens.filter(isAdminScope);
   if (admin.length > 0)
     throw new InvalidScope(`${admin.join(' ')} is a scope of the admin API: request it with the admin API as resource (RFC 8707)`);
-  return resolveRequestedScope(requested, allowed);
+  assertScopeAllowed(tokens, allowed);
+  return tokens;
 }
 
 /**
