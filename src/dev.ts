@@ -27,6 +27,11 @@ const DEMO_RESOURCE = 'http://localhost:4000/api';
 const DEMO_MCP_SERVER = 'http://localhost:4100/mcp';
 const MCP_TOOLS_SCOPE = 'mcp:tools';
 /**
+ * What the banner's admin line lists. The lead switches it to `/admin/v1/clients` once that
+ * route lands (issue 30's clients plugin).
+ */
+const ADMIN_BANNER_PATH = '/admin/v1/grants?client_id=demo-client';
+/**
  * Development only, unless the variables say otherwise: clients may register themselves (an MCP
  * client, a curl line), and only this computer reaches the server (production listens on 0.0.0.0).
  */
@@ -52,7 +57,8 @@ try {
         client_secret_hash: hashClientSecret(secret),
         grant_types: ['client_credentials', 'authorization_code', 'refresh_token'],
         redirect_uris: [DEMO_REDIRECT_URI],
-        scope: `read write ${MCP_TOOLS_SCOPE}`,
+        // Dev only: the admin API's scopes too, so one curl line reaches it (docs/admin-api.md).
+        scope: `read write ${MCP_TOOLS_SCOPE} admin:read admin:write`,
         token_endpoint_auth_method: 'client_secret_basic',
       },
     ]);
@@ -71,6 +77,10 @@ try {
         '  or let "npm run -s demo:code-flow" sign in and allow for you (it prints CODE=... VERIFIER=...)',
         `  curl -s -u 'demo-client:${secret}' -d grant_type=authorization_code -d code=CODE ${config.issuer}/oauth2/token`,
         '',
+        'Admin API (an admin token for the demo client, then a list):',
+        `  ADMIN_TOKEN=$(curl -s -u 'demo-client:${secret}' -d grant_type=client_credentials -d resource=${config.issuer}/admin/v1 ${config.issuer}/oauth2/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+        `  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '${config.issuer}${ADMIN_BANNER_PATH}'`,
+        '',
       ].join('\n')}\n`,
     );
   }
@@ -81,8 +91,9 @@ try {
     password = randomBytes(9).toString('base64url');
     // A profile, so userinfo and the consent page show what OpenID Connect's scopes share.
     const claims = { name: 'Demo User', email: 'demo@example.com', email_verified: true };
-    users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password), claims }]);
-    process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}\n\n`);
+    // An admin: may be granted the admin API's scopes (docs/authorization.md#roles-and-the-admin-scopes).
+    users = UserRegistry.fromEntries([{ username: 'demo', password_hash: await hashPassword(password), claims, roles: ['admin'] }]);
+    process.stdout.write(`Demo user (in memory; set USERS_FILE to use your own): username demo, password ${password}, role admin\n\n`);
   }
   let resources: ResourceRegistry | undefined;
   if (!config.resourcesFile) {

@@ -20,6 +20,8 @@ const BELOW_ISSUER = {
   jwks: '/.well-known/jwks.json',
   /** OpenID Connect Discovery 1.0 §4: the issuer with "/.well-known/openid-configuration" appended. */
   openidConfiguration: '/.well-known/openid-configuration',
+  /** The admin API: a protected resource of this server, its URL the resource identifier (RFC 8707, RFC 9728). */
+  admin: '/admin/v1',
 } as const;
 
 export type EndpointName = keyof typeof BELOW_ISSUER;

@@ -23,6 +23,8 @@ export interface RegistryFiles {
   readonly providers?: string | undefined;
   /** IDENTITY_PROVIDERS_ALLOW_INSECURE: providers at http:// URLs. */
   readonly providersAllowHttp?: boolean | undefined;
+  /** The identifiers of the server's built-in resources (its admin API): RESOURCES_FILE may not name them. */
+  readonly reservedResources?: readonly string[] | undefined;
 }
 
 /** The line saying why `clients` may not be served; undefined when they may. */
@@ -132,9 +134,10 @@ export class Registries {
     const clients =
       given.clients ?? (files.clients ? await loadAtStart('clients', files.clients, ClientRegistry.load) : new ClientRegistry([]));
     const users = given.users ?? (files.users ? await loadAtStart('users', files.users, UserRegistry.load) : UserRegistry.fromEntries([]));
+    const loadResources = (file: string) => ResourceRegistry.load(file, { reserved: files.reservedResources });
     const resources =
       given.resources ??
-      (files.resources ? await loadAtStart('resources', files.resources, ResourceRegistry.load) : ResourceRegistry.fromEntries([]));
+      (files.resources ? await loadAtStart('resources', files.resources, loadResources) : ResourceRegistry.fromEntries([]));
     const loadProviders = (file: string) => ProviderRegistry.load(file, { allowHttp: files.providersAllowHttp ?? false });
     const providers =
       given.providers ?? (files.providers ? await loadAtStart('providers', files.providers, loadProviders) : ProviderRegistry.empty());
@@ -147,7 +150,7 @@ export class Registries {
           name: 'resources',
           registry: resources,
           file: given.resources ? undefined : files.resources,
-          load: ResourceRegistry.load,
+          load: loadResources,
         },
         providers: {
           name: 'providers',

@@ -15,6 +15,7 @@ import type { RegistrySources } from './clients/subjects.js';
 import { Registries } from './registries.js';
 import { warnAboutIdentityProviders } from './identity/start-warnings.js';
 import type { ResourceRegistry } from './resources/registry.js';
+import { endpointsOf } from './endpoints.js';
 import { Signer } from './session/signer.js';
 import { storeOf } from './store/open-store.js';
 import { RedisStore } from './store/redis.js';
@@ -62,6 +63,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       resources: config.resourcesFile,
       providers: config.identityProviders.file,
       providersAllowHttp: config.identityProviders.allowInsecure,
+      reservedResources: [endpointsOf(config.issuer).url('admin')],
     },
     {
       clients: options.clients,

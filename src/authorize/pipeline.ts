@@ -13,6 +13,7 @@ import type { IdTokens } from '../oidc/id-token.js';
 import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/browser-session.js';
 import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER, signInMark } from '../session/sign-in-mark.js';
 import type { Signer } from '../session/signer.js';
+import { scopeForUser } from '../users/roles.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { approve, type ConsentQuestion, type ConsentSettings, consentQuestion } from './consent.js';
 import { submittedParameters } from './interaction.js';
@@ -63,8 +64,12 @@ export interface AuthorizeDependencies {
   readonly responses: AuthorizationResponseDependencies;
   /** Checks `id_token_hint` (OpenID Connect Core §3.1.2.1). */
   readonly idTokens: Pick<IdTokens, 'verifyHint'>;
-  /** Who a signed-in subject is, to compare with `login_hint`. */
-  readonly users: { bySub(sub: string): { readonly username: string; readonly claims: Readonly<Record<string, unknown>> } | undefined };
+  /** Who a signed-in subject is, to compare with `login_hint`, and the roles a local user holds. */
+  readonly users: {
+    bySub(
+      sub: string,
+    ): { readonly username: string; readonly claims: Readonly<Record<string, unknown>>; readonly roles: readonly string[] } | undefined;
+  };
   /** Sign-in through upstream identity providers (IDENTITY_PROVIDERS_FILE); none: only the password form. */
   readonly upstream?: UpstreamSignInDependencies | undefined;
   /** How the pages name a signed-in user ("Signed in as …"): a federated user by their email or username, not their `fed_` sub. */
@@ -160,15 +165,23 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
   if (request.prompt.has('none') && request.loginHint !== undefined && !isHintedUser(request.loginHint, user.sub, deps)) {
     throw new InteractionRequired('the signed-in user is not the one login_hint names').redirectingTo(request);
   }
-  // 3. prompt: consent?
-  const question = await withStore(request, () => consentQuestion(request, user, deps.consent, deps.registries.resources));
+  // 3. prompt: consent? For the scope this user may be granted.
+  const granted = forUser(request, user, deps);
+  const question = await withStore(granted, () => consentQuestion(granted, user, deps.consent, deps.registries.resources));
   if (question) {
-    if (request.prompt.has('none'))
-      throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(request);
-    return { kind: 'consent', request, question, user, displayName: await deps.displayNameOf(user.sub) };
+    if (granted.prompt.has('none'))
+      throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(granted);
+    return { kind: 'consent', request: granted, question, user, displayName: await deps.displayNameOf(user.sub) };
   }
   // 4. respond
-  return respond(request, user, deps);
+  return respond(granted, user, deps);
+}
+
+/** The request as `user` may be granted it: the admin API's scopes only for an admin (src/users/roles.ts). */
+function forUser(request: AuthorizationRequest, user: AuthenticatedUser, deps: AuthorizeDependencies): AuthorizationRequest {
+  const holder = { sub: user.sub, clientScope: request.client.scope, decidedRoles: user.roles };
+  const scope = scopeForUser(request.scope, holder, deps.users);
+  return scope === request.scope ? request : { ...request, scope };
 }
 
 /** POST of the login form: a sign-in for the request the form carries (validated again). */
@@ -190,10 +203,11 @@ export async function signIn(
 
 /** POST of the consent form: Deny sends access_denied to the client, Allow resumes at step 4. */
 export async function decide(form: FormParams, browser: CookieJar, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
-  const request = await validRequest(submittedParameters(form, browser, deps), deps);
+  const submitted = await validRequest(submittedParameters(form, browser, deps), deps);
   const user = deps.session.current(browser);
   // The session ended while the page was open: sign in again, then consent again.
-  if (!user) return { kind: 'restart', request };
+  if (!user) return { kind: 'restart', request: submitted };
+  const request = forUser(submitted, user, deps);
   const decision = form.get('decision');
   if (decision === 'deny') return { kind: 'denied', request, error: deniedAuthorization(request, user, deps.responses.events) };
   if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');

@@ -25,44 +25,18 @@ export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refr
 /** How a client tried to authenticate (RFC 6749 §2.3, RFC 7523 §2.2); `none`: its client_id alone. */
 export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
-/**
- * Which check refused a client's credentials: a fixed code for the audit log and a metric
- * label, never sent to the client (every refusal answers the same invalid_client).
- */
-export type ClientAuthenticationFailure =
-  /** No client with the id sent (or the assertion's sub). */
-  | 'unknown_client'
-  /** A secret that does not match the client's digest. */
-  | 'wrong_secret'
-  /** A confidential client that sent its client_id alone. */
-  | 'credentials_missing'
-  /** Credentials of a kind the client is not registered for: a secret, or an assertion, from a client without that method. */
-  | 'wrong_method'
-  /** A public client at an endpoint for confidential clients only (introspection). */
-  | 'public_client'
-  /** Not a signed JWT, no sub (and no client_id), exp or jti missing, a claim of the wrong type. */
-  | 'malformed'
-  | 'algorithm_not_allowed'
-  /** A `typ` of another kind of token (at+jwt, dpop+jwt, …). */
-  | 'wrong_type'
-  | 'wrong_issuer'
-  | 'wrong_subject'
-  /** An `aud` other than our issuer identifier alone (or, without RFC 7523bis's typ and the strict setting, our token endpoint URL). */
-  | 'wrong_audience'
-  | 'expired'
-  /** exp too far ahead, or iat too long ago. */
-  | 'lifetime_too_long'
-  /** nbf not reached, or iat in the future. */
-  | 'not_yet_valid'
-  /** No key of the client for the algorithm and kid. */
-  | 'unknown_kid'
-  /** Several keys of the client could have signed and the assertion names no kid. */
-  | 'ambiguous_key'
-  /** The client's jwks_uri could not be fetched or used, or its key cannot be imported. */
-  | 'keys_unavailable'
-  | 'bad_signature'
-  /** The assertion's jti was used before. */
-  | 'replayed';
+export type { ClientAuthenticationFailure } from './client-authentication-failure.js';
+import type { ClientAuthenticationFailure } from './client-authentication-failure.js';
+
+/** Who changed something through the admin API: a person (their `sub`), or a client acting for itself. */
+export type AdminActor = { readonly sub: string } | { readonly client_id: string };
+
+/** What the admin API changes. */
+export type AdminEntity = 'client' | 'resource' | 'provider' | 'workload_trust' | 'user' | 'grant';
+
+/** How: `updated` is a merge patch, `replaced` a PUT; `secret_rotated` and `password_set` name no value. */
+export type AdminAction =
+  'created' | 'replaced' | 'updated' | 'deleted' | 'revoked' | 'disabled' | 'enabled' | 'secret_rotated' | 'password_set';
 
 export type SecurityEvent =
   | {
@@ -177,6 +151,15 @@ export type SecurityEvent =
   | { readonly event: 'key.reload_failed'; readonly reason: string; readonly message: string }
   /** `keys revoke`: a key deleted at once (written by the command, not by a server). */
   | { readonly event: 'key.revoked'; readonly kid: string; readonly replacementKid?: string; readonly operator?: string }
+  /** A change through the admin API: the names of the fields written, never their values (src/admin/audit.ts). */
+  | {
+      readonly event: 'admin.changed';
+      readonly actor: AdminActor;
+      readonly entity: AdminEntity;
+      readonly id: string;
+      readonly action: AdminAction;
+      readonly fields: readonly string[];
+    }
   // Counted, not audited: one of these per request would drown the audit log.
   | { readonly event: 'token.failed'; readonly error: string }
   | { readonly event: 'authorization.failed'; readonly error: string }
@@ -207,6 +190,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'key.loaded': true,
   'key.reload_failed': true,
   'key.revoked': true,
+  'admin.changed': true,
   'token.failed': false,
   'authorization.failed': false,
   'introspection.answered': false,

@@ -1,7 +1,9 @@
 import { InvalidGrant } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import { codeVerifierMatches, isWellFormedCodeVerifier } from '../oauth/pkce.js';
-import { narrowGrantTarget, type ResourceLookup } from '../resources/indicators.js';
+import type { AccessTarget, ResourceLookup } from '../resources/indicators.js';
+import type { RoleHolders } from '../users/roles.js';
+import { heldTarget } from './held-target.js';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, GrantRevocation } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { refOf } from '../tokens/opaque.js';
@@ -18,6 +20,8 @@ export interface AuthorizationCodeGrantDependencies {
   readonly accessTokens: AccessTokens;
   readonly idTokens: IdTokens;
   readonly resources: ResourceLookup;
+  /** Whose roles are read now (USERS_FILE): the admin scopes only while the user holds `admin`. */
+  readonly users: RoleHolders;
   /** How long the revocation mark of a replayed code's grant is kept: the longest a refresh family lives. */
   readonly revocationMarkSeconds: number;
   readonly events: SecurityEvents;
@@ -52,9 +56,9 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
         throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');
       }
       const record = outcome.record;
-      let target: ReturnType<typeof narrowGrantTarget>;
+      let target: AccessTarget;
       try {
-        target = checkedTarget(record, client.clientId, params, dpop?.jkt, deps.resources);
+        target = checkedTarget(record, client.clientId, params, dpop?.jkt, deps);
       } catch (err) {
         // The family's first token was never handed out: nothing may use the family.
         if (outcome.familyStarted) await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);
@@ -108,8 +112,8 @@ function checkedTarget(
   clientId: string,
   params: FormParams,
   dpopJkt: string | undefined,
-  resources: ResourceLookup,
-): ReturnType<typeof narrowGrantTarget> {
+  deps: { readonly resources: ResourceLookup; readonly users: RoleHolders },
+): AccessTarget {
   // §4.1.3: "ensure that the authorization code was issued to the authenticated
   // confidential client, or if the client is public, ensure that the code was issued
   // to "client_id" in the request".
@@ -122,7 +126,7 @@ function checkedTarget(
   if (record.dpopJkt !== undefined && record.dpopJkt !== dpopJkt) {
     throw new InvalidGrant('the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof made with that key');
   }
-  return narrowGrantTarget(targetRequest(params), record, resources);
+  return heldTarget(targetRequest(params), record, deps);
 }
 
 /**

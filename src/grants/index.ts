@@ -5,6 +5,7 @@ import type { RefreshLifetimes, Store } from '../store/types.js';
 import type { IdTokens } from '../oidc/id-token.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
+import type { RoleHolders } from '../users/roles.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
@@ -23,6 +24,8 @@ export interface GrantTableDependencies {
   readonly accessTokens: AccessTokens;
   /** The registered resources (RFC 8707), read on every request. */
   readonly resources: ResourceLookup;
+  /** Whose roles decide the admin scopes (USERS_FILE, read at every request). */
+  readonly users: RoleHolders;
   readonly signIn: PasswordSignIn;
   readonly clock: Clock;
   /** Lists each new grant under its user and client (grant administration). */
@@ -46,7 +49,7 @@ export interface GrantTableDependencies {
 export type GrantTable = ReadonlyMap<string, Grant>;
 
 export function grantTable(deps: GrantTableDependencies): GrantTable {
-  const { store, accessTokens, idTokens, resources, refreshLifetimes, events } = deps;
+  const { store, accessTokens, idTokens, resources, users, refreshLifetimes, events } = deps;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing, deps.refreshTokenSealing);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -56,6 +59,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       accessTokens,
       idTokens,
       resources,
+      users,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
       events,
     }),
@@ -65,6 +69,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       refreshFamilies,
       accessTokens,
       resources,
+      users,
       clock: deps.clock,
       grantIndexing: deps.grantIndexing,
       events,
@@ -76,6 +81,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       accessTokens,
       idTokens,
       resources,
+      users,
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
       events,
@@ -85,11 +91,12 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       denylist: store,
       grants: store,
       resources,
+      users,
       clock: deps.clock,
       events,
       upstream: deps.upstreamTokens,
     }),
-    ...(deps.idJag ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, grantIndexing: deps.grantIndexing, events })] : []),
+    ...(deps.idJag ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, users, grantIndexing: deps.grantIndexing, events })] : []),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));
 }

@@ -1,13 +1,14 @@
 import { JWT_BEARER_GRANT } from '../clients/token-exchange-policy.js';
 import { InvalidGrant, InvalidTarget } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
-import { accessDecision } from '../identity/access-rules.js';
+import { accessDecision, rolesOf } from '../identity/access-rules.js';
 import { federatedSubject } from '../identity/federated-subject.js';
 import { IdJagRefused, type IdJagVerifier, type VerifiedIdJag } from '../identity/id-jag.js';
 import { profileOf } from '../identity/profile.js';
 import type { ProviderConfig } from '../identity/providers.js';
 import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.js';
 import type { AccessTokens } from '../tokens/access-token.js';
+import { type RoleHolders, scopeForUser } from '../users/roles.js';
 import { newGrantId } from '../tokens/opaque.js';
 import type { GrantIndexing } from './grant-index.js';
 import { type Grant, type GrantRequest, issuedEvent, tokenResponse } from './types.js';
@@ -31,6 +32,8 @@ export interface JwtBearerDependencies {
   readonly providerConfig: (id: string) => ProviderConfig | undefined;
   readonly accessTokens: AccessTokens;
   readonly resources: ResourceLookup;
+  /** USERS_FILE's users (an ID-JAG's user is federated: its roles come from the provider's `roles` rules on the ID-JAG's claims). */
+  readonly users: RoleHolders;
   readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
 }
@@ -51,7 +54,7 @@ function targetResources(requested: readonly string[], granted: readonly string[
 }
 
 export function jwtBearerGrant(deps: JwtBearerDependencies): Grant {
-  async function verified({ client, params }: GrantRequest): Promise<VerifiedIdJag> {
+  async function verified({ client, params }: GrantRequest): Promise<VerifiedIdJag & { readonly roles: readonly string[] }> {
     // RFC 7523 §2.1: "The value of the "assertion" parameter MUST contain a single JWT."
     const assertion = params.require('assertion');
     try {
@@ -60,7 +63,7 @@ export function jwtBearerGrant(deps: JwtBearerDependencies): Grant {
       const decision = config ? accessDecision(config, { profile: profileOf(idJag.claims), claims: idJag.claims }) : undefined;
       if (!decision?.allowed)
         throw new IdJagRefused('refused', `refused by the provider's access rules: ${decision?.reason ?? 'provider removed'}`);
-      return idJag;
+      return { ...idJag, roles: config ? rolesOf(config, idJag) : [] };
     } catch (err) {
       if (!(err instanceof IdJagRefused)) throw err;
       deps.events.emit({ event: 'assertion.refused', grant: 'jwt_bearer', clientId: client.clientId, reason: err.reason });
@@ -75,13 +78,14 @@ export function jwtBearerGrant(deps: JwtBearerDependencies): Grant {
       const idJag = await verified(request);
       // The scope: the ID-JAG's, within the client's registered scope and what the resources accept.
       const limit = client.scope.filter((token) => idJag.scope.includes(token));
-      const { resources, scope } = resolveNewTarget(
+      const { resources, scope: requested } = resolveNewTarget(
         { resource: targetResources(params.all('resource'), idJag.resources), scope: params.get('scope') },
         limit,
         deps.resources,
         false,
       );
       const sub = federatedSubject(idJag.providerId, idJag.subject);
+      const scope = scopeForUser(requested, { sub, clientScope: client.scope, decidedRoles: idJag.roles }, deps.users);
       const grantId = newGrantId();
       await deps.grantIndexing.recordFor({ grantId, sub, clientId: client.clientId }, deps.accessTokens.longestLifetimeSeconds);
       const issued = await deps.accessTokens.issue({

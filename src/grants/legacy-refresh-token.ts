@@ -1,5 +1,4 @@
 import { InvalidGrant } from '../errors/index.js';
-import { narrowGrantTarget } from '../resources/indicators.js';
 import type { LegacyRefreshTokenStore } from '../store/types.js';
 import { mintOpaqueToken, refOf } from '../tokens/opaque.js';
 import { openWithToken, sealWithToken } from '../tokens/sealed-response.js';
@@ -10,6 +9,7 @@ import {
   refreshReuseGraceSeconds,
   rotationAnswer,
 } from './refresh-rotation.js';
+import { heldTarget } from './held-target.js';
 import { type GrantRequest, targetRequest, type TokenResponse, tokenResponse } from './types.js';
 
 /**
@@ -29,7 +29,7 @@ export async function legacyRotation(
   // The family record is immutable, so reading it before the atomic rotation is safe.
   const view = await store.readRefreshToken(ref);
   const family = checkedFamily(view && view.state !== 'revoked' ? view.family : undefined, client, dpop);
-  const { resources, scope } = narrowGrantTarget(targetRequest(params), family, deps.resources);
+  const { resources, scope } = heldTarget(targetRequest(params), family, deps);
 
   const successor = mintOpaqueToken(ref.grantId);
   const issued = await deps.accessTokens.issue({

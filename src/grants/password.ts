@@ -5,6 +5,7 @@ import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.j
 import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { newGrantId } from '../tokens/opaque.js';
+import { type RoleHolders, scopeForUser } from '../users/roles.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import type { GrantIndexing } from './grant-index.js';
 import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
@@ -16,6 +17,8 @@ export interface PasswordGrantDependencies {
   readonly refreshFamilies: RefreshFamilies;
   readonly accessTokens: AccessTokens;
   readonly resources: ResourceLookup;
+  /** Whose roles are read now (USERS_FILE): the admin scopes only for an admin. */
+  readonly users: RoleHolders;
   readonly clock: Clock;
   readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
@@ -35,7 +38,7 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       const username = params.require('username');
       const password = params.require('password');
       // The user types a password, but consents to nothing: the client's registered scope is the limit.
-      const { resources, scope } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
+      const { resources, scope: requested } = resolveNewTarget(targetRequest(params), client.scope, deps.resources, false);
 
       // Unknown users and wrong passwords cost the same scrypt run and get the same error.
       const signIn = await deps.signIn.attempt(username, password, clientAddress, 'password_grant');
@@ -44,6 +47,7 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       if (signIn.outcome === 'busy') throw new SignInBusy(signIn.retryAfterSeconds);
       if (signIn.outcome === 'wrong_credentials') throw new InvalidGrant(INVALID_CREDENTIALS);
       const { user } = signIn;
+      const scope = scopeForUser(requested, { sub: user.sub, clientScope: client.scope }, deps.users);
 
       const grantId = newGrantId();
       const authTime = nowSeconds(deps.clock);

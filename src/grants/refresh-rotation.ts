@@ -3,6 +3,7 @@ import type { DpopBinding } from '../dpop/token-endpoint.js';
 import { InvalidGrant } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { ResourceLookup } from '../resources/indicators.js';
+import type { RoleHolders } from '../users/roles.js';
 import type { RefreshFamilyRecord, RotationOutcome } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import type { IdTokens } from '../oidc/id-token.js';
@@ -13,6 +14,8 @@ export interface RefreshRotationDependencies {
   readonly accessTokens: AccessTokens;
   readonly idTokens: IdTokens;
   readonly resources: ResourceLookup;
+  /** Whose roles are read now (USERS_FILE): a user who lost `admin` loses the admin scopes at refresh. */
+  readonly users: RoleHolders;
   /** REFRESH_TOKEN_IDLE_TTL: a successor dies unused after this. */
   readonly idleSeconds: number;
   /** REFRESH_REUSE_GRACE, in seconds (0: off); confidential clients only (see refreshReuseGraceSeconds). */

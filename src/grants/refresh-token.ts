@@ -1,5 +1,4 @@
 import { InvalidGrant } from '../errors/index.js';
-import { narrowGrantTarget } from '../resources/indicators.js';
 import type { LegacyRefreshTokenStore, RefreshFamilyStore } from '../store/types.js';
 import { newRefreshTokenHead, parseRefreshToken } from '../tokens/refresh-token-format.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
@@ -11,6 +10,7 @@ import {
   refreshReuseGraceSeconds,
   rotationAnswer,
 } from './refresh-rotation.js';
+import { heldTarget } from './held-target.js';
 import { idTokenFor, isAuthentication } from './identity.js';
 import { type Grant, targetRequest, tokenResponse } from './types.js';
 
@@ -45,7 +45,7 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
       const family = checkedFamily(sealer.open(presented), client, dpop);
       // §6: "The requested scope MUST NOT include any scope not originally granted by the
       // resource owner"; the new refresh token keeps the original grant's scope and resources.
-      const { resources, scope } = narrowGrantTarget(targetRequest(params), family, deps.resources);
+      const { resources, scope } = heldTarget(targetRequest(params), family, deps);
 
       const head = newRefreshTokenHead(presented.grantId, presented.generation + 1);
       const issued = await deps.accessTokens.issue({

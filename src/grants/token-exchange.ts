@@ -3,7 +3,9 @@ import { nowSeconds, type Clock } from '../clock.js';
 import { InvalidGrant, InvalidRequest, InvalidTarget, ServerError } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { FormParams } from '../oauth/form-params.js';
-import { narrowGrantTarget, type ResourceLookup } from '../resources/indicators.js';
+import type { ResourceLookup } from '../resources/indicators.js';
+import type { RoleHolders } from '../users/roles.js';
+import { heldTarget } from './held-target.js';
 import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';
 import type { AccessTokens, OwnAccessTokenClaims } from '../tokens/access-token.js';
 import { type Grant, type GrantRequest, issuedEvent, type TokenResponse, tokenResponse } from './types.js';
@@ -39,6 +41,8 @@ export interface TokenExchangeDependencies {
   readonly denylist: AccessTokenDenylist;
   readonly grants: GrantRevocation;
   readonly resources: ResourceLookup;
+  /** Whose roles are read now (USERS_FILE): a user who lost `admin` cannot exchange for admin scopes. */
+  readonly users: RoleHolders;
   readonly clock: Clock;
   readonly events: SecurityEvents;
   /** The upstream tokens kept by sign-in through identity providers; none without IDENTITY_PROVIDERS_FILE. */
@@ -120,8 +124,12 @@ async function downstreamToken(
     throw new InvalidTarget("the target is not among this client's token_exchange target_resources");
   // RFC 8693 §2.1 scope: within the subject token's (never wider) and what the target offers.
   const granted = { resources: [target], scope: (subject.scope ?? '').split(' ').filter(Boolean) };
-  const { resources, scope } = narrowGrantTarget({ resource: [target], scope: params.get('scope') }, granted, deps.resources);
   const sub = subject.sub as string;
+  const { resources, scope } = heldTarget(
+    { resource: [target], scope: params.get('scope') },
+    { ...granted, sub, clientId: subject.client_id },
+    deps,
+  );
   // RFC 8693 §4.1: "act" names the acting party; an earlier actor nests inside it.
   const act = { sub: client.clientId, ...(subject.act !== undefined ? { act: subject.act } : {}) };
   const issued = await deps.accessTokens.issue({

@@ -73,6 +73,11 @@ const common = {
       message: `must not set ${[...OWN_PARAMETERS].join(', ')}: the server sets them`,
     })
     .optional(),
+  /**
+   * The roles this provider's users get, each by a required_claims rule on what the provider
+   * says at sign-in: `{"admin": {"groups": "oauth-admins"}}` (src/users/roles.ts).
+   */
+  roles: z.object({ admin: requiredClaims.optional() }).strict().optional(),
   /** Only users with a verified email at one of these domains (case-insensitive) may sign in. */
   allowed_email_domains: z
     .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'must be a domain name'))

@@ -3,7 +3,7 @@ import { type Clock, nowSeconds } from '../clock.js';
 import { InvalidRequest, TemporarilyUnavailable } from '../errors/index.js';
 import type { Parameters } from '../oauth/form-params.js';
 import type { UpstreamStore } from '../store/upstream-types.js';
-import { accessDecision } from './access-rules.js';
+import { accessDecision, rolesOf } from './access-rules.js';
 import { federatedSubject } from './federated-subject.js';
 import { bindingDigest, openSignIn, sealSignIn, stateDigest, UPSTREAM_SIGN_IN_TTL_SECONDS } from './sign-in-record.js';
 import type { KeptUpstream } from './token-vault.js';
@@ -32,6 +32,8 @@ export type FinishedSignIn = { readonly parameters: Parameters; readonly provide
       readonly sub: string;
       readonly amr: readonly string[];
       readonly authTime: number | undefined;
+      /** The roles the provider's `roles` rules gave the user (carried in the session). */
+      readonly roles: readonly string[];
       /** What the session keeps (keep_tokens, end_session), if anything. */
       readonly kept: KeptUpstream | undefined;
     }
@@ -209,6 +211,7 @@ export class UpstreamSignIns {
     const now = nowSeconds(this.deps.clock);
     // The upstream's auth_time, when it said one that is not in the future.
     const authTime = identity.authTime !== undefined && identity.authTime <= now ? identity.authTime : undefined;
-    return { ok: true, parameters, provider: providerId, sub, amr: identity.amr ?? [], authTime, kept };
+    const roles = rolesOf(provider.config, identity);
+    return { ok: true, parameters, provider: providerId, sub, amr: identity.amr ?? [], authTime, roles, kept };
   }
 }

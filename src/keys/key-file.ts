@@ -46,6 +46,9 @@ export const KeyRecordSchema = z
 
 export type KeyRecord = z.infer<typeof KeyRecordSchema>;
 
+/** A key's identity and times, without its key material: what the lifecycle rules read. */
+export type KeyTimes = Omit<KeyRecord, 'jwk'>;
+
 export async function generateKeyRecord(alg: SigningAlgorithm, now: number, signsFrom: number): Promise<KeyRecord> {
   const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const jwk = await exportJWK(privateKey);

@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { importJWK, type JWK } from 'jose';
 import { checkKeyFolder } from './folder-safety.js';
-import { KeyFolderError, type KeyRecord, readKeyFolder, type SigningAlgorithm } from './key-file.js';
+import { KeyFolderError, type KeyRecord, type KeyTimes, readKeyFolder, type SigningAlgorithm } from './key-file.js';
 import { chainOf, isPublishedAt, nextScheduledKey, signingAlgorithmsAt, signingKeyFor } from './lifecycle.js';
 import { accessTokenAlgorithmOf } from './signing-algorithms.js';
 
@@ -144,6 +144,18 @@ export class Keystore {
   /** The published key with this kid, to verify our own tokens; undefined if none. */
   publishedKey(kid: string | undefined, now: number): LoadedKey | undefined {
     return this.keys.find((k) => k.kid === kid && isPublishedAt(k, now));
+  }
+
+  /** Every loaded key's identity and times, without key material (the admin API shows them). */
+  keyTimes(): KeyTimes[] {
+    return this.keys.map(({ kid, alg, created_at, signs_from, signs_until, publish_until }) => ({
+      kid,
+      alg,
+      created_at,
+      signs_from,
+      ...(signs_until !== undefined ? { signs_until } : {}),
+      ...(publish_until !== undefined ? { publish_until } : {}),
+    }));
   }
 
   /** RFC 7517 JWK Set of every key published at `now`, of every chain: the signers, their successors, their predecessors. */

@@ -1,4 +1,4 @@
-import { type KeyRecord, SIGNING_ALGORITHMS, type SigningAlgorithm } from './key-file.js';
+import { type KeyTimes, SIGNING_ALGORITHMS, type SigningAlgorithm } from './key-file.js';
 
 /**
  * Pure rules of the key lifecycle; every time is in seconds since the epoch.
@@ -22,30 +22,30 @@ import { type KeyRecord, SIGNING_ALGORITHMS, type SigningAlgorithm } from './key
  */
 
 /** The keys of one chain: those of algorithm `alg`. */
-export function chainOf<K extends KeyRecord>(keys: readonly K[], alg: SigningAlgorithm): K[] {
+export function chainOf<K extends KeyTimes>(keys: readonly K[], alg: SigningAlgorithm): K[] {
   return keys.filter((k) => k.alg === alg);
 }
 
 /** The algorithms that have keys in `keys`, in the order of SIGNING_ALGORITHMS. */
-export function chainAlgorithms(keys: readonly KeyRecord[]): SigningAlgorithm[] {
+export function chainAlgorithms(keys: readonly KeyTimes[]): SigningAlgorithm[] {
   return SIGNING_ALGORITHMS.filter((alg) => keys.some((k) => k.alg === alg));
 }
 
-export function signsAt(key: KeyRecord, now: number): boolean {
+export function signsAt(key: KeyTimes, now: number): boolean {
   return key.signs_from <= now && (key.signs_until === undefined || now < key.signs_until);
 }
 
-export function isPublishedAt(key: KeyRecord, now: number): boolean {
+export function isPublishedAt(key: KeyTimes, now: number): boolean {
   return key.publish_until === undefined || now < key.publish_until;
 }
 
 /** Past both its signing window and its publication: every token it signed has expired, so it may go. */
-export function isExpiredAt(key: KeyRecord, now: number): boolean {
+export function isExpiredAt(key: KeyTimes, now: number): boolean {
   return !isPublishedAt(key, now) && key.signs_until !== undefined && key.signs_until <= now;
 }
 
 /** The newest key inside its signing window at `now`, of algorithm `alg` when given. */
-function newestSigning<K extends KeyRecord>(keys: readonly K[], now: number, alg?: SigningAlgorithm): K | undefined {
+function newestSigning<K extends KeyTimes>(keys: readonly K[], now: number, alg?: SigningAlgorithm): K | undefined {
   let best: K | undefined;
   for (const key of keys) {
     if ((alg !== undefined && key.alg !== alg) || !signsAt(key, now)) continue;
@@ -57,17 +57,17 @@ function newestSigning<K extends KeyRecord>(keys: readonly K[], now: number, alg
 }
 
 /** Of the keys of one chain, the one that signs at `now`: the newest one inside its signing window. */
-export function signingKeyAt<K extends KeyRecord>(keys: readonly K[], now: number): K | undefined {
+export function signingKeyAt<K extends KeyTimes>(keys: readonly K[], now: number): K | undefined {
   return newestSigning(keys, now);
 }
 
 /** The signer of algorithm `alg` at `now`: the newest key of that algorithm inside its window; never a key of another one. */
-export function signingKeyFor<K extends KeyRecord>(keys: readonly K[], alg: SigningAlgorithm, now: number): K | undefined {
+export function signingKeyFor<K extends KeyTimes>(keys: readonly K[], alg: SigningAlgorithm, now: number): K | undefined {
   return newestSigning(keys, now, alg);
 }
 
 /** The algorithms some key signs with at `now`, in the order of SIGNING_ALGORITHMS. */
-export function signingAlgorithmsAt(keys: readonly KeyRecord[], now: number): SigningAlgorithm[] {
+export function signingAlgorithmsAt(keys: readonly KeyTimes[], now: number): SigningAlgorithm[] {
   return chainAlgorithms(keys).filter((alg) => signingKeyFor(keys, alg, now));
 }
 
@@ -79,7 +79,7 @@ export function signingAlgorithmsAt(keys: readonly KeyRecord[], now: number): Si
  */
 export type KeyState = 'signing' | 'scheduled' | 'retiring' | 'expired';
 
-export function keyStateAt(key: KeyRecord, keys: readonly KeyRecord[], now: number): KeyState {
+export function keyStateAt(key: KeyTimes, keys: readonly KeyTimes[], now: number): KeyState {
   if (isExpiredAt(key, now)) return 'expired';
   if (signingKeyFor(keys, key.alg, now)?.kid === key.kid) return 'signing';
   const willSign = key.signs_from > now && (key.signs_until === undefined || key.signs_until > key.signs_from);
@@ -91,7 +91,7 @@ export function keyStateAt(key: KeyRecord, keys: readonly KeyRecord[], now: numb
  * scheduled at `now` (published, signing later), the one whose window opens first;
  * undefined when no successor is scheduled.
  */
-export function nextScheduledKey<K extends KeyRecord>(keys: readonly K[], now: number): K | undefined {
+export function nextScheduledKey<K extends KeyTimes>(keys: readonly K[], now: number): K | undefined {
   let next: K | undefined;
   for (const key of keys) {
     if (keyStateAt(key, keys, now) !== 'scheduled') continue;
@@ -104,7 +104,7 @@ export function nextScheduledKey<K extends KeyRecord>(keys: readonly K[], now: n
  * The first instant from `now` on at which no key of the chain `keys` signs, or undefined
  * when their signing windows cover [now, ∞) without a gap.
  */
-export function firstUnsignedInstant(keys: readonly KeyRecord[], now: number): number | undefined {
+export function firstUnsignedInstant(keys: readonly KeyTimes[], now: number): number | undefined {
   let instant = now;
   for (;;) {
     const signing = keys.filter((k) => signsAt(k, instant));

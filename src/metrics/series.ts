@@ -80,6 +80,12 @@ export function defineSeries(registry: Registry) {
       labelNames: ['action'] as const,
       registers,
     }),
+    adminChanges: new Counter({
+      name: 'oauth2_admin_changes_total',
+      help: 'Changes made through the admin API, by entity (client, resource, provider, workload_trust, user, grant) and action',
+      labelNames: ['entity', 'action'] as const,
+      registers,
+    }),
     keyReloads: new Counter({
       name: 'oauth2_signing_key_reloads_total',
       help: 'Loads of KEYS_DIR (start, SIGHUP, interval), by result (loaded, failed)',

@@ -134,6 +134,9 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver, Metr
       case 'key.reload_failed':
         s.keyReloads.inc({ result: 'failed' });
         return;
+      case 'admin.changed':
+        s.adminChanges.inc({ entity: event.entity, action: event.action });
+        return;
     }
   }
 

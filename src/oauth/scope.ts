@@ -40,16 +40,3 @@ export function assertScopeAllowed(tokens: readonly string[], allowed: readonly 
   const outside = scopeOutside(tokens, allowed);
   if (outside.length > 0) throw new InvalidScope(`scope not allowed for this client: ${outside.join(' ')}`);
 }
-
-/**
- * Resolves the `scope` parameter of a request against what may be granted.
- * §3.3: "If the client omits the scope parameter when requesting authorization, the
- * authorization server MUST either process the request using a pre-defined default value
- * or fail the request indicating an invalid scope." The default is everything allowed.
- */
-export function resolveRequestedScope(requested: string | undefined, allowed: readonly string[]): readonly string[] {
-  if (requested === undefined) return allowed;
-  const tokens = parseRequestedScope(requested);
-  assertScopeAllowed(tokens, allowed);
-  return tokens;
-}

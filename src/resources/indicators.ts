@@ -1,7 +1,8 @@
-import { InvalidTarget } from '../errors/index.js';
+import { InvalidScope, InvalidTarget } from '../errors/index.js';
+import { isAdminScope, withoutAdminScopes } from '../oauth/admin-scopes.js';
 import type { ProtectedResource } from './registry.js';
 import { isIdentityScope, splitIdentityScopes } from '../oauth/identity-scopes.js';
-import { assertScopeAllowed, formatScope, parseRequestedScope, resolveRequestedScope, scopeOutside } from '../oauth/scope.js';
+import { assertScopeAllowed, formatScope, parseRequestedScope, scopeOutside } from '../oauth/scope.js';
 
 /**
  * Resource indicators (RFC 8707): which registered resources a request names, and the
@@ -70,7 +71,7 @@ function scopeAtResources(
   limit: readonly string[] | undefined,
   resources: readonly ProtectedResource[],
 ): readonly string[] {
-  if (resources.length === 0) return resolveRequestedScope(requested, limit ?? []);
+  if (resources.length === 0) return scopeWithoutResource(requested, limit ?? []);
   const offered = offeredScope(resources);
   if (requested === undefined) return (limit ?? offered).filter((token) => offered.includes(token));
   const scope = parseRequestedScope(requested);
@@ -78,6 +79,24 @@ function scopeAtResources(
   const notOffered = scopeOutside(scope, offered);
   if (notOffered.length > 0) throw new InvalidTarget(`scope not offered by the requested resources: ${notOffered.join(' ')}`);
   return scope;
+}
+
+/**
+ * The scope of a token for no resource, within `allowed`. RFC 6749 §3.3: "If the client
+ * omits the scope parameter when requesting authorization, the authorization server MUST
+ * either process the request using a pre-defined default value or fail the request
+ * indicating an invalid scope." The default is everything allowed, but the admin API's
+ * scopes: a token for no resource has ACCESS_TOKEN_AUDIENCE as its audience, where they mean
+ * nothing, so asked for they are `invalid_scope` with a hint (RFC 8707's `resource` names the API).
+ */
+function scopeWithoutResource(requested: string | undefined, allowed: readonly string[]): readonly string[] {
+  if (requested === undefined) return allowed.some(isAdminScope) ? withoutAdminScopes(allowed) : allowed;
+  const tokens = parseRequestedScope(requested);
+  const admin = tokens.filter(isAdminScope);
+  if (admin.length > 0)
+    throw new InvalidScope(`${admin.join(' ')} is a scope of the admin API: request it with the admin API as resource (RFC 8707)`);
+  assertScopeAllowed(tokens, allowed);
+  return tokens;
 }
 
 /**

@@ -83,6 +83,11 @@ export class ResourcesFileError extends Error {
   }
 }
 
+export interface ResourceFileOptions {
+  /** Resource identifiers the server defines itself (the admin API): refused in the file. */
+  readonly reserved?: readonly string[] | undefined;
+}
+
 const RESOURCE_ENTRIES: EntryNaming = { member: 'resources', noun: 'resource', keyField: 'resource' };
 
 export class ResourceRegistry extends Registry<ProtectedResource> {
@@ -99,11 +104,19 @@ export class ResourceRegistry extends Registry<ProtectedResource> {
     return this.entries();
   }
 
-  /** Validates entries; throws ResourcesFileError with one line per problem, naming the resource and the field. */
-  static fromEntries(entries: readonly unknown[], source = 'resources'): ResourceRegistry {
+  /**
+   * Validates entries; throws ResourcesFileError with one line per problem, naming the
+   * resource and the field. `reserved`: the identifiers of the built-in resources (the admin
+   * API), which no entry may redefine.
+   */
+  static fromEntries(entries: readonly unknown[], source = 'resources', options: ResourceFileOptions = {}): ResourceRegistry {
     const { parsed, problems } = parseEntries(entries, ResourceSchema, RESOURCE_ENTRIES, source);
     const resources: ProtectedResource[] = [];
     for (const { name, value } of parsed) {
+      if (options.reserved?.includes(value.resource)) {
+        problems.push(`${source}: ${name}: resource: is this server's own admin API, built in: it cannot be redefined`);
+        continue;
+      }
       if (resources.some((r) => r.resource === value.resource)) {
         problems.push(`${source}: ${name}: resource: registered twice`);
         continue;
@@ -122,7 +135,11 @@ export class ResourceRegistry extends Registry<ProtectedResource> {
     return new ResourceRegistry(resources);
   }
 
-  static async load(file: string): Promise<ResourceRegistry> {
-    return ResourceRegistry.fromEntries(await readEntries(file, RESOURCE_ENTRIES, (message) => new ResourcesFileError(message)), file);
+  static async load(file: string, options: ResourceFileOptions = {}): Promise<ResourceRegistry> {
+    return ResourceRegistry.fromEntries(
+      await readEntries(file, RESOURCE_ENTRIES, (message) => new ResourcesFileError(message)),
+      file,
+      options,
+    );
   }
 }

@@ -13,7 +13,8 @@ import type { FreshnessBounds } from '../fetch/freshness.js';
 import type { FetchPolicy } from '../fetch/safe-fetch.js';
 import type { ClientAuthentication } from '../http/client-auth.js';
 import { offeredScope } from '../resources/indicators.js';
-import type { ResourceRegistry } from '../resources/registry.js';
+import { withoutAdminScopes } from '../oauth/admin-scopes.js';
+import type { ProtectedResource } from '../resources/registry.js';
 import type { Store } from '../store/types.js';
 import type { ServiceDependencies, ServiceLog } from './index.js';
 
@@ -23,10 +24,11 @@ import type { ServiceDependencies, ServiceLog } from './index.js';
  * What a client describing itself may have, by registration or by metadata document (one
  * is as self-asserted as the other): DYNAMIC_CLIENT_GRANTS, and scopes some resource offers.
  */
-export function selfAssertedClientPolicy(config: Config, resources: ResourceRegistry): ClientMetadataPolicy {
+export function selfAssertedClientPolicy(config: Config, resources: { all(): readonly ProtectedResource[] }): ClientMetadataPolicy {
   return {
     grantTypes: config.dynamicClientGrants,
-    offeredScopes: () => offeredScope(resources.all()),
+    // Never the admin API's scopes: only an operator's CLIENTS_FILE gives a client those.
+    offeredScopes: () => withoutAdminScopes(offeredScope(resources.all())),
     allowHttpJwksUri: config.clientIdMetadata.allowInsecure,
   };
 }

@@ -15,6 +15,7 @@ import { GrantIndexing } from '../grants/grant-index.js';
 import { type GrantTable, grantTable } from '../grants/index.js';
 import type { Keystore } from '../keys/keystore.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
+import { adminApiResource, withBuiltInResources } from '../resources/built-in.js';
 import { ResourceRegistry } from '../resources/registry.js';
 import { BrowserSession } from '../session/browser-session.js';
 import { browserCookiesFor } from '../session/cookies.js';
@@ -32,6 +33,7 @@ import { SignInThrottle } from '../users/sign-in-throttle.js';
 import { VerificationSlots } from '../users/verification-slots.js';
 import type { ProviderRegistry } from '../identity/providers.js';
 import { upstreamServices } from './upstream.js';
+import { adminServices } from './admin.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -80,9 +82,10 @@ export type Services = ReturnType<typeof buildServices>;
 
 export function buildServices(config: Config, deps: ServiceDependencies, log: ServiceLog) {
   const { keystore, clients, store } = deps;
-  const resources = deps.resources ?? ResourceRegistry.fromEntries([]);
   const clock = deps.clock ?? systemClock;
   const endpoints = endpointsOf(config.issuer);
+  // RESOURCES_FILE's resources, and the admin API every server has.
+  const resources = withBuiltInResources(deps.resources ?? ResourceRegistry.fromEntries([]), [adminApiResource(endpoints.url('admin'))]);
   const events = serverEvents(log, deps.metrics);
   const accessTokens = new AccessTokens(
     keystore,
@@ -119,6 +122,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     accessTokens,
     idTokens,
     resources,
+    users: deps.users,
     signIn,
     clock,
     grantIndexing,
@@ -216,5 +220,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     authorizePipeline,
     /** The upstream identity providers and the tokens kept from them; undefined without IDENTITY_PROVIDERS_FILE. */
     upstream,
+    /** The admin API: who may call it, the grants routes' services, its OpenAPI settings. */
+    admin: adminServices(config, deps, { endpoints, clock, events, accessTokens }),
   };
 }

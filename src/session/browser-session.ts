@@ -24,6 +24,8 @@ export interface AuthenticatedUser {
   readonly sid?: string | undefined;
   /** How the user signed in (RFC 8176 `amr` values, such as `pwd`). */
   readonly amr?: readonly string[] | undefined;
+  /** The roles an upstream provider's rules gave a federated user at sign-in (a local user's are in USERS_FILE). */
+  readonly roles?: readonly string[] | undefined;
 }
 
 interface SessionPayload {
@@ -31,7 +33,10 @@ interface SessionPayload {
   readonly auth_time: number;
   readonly sid?: string;
   readonly amr?: string[];
+  readonly roles?: string[];
 }
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 export interface CookieOptions {
   readonly path: string;
@@ -68,20 +73,29 @@ export class BrowserSession {
       authTime: session.auth_time,
       ...(typeof session.sid === 'string' ? { sid: session.sid } : {}),
       ...(Array.isArray(session.amr) ? { amr: session.amr } : {}),
+      ...(isStrings(session.roles) ? { roles: session.roles } : {}),
     };
   }
 
   /**
    * Starts a session for `sub`, signed in by the methods `amr` names (RFC 8176), at
-   * `authenticatedAt` (an upstream provider's `auth_time`) or now.
+   * `authenticatedAt` (an upstream provider's `auth_time`) or now, with the `roles` its
+   * sign-in decided (a federated user's).
    */
-  start(cookies: CookieJar, sub: string, amr: readonly string[] = [], authenticatedAt?: number): AuthenticatedUser {
+  start(
+    cookies: CookieJar,
+    sub: string,
+    amr: readonly string[] = [],
+    authenticatedAt?: number,
+    roles: readonly string[] = [],
+  ): AuthenticatedUser {
     const authTime = authenticatedAt ?? nowSeconds(this.clock);
     const sid = randomBytes(16).toString('base64url');
-    const payload: SessionPayload = { sub, auth_time: authTime, sid, ...(amr.length > 0 ? { amr: [...amr] } : {}) };
+    const optional = { ...(amr.length > 0 ? { amr: [...amr] } : {}), ...(roles.length > 0 ? { roles: [...roles] } : {}) };
+    const payload: SessionPayload = { sub, auth_time: authTime, sid, ...optional };
     const value = this.signer.sign('session', payload, nowSeconds(this.clock) + this.options.ttlSeconds);
     cookies.set(this.options.cookies.session, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
-    return { sub, authTime, sid, ...(amr.length > 0 ? { amr } : {}) };
+    return { sub, authTime, sid, ...optional };
   }
 
   /** Ends the session: the cookie is replaced by an empty one that expires at once. */

@@ -1,8 +1,8 @@
-import { type JWTPayload, jwtVerify } from 'jose';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { type Clock, nowSeconds } from '../clock.js';
 import { ServerError } from '../errors/index.js';
 import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
-import type { Keystore, LoadedKey } from '../keys/keystore.js';
+import type { Keystore, LoadedKey, SigningKey } from '../keys/keystore.js';
 import { formatScope } from '../oauth/scope.js';
 import type { ProtectedResource } from '../resources/registry.js';
 import { CompactJwsSigner, type SigningThread } from './jws.js';
@@ -143,6 +143,13 @@ export class AccessTokens {
     return { token, expiresIn: exp - iat, jti, ...(request.jkt !== undefined ? { jkt: request.jkt } : {}) };
   }
 
+  /** The key that verifies a token with this header: one we publish at `now`, of the header's algorithm; throws otherwise. */
+  publicKeyFor(header: { readonly kid?: string | undefined; readonly alg?: string | undefined }, now: number): SigningKey {
+    const key = this.keystore.publishedKey(header.kid, now);
+    if (!key || key.alg !== header.alg) throw new errors.JWKSNoMatchingKey();
+    return key.publicKey;
+  }
+
   /**
    * The claims of `token` when it is an unexpired access token we signed with a key we
    * still publish; undefined for anything else (malformed, other issuer, bad signature, expired).
@@ -151,21 +158,13 @@ export class AccessTokens {
     const nowMs = this.clock();
     const now = nowSeconds(this.clock);
     try {
-      const { payload } = await jwtVerify(
-        token,
-        (header) => {
-          const key = this.keystore.publishedKey(header.kid, now);
-          if (!key || key.alg !== header.alg) throw new Error('unknown key');
-          return key.publicKey;
-        },
-        {
-          issuer: this.settings.issuer,
-          typ: 'at+jwt',
-          algorithms: [...SIGNING_ALGORITHMS],
-          currentDate: new Date(nowMs),
-          requiredClaims: ['exp', 'jti', 'client_id'],
-        },
-      );
+      const { payload } = await jwtVerify(token, (header) => this.publicKeyFor(header, now), {
+        issuer: this.settings.issuer,
+        typ: 'at+jwt',
+        algorithms: [...SIGNING_ALGORITHMS],
+        currentDate: new Date(nowMs),
+        requiredClaims: ['exp', 'jti', 'client_id'],
+      });
       return typeof payload.client_id === 'string' ? (payload as OwnAccessTokenClaims) : undefined;
     } catch {
       return undefined;

@@ -23,6 +23,8 @@ const UserSchema = z
       .optional(),
     /** Standard claims of OpenID Connect Core 1.0 §5.1 (claims.ts), released to clients by the scopes granted. */
     claims: StandardClaimsSchema.optional(),
+    /** `admin`: the user may be granted the admin API's scopes (src/users/roles.ts). */
+    roles: z.array(z.enum(['admin'])).optional(),
   })
   .strict();
 
@@ -32,6 +34,8 @@ export interface User {
   readonly sub: string;
   /** The user's standard claims (OpenID Connect Core 1.0 §5.1), frozen; empty when USERS_FILE gives none. */
   readonly claims: Readonly<Record<string, unknown>>;
+  /** The user's roles (`admin`); empty when USERS_FILE gives none. */
+  readonly roles: readonly string[];
 }
 
 interface Registered {
@@ -78,7 +82,12 @@ export class UserRegistry extends Registry<Registered> {
     const { parsed, problems } = parseEntries(entries, UserSchema, USER_ENTRIES, source);
     const registered: Registered[] = [];
     for (const { name, value } of parsed) {
-      const user = Object.freeze({ username: value.username, sub: value.sub ?? value.username, claims: frozenClaims(value.claims) });
+      const user = Object.freeze({
+        username: value.username,
+        sub: value.sub ?? value.username,
+        claims: frozenClaims(value.claims),
+        roles: Object.freeze([...new Set(value.roles ?? [])]),
+      });
       if (registered.some((r) => r.user.username === user.username)) problems.push(`${source}: ${name}: username: registered twice`);
       else if (registered.some((r) => r.user.sub === user.sub)) problems.push(`${source}: ${name}: sub: already used by another user`);
       else if (user.sub.startsWith(FEDERATED_PREFIX))

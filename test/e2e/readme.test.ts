@@ -36,6 +36,7 @@ const DOCS_PAGES = [
   'docs/tokens.md',
   'docs/clients.md',
   'docs/resource-servers.md',
+  'docs/admin-api.md',
 ];
 const PORTS = [3000, 4000, 4100];
 

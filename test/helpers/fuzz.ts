@@ -55,6 +55,10 @@ export const ENDPOINTS = [
   '/.well-known/oauth-authorization-server',
   '/healthz',
   '/readyz',
+  '/admin/v1/grants',
+  '/admin/v1/grants/AAAAAAAAAAAAAAAAAAAAAA',
+  '/admin/v1/keys',
+  '/admin/v1/openapi.json',
 ] as const;
 const UNKNOWN_PATHS = [
   '/',
@@ -67,6 +71,10 @@ const UNKNOWN_PATHS = [
   '/oauth2/%zz',
   '//oauth2//token',
   '/.well-known/',
+  '/admin/v1',
+  '/admin/v1/',
+  '/admin/v1/grants/a/b',
+  '/admin/v1/%F0%9F%94%91',
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH'];
 
@@ -107,7 +115,11 @@ const SECRET_NAMES = [
 const ODD_TEXT = ['', ' ', '\u0000', '%00', '💥', 'ü'.repeat(50), '\u202e', '<script>', '\'"', '%zz', '+', '&&', '=='];
 
 export class RequestGenerator {
-  constructor(private readonly random: Random) {}
+  /** `adminToken`: an access token for the admin API, so requests get past its guard. */
+  constructor(
+    private readonly random: Random,
+    private readonly adminToken?: string,
+  ) {}
 
   private oddText(): string {
     const r = this.random;
@@ -236,6 +248,15 @@ export class RequestGenerator {
         body: `token=${this.headerSecret()}`,
       }),
       () => ({
+        method: r.pick(['GET', 'DELETE', 'PATCH']),
+        path: `/admin/v1/grants${r.pick(['', '/AAAAAAAAAAAAAAAAAAAAAA', '/abc'])}?${r.pick(['sub', 'client_id', 'limit', 'cursor', 'x'])}=${r.pick(['alice', '0', '501', '-1', 'WzFd', '%zz', ''])}`,
+        headers: {
+          authorization: `Bearer ${this.adminToken ?? this.headerSecret()}`,
+          'content-type': r.pick(['application/json', 'text/plain']),
+        },
+        body: r.pick(['{}', '{"a":', 'null', '[]', '{"__proto__":{"x":1}}']),
+      }),
+      () => ({
         method: 'GET',
         path: `/oauth2/authorize?response_type=code&client_id=web&redirect_uri=${encodeURIComponent(WEB_REDIRECT)}&scope=read&state=${this.headerSecret()}&code_challenge=${MARKER}${'c'.repeat(35)}&code_challenge_method=S256`,
         headers: {},
@@ -263,7 +284,9 @@ export class RequestGenerator {
     const method = r.chance(0.8)
       ? path.startsWith('/oauth2/') && path !== '/oauth2/authorize'
         ? 'POST'
-        : r.pick(['GET', 'POST'])
+        : path.startsWith('/admin/')
+          ? r.pick(['GET', 'DELETE', 'POST', 'PATCH'])
+          : r.pick(['GET', 'POST'])
       : r.pick(METHODS);
     const query = r.chance(0.5) ? this.encoded() : '';
     const headers: Record<string, string | string[]> = {};

@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['http'],
   ['metrics'],
   ['pages'],
+  ['admin'],
   ['authorize'],
   ['grants'],
   ['identity'],

@@ -311,6 +311,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'key.loaded',
       'key.reload_failed',
       'key.revoked',
+      'admin.changed',
     ],
   );
 });

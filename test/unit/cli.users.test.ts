@@ -34,6 +34,7 @@ t.test('users add', async (t) => {
       username: 'alice',
       sub: 'u-1',
       claims: {},
+      roles: [],
     });
   });
 
@@ -45,15 +46,15 @@ t.test('users add', async (t) => {
     t.strictSame(
       await registered(),
       [
-        { username: 'alice', sub: 'u-1', claims: {} },
-        { username: 'bob', sub: 'bob', claims: {} },
+        { username: 'alice', sub: 'u-1', claims: {}, roles: [] },
+        { username: 'bob', sub: 'bob', claims: {}, roles: [] },
       ],
       'sub defaults to the username',
     );
     const registry = await UserRegistry.load(file);
     t.strictSame(
       await registry.authenticate('bob', 'bob password 2'),
-      { username: 'bob', sub: 'bob', claims: {} },
+      { username: 'bob', sub: 'bob', claims: {}, roles: [] },
       'the line ending is stripped',
     );
     t.equal(await registry.authenticate('bob', 'bob password 2\r'), undefined);
@@ -62,7 +63,7 @@ t.test('users add', async (t) => {
     t.equal(unterminated.code, 0, unterminated.stderr);
     t.strictSame(
       await (await UserRegistry.load(file)).authenticate('carol', 'carol-password'),
-      { username: 'carol', sub: 'carol', claims: {} },
+      { username: 'carol', sub: 'carol', claims: {}, roles: [] },
       'no final newline needed',
     );
   });
@@ -141,7 +142,7 @@ t.test('users add keeps user subjects and client ids apart (CLIENTS_FILE or --cl
   t.equal(web.code, 0, web.stderr);
   t.same(
     (await UserRegistry.load(usersFile)).all(),
-    [{ username: 'web', sub: 'web', claims: {} }],
+    [{ username: 'web', sub: 'web', claims: {}, roles: [] }],
     'the id of a client without client_credentials is free',
   );
 

@@ -49,12 +49,25 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint: `${ISSUER}/oauth2/introspect`,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    scopes_supported: ['address', 'admin', 'email', 'offline_access', 'openid', 'phone', 'profile', 'read', 'write'],
+    scopes_supported: [
+      'address',
+      'admin',
+      'admin:read',
+      'admin:write',
+      'email',
+      'offline_access',
+      'openid',
+      'phone',
+      'profile',
+      'read',
+      'write',
+    ],
     code_challenge_methods_supported: ['S256'],
     dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     authorization_response_iss_parameter_supported: true,
+    // No RESOURCES_FILE: the admin API, which every server has, alone.
+    protected_resources: [`${ISSUER}/admin/v1`],
   });
-  t.equal(res.json().protected_resources, undefined, 'no resources registered: no protected_resources');
   const openid = (await app.inject({ url: '/.well-known/openid-configuration' })).json();
   t.same(
     [openid.scopes_supported, openid.authorization_response_iss_parameter_supported],
@@ -69,7 +82,11 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
     t.same(metadata.grant_types_supported, ['client_credentials']);
     t.same(metadata.response_types_supported, []);
     t.equal(metadata.authorization_endpoint, `${ISSUER}/oauth2/authorize`, 'RFC 8414 §2 REQUIRED: listed even when no client uses it');
-    t.same(metadata.scopes_supported, ['admin', 'read', 'write'], 'no identity scopes without a client of the authorization endpoint');
+    t.same(
+      metadata.scopes_supported,
+      ['admin', 'admin:read', 'admin:write', 'read', 'write'],
+      'no identity scopes without a client of the authorization endpoint; the admin API scopes',
+    );
     t.equal(metadata.prompt_values_supported, undefined);
     t.equal(metadata.end_session_endpoint, undefined);
     t.equal(metadata.userinfo_endpoint, undefined);
@@ -134,10 +151,14 @@ t.test('GET /.well-known/oauth-authorization-server (RFC 8414)', async (t) => {
   t.test('with resources: protected_resources (RFC 9728 §4); scopes_supported adds theirs', async (t) => {
     const { app } = await buildTestServer(t, { clients: [TEST_CLIENTS[1]], resources: RESOURCES });
     const metadata = (await app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
-    t.same(metadata.protected_resources, [MCP, API, 'https://files.example.com/store?tenant=a']);
+    t.same(
+      metadata.protected_resources,
+      [MCP, API, 'https://files.example.com/store?tenant=a', `${ISSUER}/admin/v1`],
+      'the admin API last',
+    );
     t.same(
       metadata.scopes_supported,
-      ['files:read', 'files:write', 'read', 'tools', 'write'],
+      ['admin:read', 'admin:write', 'files:read', 'files:write', 'read', 'tools', 'write'],
       'the union of the clients and the resources',
     );
     t.equal(metadata.resource_indicators_supported, undefined, 'no field a spec does not define');

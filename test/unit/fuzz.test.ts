@@ -6,7 +6,7 @@ import { type FuzzRequest, MARKER, Random, RequestGenerator } from '../helpers/f
 import { capturedLogger } from '../helpers/logs.js';
 import { listenOnFreePort, type RawResult, rawExchange } from '../helpers/raw-http.js';
 import { RESOURCES } from '../helpers/resource-fixtures.js';
-import { buildTestServer } from '../helpers/server.js';
+import { basic, buildTestServer } from '../helpers/server.js';
 
 /**
  * Thousands of generated requests over a real socket to every route. Every answer must be
@@ -71,7 +71,9 @@ function problemsOf(req: FuzzRequest, answer: Answer): string[] {
   if (status < 400 || req.method === 'HEAD') return problems;
   // Answers of the HTTP parser (431, 400) come before routing, so without a request id, and always in JSON.
   const fromParser = headers['x-request-id'] === undefined;
-  if (!fromParser && (path === '/oauth2/authorize' || path.startsWith('/oauth2/authorize/'))) {
+  if (!fromParser && path.startsWith('/admin/v1')) {
+    problems.push(...problemDetailsProblems(answer));
+  } else if (!fromParser && (path === '/oauth2/authorize' || path.startsWith('/oauth2/authorize/'))) {
     if (headers['content-type'] !== 'text/html; charset=utf-8') problems.push(`browser error as ${headers['content-type']}`);
   } else {
     const body = jsonError(answer);
@@ -84,6 +86,20 @@ function problemsOf(req: FuzzRequest, answer: Answer): string[] {
     if (status === 401 && !String(headers['www-authenticate']).startsWith('Basic ')) problems.push('401 without WWW-Authenticate: Basic');
   }
   if (headers['cache-control'] !== 'no-store') problems.push(`cache-control ${headers['cache-control']}`);
+  return problems;
+}
+
+/** The admin API answers errors as RFC 9457 problem details, and 401 with a Bearer challenge. */
+function problemDetailsProblems(answer: Answer): string[] {
+  const problems: string[] = [];
+  if (answer.headers['content-type'] !== 'application/problem+json') problems.push(`admin error as ${answer.headers['content-type']}`);
+  const body = jsonError(answer) as Record<string, unknown> & { keys: string[] };
+  const members = body.keys.filter((key) => !['errors', 'scope'].includes(key));
+  if (members.join() !== 'detail,status,title,type') problems.push(`problem members ${body.keys.join()}`);
+  if (!String(body.type).startsWith('urn:oauth2-token-service:problem:')) problems.push(`problem type ${String(body.type)}`);
+  if (body.status !== answer.status) problems.push(`problem status ${String(body.status)}`);
+  if (answer.status === 401 && !String(answer.headers['www-authenticate']).startsWith('Bearer '))
+    problems.push('401 without a Bearer challenge');
   return problems;
 }
 
@@ -116,18 +132,31 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
   const clients = [
     ...AUTHORIZE_CLIENTS,
     { client_id: 'owner', client_secret_hash: hashClientSecret(WEB_SECRET), grant_types: ['password', 'refresh_token'], scope: 'read' },
+    {
+      client_id: 'operator',
+      client_secret_hash: hashClientSecret(WEB_SECRET),
+      grant_types: ['client_credentials'],
+      scope: 'admin:read admin:write',
+    },
   ];
   const { app } = await buildTestServer(t, { clients, users: testUsers(), resources: RESOURCES, logger: logs.logger });
   const port = await listenOnFreePort(app);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   t.teardown(() => agent.destroy());
 
-  const generator = new RequestGenerator(new Random(SEED));
+  const admin = await app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('operator', WEB_SECRET) },
+    payload: `grant_type=client_credentials&resource=${encodeURIComponent('https://as.example.com/admin/v1')}`,
+  });
+  const adminToken = (admin.json() as { access_token: string }).access_token;
+  const generator = new RequestGenerator(new Random(SEED), adminToken);
   const requests = Array.from({ length: HTTP_REQUESTS }, () => generator.next());
   const raws = Array.from({ length: RAW_REQUESTS }, () => generator.nextRaw());
   const failures: string[] = [];
   const statuses = new Map<number, number>();
-  const issued: string[] = [];
+  const issued: string[] = [adminToken];
   const record = (index: number, what: string, problems: string[], status?: number) => {
     if (status !== undefined) statuses.set(status, (statuses.get(status) ?? 0) + 1);
     if (problems.length > 0 && failures.length < 10) failures.push(`#${index} ${problems.join('; ')}\n  request: ${what}`);

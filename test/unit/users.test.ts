@@ -67,18 +67,18 @@ t.test('UserRegistry', async (t) => {
   ]);
 
   t.test('authenticates, with sub defaulting to the username', async (t) => {
-    t.strictSame(await registry.authenticate('alice', 'alice-password'), { username: 'alice', sub: 'u-1', claims: {} });
-    t.strictSame(await registry.authenticate('bob', 'alice-password'), { username: 'bob', sub: 'bob', claims: {} });
+    t.strictSame(await registry.authenticate('alice', 'alice-password'), { username: 'alice', sub: 'u-1', claims: {}, roles: [] });
+    t.strictSame(await registry.authenticate('bob', 'alice-password'), { username: 'bob', sub: 'bob', claims: {}, roles: [] });
     t.equal(await registry.authenticate('alice', 'wrong'), undefined);
     t.equal(await registry.authenticate('Alice', 'alice-password'), undefined, 'usernames are case-sensitive');
     t.equal(await registry.authenticate('mallory', 'alice-password'), undefined);
-    t.strictSame(registry.get('alice'), { username: 'alice', sub: 'u-1', claims: {} });
+    t.strictSame(registry.get('alice'), { username: 'alice', sub: 'u-1', claims: {}, roles: [] });
     t.equal(registry.get('mallory'), undefined);
     t.strictSame(
       registry.all(),
       [
-        { username: 'alice', sub: 'u-1', claims: {} },
-        { username: 'bob', sub: 'bob', claims: {} },
+        { username: 'alice', sub: 'u-1', claims: {}, roles: [] },
+        { username: 'bob', sub: 'bob', claims: {}, roles: [] },
       ],
       'no hash exposed',
     );
@@ -159,12 +159,12 @@ t.test('UserRegistry', async (t) => {
     );
     t.strictSame(
       UserRegistry.fromEntries([{ username: 'a b', password_hash: hash, sub: 'ab' }]).all(),
-      [{ username: 'a b', sub: 'ab', claims: {} }],
+      [{ username: 'a b', sub: 'ab', claims: {}, roles: [] }],
       'inner spaces are fine',
     );
     t.strictSame(
       UserRegistry.fromEntries([{ username: 'a b', password_hash: hash }]).all(),
-      [{ username: 'a b', sub: 'a b', claims: {} }],
+      [{ username: 'a b', sub: 'a b', claims: {}, roles: [] }],
       'a defaulted sub keeps the username as is',
     );
   });
@@ -172,7 +172,7 @@ t.test('UserRegistry', async (t) => {
   t.test('claims: standard claims (OpenID Connect Core 1.0 §5.1), frozen; one line per bad claim', async (t) => {
     const claims = { email: 'alice@example.com', email_verified: true, address: { locality: 'Berlin' }, updated_at: 1_700_000_000 };
     const withClaims = UserRegistry.fromEntries([{ username: 'alice', password_hash: hash, claims }]).get('alice');
-    t.strictSame(withClaims, { username: 'alice', sub: 'alice', claims });
+    t.strictSame(withClaims, { username: 'alice', sub: 'alice', claims, roles: [] });
     t.ok(Object.isFrozen(withClaims?.claims) && Object.isFrozen(withClaims?.claims.address), 'frozen, the address too');
     t.throws(
       () =>
@@ -239,7 +239,7 @@ t.test('UserRegistry', async (t) => {
     const dir = await tempDir(t);
     const file = join(dir, 'users.json');
     await writeFile(file, JSON.stringify({ users: [{ username: 'alice', password_hash: hash }] }));
-    t.strictSame((await UserRegistry.load(file)).all(), [{ username: 'alice', sub: 'alice', claims: {} }]);
+    t.strictSame((await UserRegistry.load(file)).all(), [{ username: 'alice', sub: 'alice', claims: {}, roles: [] }]);
     await writeFile(file, JSON.stringify({ users: [] }));
     t.strictSame((await UserRegistry.load(file)).all(), []);
     await writeFile(file, JSON.stringify({ users: [{ username: 'alice', password_hash: 'plain' }] }));

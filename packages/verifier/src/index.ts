@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { SIGNING_ALGORITHMS } from './algorithms.js';
 import { ProofKeyCache } from './dpop-key-cache.js';
 import { DEFAULT_DPOP_ALGORITHMS } from './dpop-proof.js';
@@ -64,6 +64,12 @@ interface CommonVerifierOptions {
   readonly issuer: string;
   /** Defaults to `<issuer>/.well-known/jwks.json`. */
   readonly jwksUri?: string;
+  /**
+   * Instead of fetching `jwksUri`: the key for a token's protected header, as jose's
+   * `jwtVerify` takes it. For a verifier inside the authorization server itself (its admin
+   * API), which has the keys at hand.
+   */
+  readonly getKey?: JWTVerifyGetKey;
   /** How long fetched keys are trusted, in seconds (default 300, the server's JWKS_CACHE_TTL default). */
   readonly jwksCacheSeconds?: number;
   /** Least time between two refetches on an unknown `kid`, in seconds (default 30). */
@@ -139,10 +145,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     replayCache: options.dpop?.replayCache ?? memoryReplayCache({ clock }),
     keyCache: new ProofKeyCache(),
   };
-  const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/.well-known/jwks.json`), {
-    cacheMaxAge: (options.jwksCacheSeconds ?? 300) * 1000,
-    cooldownDuration: (options.jwksCooldownSeconds ?? 30) * 1000,
-  });
+  const jwks =
+    options.getKey ??
+    createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/.well-known/jwks.json`), {
+      cacheMaxAge: (options.jwksCacheSeconds ?? 300) * 1000,
+      cooldownDuration: (options.jwksCooldownSeconds ?? 30) * 1000,
+    });
 
   return {
     realm,

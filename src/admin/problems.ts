@@ -1,0 +1,107 @@
+import type { z } from 'zod';
+
+/**
+ * The errors of the admin API, as RFC 9457 problem details: a stable `type` a client acts
+ * on (a URN, never dereferenced), a `title` per type, the `status`, and a `detail` for
+ * this occurrence; a validation problem lists each field and its problem in `errors`.
+ * Domain code throws `AdminProblem`; the admin routes write it as `application/problem+json`.
+ */
+
+export const PROBLEM_TYPE_PREFIX = 'urn:oauth2-token-service:problem:';
+
+const PROBLEMS = {
+  validation: { status: 400, title: 'The request is not valid' },
+  'invalid-json': { status: 400, title: 'The body is not valid JSON' },
+  unauthorized: { status: 401, title: 'An access token for the admin API is required' },
+  'insufficient-scope': { status: 403, title: 'The access token lacks the scope this request needs' },
+  'not-found': { status: 404, title: 'Not found' },
+  'method-not-allowed': { status: 405, title: 'The method is not allowed here' },
+  'conflict-file-entry': { status: 409, title: 'The entry comes from a file and is read-only here' },
+  'conflict-exists': { status: 409, title: 'An entry with this id exists already' },
+  'precondition-failed': { status: 412, title: 'The entry changed since it was read (If-Match)' },
+  'payload-too-large': { status: 413, title: 'The body is larger than 64 KiB' },
+  'unsupported-media-type': { status: 415, title: 'The body must be JSON' },
+  'store-unavailable': { status: 503, title: 'The store is unavailable; retry later' },
+  'internal-error': { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemName = keyof typeof PROBLEMS;
+
+export const PROBLEM_NAMES = Object.keys(PROBLEMS) as ProblemName[];
+
+export function problemStatus(name: ProblemName): number {
+  return PROBLEMS[name].status;
+}
+
+/** One field of a request and what is wrong with it: `redirect_uris.0`, `limit`; `(body)` for the body as a whole. */
+export interface FieldProblem {
+  readonly field: string;
+  readonly problem: string;
+}
+
+/** The RFC 9457 members we write (§3.1), and `errors` for a validation problem. */
+export interface ProblemDocument {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors?: readonly FieldProblem[];
+  readonly scope?: string;
+}
+
+export class AdminProblem extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ProblemName,
+    readonly detail: string,
+    readonly extras: {
+      readonly errors?: readonly FieldProblem[];
+      /** Sent as Retry-After (store-unavailable). */
+      readonly retryAfterSeconds?: number;
+      /** Sent as Allow (method-not-allowed). */
+      readonly allow?: string;
+      /** Sent as WWW-Authenticate (unauthorized, insufficient-scope). */
+      readonly wwwAuthenticate?: string;
+      /** insufficient-scope: the scope the request needs, also a member of the document. */
+      readonly scope?: string;
+    } = {},
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+    this.name = 'AdminProblem';
+    this.status = PROBLEMS[code].status;
+  }
+
+  toJSON(): ProblemDocument {
+    return {
+      type: `${PROBLEM_TYPE_PREFIX}${this.code}`,
+      title: PROBLEMS[this.code].title,
+      status: this.status,
+      detail: this.detail,
+      ...(this.extras.errors ? { errors: this.extras.errors } : {}),
+      ...(this.extras.scope !== undefined ? { scope: this.extras.scope } : {}),
+    };
+  }
+}
+
+/** Where a value came from: its field names are prefixed by nothing (body, query) or name the path parameter. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(body)' : path.map(String).join('.');
+}
+
+/**
+ * A validation problem from zod's issues, one entry per field (an unknown field is one
+ * entry of its own: unknown fields are refused, never dropped).
+ */
+export function validationProblem(issues: readonly z.core.$ZodIssue[], detail = 'the request has invalid fields'): AdminProblem {
+  const errors: FieldProblem[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) errors.push({ field: fieldOf([...issue.path, key]), problem: 'unknown field' });
+    } else {
+      errors.push({ field: fieldOf(issue.path), problem: issue.message });
+    }
+  }
+  return new AdminProblem('validation', detail, { errors });
+}
