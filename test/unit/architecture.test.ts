@@ -21,6 +21,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['authorize'],
   ['grants'],
   ['identity'],
+  ['workloads'],
   ['oidc'],
   ['dpop'],
   ['tokens'],
