@@ -54,13 +54,12 @@ export function workloadGrant(deps: WorkloadGrantDependencies): ClientlessGrant 
     if (!clientPresented()) return true;
     const iss = peeked?.claims.iss;
     if (typeof iss === 'string' && deps.trusts.byIssuer(iss))
-      throw new InvalidRequest('a workload assertion is sent without client authentication (no client_id, no client credentials)');
+      throw new InvalidRequest('a workload assertion is sent without any client authentication: no client_id, no client credentials');
     return false;
   }
 
-  async function admitted(params: FormParams, requested: readonly string[]): Promise<VerifiedWorkload> {
-    // RFC 7523 §2.1: "The value of the "assertion" parameter MUST contain a single JWT."
-    const workload = await deps.assertions.verify(params.require('assertion'));
+  async function admitted(assertion: string, requested: readonly string[]): Promise<VerifiedWorkload> {
+    const workload = await deps.assertions.verify(assertion);
     const refuse = (reason: 'resource_not_allowed' | 'subject_collision', message: string) =>
       new WorkloadRefused(reason, message, { trust: workload.trust.id, sub: workload.sub });
     if (requested.some((resource) => !workload.rule.resources.includes(resource)))
@@ -73,6 +72,8 @@ export function workloadGrant(deps: WorkloadGrantDependencies): ClientlessGrant 
     grantType: JWT_BEARER_GRANT,
     serves,
     async handle({ params, clientAddress, dpop }) {
+      // RFC 7523 §2.1: "The value of the "assertion" parameter MUST contain a single JWT."
+      const assertion = params.require('assertion');
       const requested = params.all('resource');
       // The extension's token request names the MCP server: the rule decides which ones a workload may have.
       if (requested.length === 0) throw new InvalidRequest('resource is required: the resource server the token is for (RFC 8707)');
@@ -90,7 +91,7 @@ export function workloadGrant(deps: WorkloadGrantDependencies): ClientlessGrant 
       };
       let workload: VerifiedWorkload;
       try {
-        workload = await admitted(params, requested);
+        workload = await admitted(assertion, requested);
       } catch (err) {
         throw refused(err);
       }

@@ -99,7 +99,7 @@ export const WorkloadTrustSchema = z
   .superRefine((trust, ctx) => {
     if (trust.jwks !== undefined && trust.jwks_uri !== undefined)
       ctx.addIssue({ code: 'custom', path: ['jwks'], message: 'either jwks or jwks_uri, not both' });
-    if (trust.jwks === undefined && trust.jwks_uri === undefined && !isWebUrl(trust.issuer))
+    if (trust.jwks === undefined && trust.jwks_uri === undefined && URL.canParse(trust.issuer) && !isWebUrl(trust.issuer))
       ctx.addIssue({
         code: 'custom',
         path: ['issuer'],

@@ -92,12 +92,20 @@ const POSITIONAL = new Set(['level', 'time', 'pid', 'hostname', 'reqId', 'audit'
 export interface WorkloadSetup extends WorkloadPlatforms {
   readonly server: TestServer;
   /** POST /oauth2/token with the jwt-bearer grant, `assertion` and `params` (resource MCP unless given), and `headers`. */
-  token(assertion: string, params?: Record<string, string>, headers?: Record<string, string>): Promise<InjectedResponse>;
+  token(assertion: string, params?: Record<string, string | string[]>, headers?: Record<string, string>): Promise<InjectedResponse>;
   /** The audit lines of `event` so far, without pino's own fields. */
   audit(event: string): Line[];
 }
 
-export async function workloadSetup(t: Test, openStore: OpenStore, env: Record<string, string> = {}): Promise<WorkloadSetup> {
+export interface WorkloadSetupOptions {
+  readonly env?: Record<string, string>;
+  /** More trusts beside the platforms'. */
+  readonly trusts?: (platforms: WorkloadPlatforms) => unknown[];
+  /** Record Prometheus series (TestServer.metrics). */
+  readonly metrics?: boolean;
+}
+
+export async function workloadSetup(t: Test, openStore: OpenStore, options: WorkloadSetupOptions = {}): Promise<WorkloadSetup> {
   const testStore = await openStore(t);
   const nowSeconds = () => Math.floor(testStore.clock.now / 1000);
   const platforms: WorkloadPlatforms = {
@@ -110,20 +118,25 @@ export async function workloadSetup(t: Test, openStore: OpenStore, env: Record<s
   const server = await buildTestServer(t, {
     store: testStore,
     resources: RESOURCES,
-    workloads: platformTrusts(platforms),
+    workloads: [...platformTrusts(platforms), ...(options.trusts?.(platforms) ?? [])],
     logger: log.logger,
-    env,
+    env: options.env ?? {},
+    metrics: options.metrics ?? false,
   });
   return {
     ...platforms,
     server,
-    token: (assertion, params = {}, headers = {}) =>
-      server.app.inject({
+    token: (assertion, params = {}, headers = {}) => {
+      const body = new URLSearchParams({ grant_type: JWT_BEARER, assertion });
+      for (const [name, value] of Object.entries({ resource: MCP, ...params }))
+        for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
+      return server.app.inject({
         method: 'POST',
         url: '/oauth2/token',
         headers: { ...FORM_HEADERS, ...headers },
-        payload: new URLSearchParams({ grant_type: JWT_BEARER, assertion, resource: MCP, ...params }).toString(),
-      }),
+        payload: body.toString(),
+      });
+    },
     audit: (event) =>
       log
         .lines()
@@ -214,9 +227,9 @@ export function workloadSuite(t: Test, openStore: OpenStore): void {
       },
       { event: 'workload.refused', reason: 'wrong_audience', trust: 'ci', sub, address: '127.0.0.1' },
     ]);
-    // Both resources of the rule in one token: aud is both.
-    const both = issuedToken(t, await s.token(await s.github.sign(), { resource: DEPLOY, scope: 'deploy:read' }), 'deploy:read');
-    t.equal(both.aud, DEPLOY);
+    // Both resources of the rule in one token: aud is both, the scope what either accepts within the rule's.
+    const both = issuedToken(t, await s.token(await s.github.sign(), { resource: [DEPLOY, MCP] }), 'deploy:read deploy:write');
+    t.same(both.aud, [DEPLOY, MCP]);
   });
 
   t.test('SPIFFE: a JWT-SVID verified with the bundle inline in the trust (no jti needed, unless the trust requires one)', async (t) => {
