@@ -49,9 +49,7 @@ t.test('a started server reads WORKLOAD_TRUSTS_FILE, warns at start, serves work
   const lines = () => log.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
   t.same(
     lines()
-      .filter(
-        (line) => (line.level === 40 && String(line.msg).includes('WORKLOAD_TRUSTS')) || String(line.msg).startsWith('workload trust'),
-      )
+      .filter((line) => line.level === 40 && /^(WORKLOAD_TRUSTS|workload trust)/.test(String(line.msg)))
       .map((line) => line.msg),
     [
       'WORKLOAD_TRUSTS_ALLOW_INSECURE=true: workload issuers and their keys may be fetched over http:// and from loopback or private addresses; for development and tests only',
