@@ -1,21 +1,36 @@
 import type { Teardown } from '../harness/process.js';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE } from '../src/grants/token-exchange.js';
 import { CLIENT_ASSERTION_TYPE } from '../src/oauth/client-assertion.js';
-import { pregeneratedAssertions } from './client-assertions.js';
-import { ASSERTION_KID, DOWNSTREAM_RESOURCE, EXCHANGE_CLIENT_ID, type Fixtures, PKJWT_CLIENT_ID, SCOPE } from './fixtures.js';
+import { JWT_BEARER_GRANT } from '../src/clients/token-exchange-policy.js';
+import { pregeneratedAssertions, pregeneratedWorkloadJwts } from './client-assertions.js';
+import {
+  ASSERTION_KID,
+  DOWNSTREAM_RESOURCE,
+  EXCHANGE_CLIENT_ID,
+  type Fixtures,
+  PKJWT_CLIENT_ID,
+  RESOURCE,
+  SCOPE,
+  WORKLOAD_ISSUER,
+  WORKLOAD_KID,
+  WORKLOAD_SUBJECT,
+} from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
 import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
 import { startOurs } from './servers.js';
 
 /**
- * (g) Two more ways to get a token, against client_credentials with client_secret_basic, on
+ * (g) Three more ways to get a token, against client_credentials with client_secret_basic, on
  * one server process (in-memory store), in rounds that alternate the order:
  * - client_credentials with private_key_jwt (RFC 7523 §2.2): a fresh ES256 client assertion
  *   in each request, one signature verification and one replay-cache write more;
  * - token exchange (RFC 8693): an access token of the bench client (aud RESOURCE, which the
  *   exchanging client's policy accepts) for one of DOWNSTREAM_RESOURCE, one signature
  *   verification and a denylist lookup more. Exchange does not consume the subject token, so
- *   a few tokens minted before the phase serve every request, in turn.
+ *   a few tokens minted before the phase serve every request, in turn;
+ * - a workload's JWT (workload identity federation, RFC 7523 §2.1, no client): a fresh ES256
+ *   JWT with a jti in each request, verified with the trust's inline key, one signature
+ *   verification and one replay-cache write more, no client authentication.
  * Every variant builds its requests through autocannon's setupRequest, so the load generator
  * does the same work for each.
  */
@@ -24,6 +39,7 @@ export interface AuthExchangeCost {
   readonly basic: readonly LoadResult[];
   readonly pkjwt: readonly LoadResult[];
   readonly exchange: readonly LoadResult[];
+  readonly workload: readonly LoadResult[];
 }
 
 /** Subject tokens the exchanges take in turn. */
@@ -53,6 +69,10 @@ function pkjwtBody(assertion: string): string {
   return `${CC_BODY}&client_id=${PKJWT_CLIENT_ID}&client_assertion_type=${encodeURIComponent(CLIENT_ASSERTION_TYPE)}&client_assertion=${assertion}`;
 }
 
+function workloadBody(jwt: string): string {
+  return `grant_type=${encodeURIComponent(JWT_BEARER_GRANT)}&assertion=${jwt}&resource=${encodeURIComponent(RESOURCE)}&scope=${SCOPE}`;
+}
+
 function exchangeBody(subjectToken: string): string {
   return (
     `grant_type=${encodeURIComponent(TOKEN_EXCHANGE)}&subject_token=${subjectToken}` +
@@ -64,7 +84,7 @@ export async function measureAuthExchangePhase(settings: LoadSettings & { rounds
   const cleanups: (() => unknown)[] = [];
   const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
   try {
-    const server = await startOurs(cleanup, fixtures);
+    const server = await startOurs(cleanup, fixtures, { workloads: true });
     const url = `${server.baseUrl}/oauth2/token`;
     // The issuer is http://localhost:<PORT> by default, whatever address we connect to.
     const signer = {
@@ -94,6 +114,11 @@ export async function measureAuthExchangePhase(settings: LoadSettings & { rounds
     const pkjwtProbe = { url, headers: FORM_HEADERS, body: '' };
     await accessTokenOf(pkjwtProbe, pkjwtBody(probe));
     await expectAnswer(pkjwtProbe, pkjwtBody(probe), 401);
+    const workloadSigner = { issuer: signer.issuer, key: fixtures.workloadKey, kid: WORKLOAD_KID };
+    const workloadJwts = (count: number) => pregeneratedWorkloadJwts(count, workloadSigner, WORKLOAD_ISSUER, WORKLOAD_SUBJECT);
+    const [workloadProbe] = workloadJwts(1) as [string];
+    await accessTokenOf(pkjwtProbe, workloadBody(workloadProbe));
+    await expectAnswer(pkjwtProbe, workloadBody(workloadProbe), 400);
 
     let nextSubject = 0;
     const exchange: LoadTarget = {
@@ -103,26 +128,30 @@ export async function measureAuthExchangePhase(settings: LoadSettings & { rounds
       bodyPerRequest: () => exchangeBodies[nextSubject++ % exchangeBodies.length] as string,
     };
     /** Fresh assertions for one measurement (warm-up and run): enough unless the server outran client_secret_basic by half. */
-    const measurePkjwt = async (ceiling: number): Promise<LoadResult> => {
+    const measureSigned = async (ceiling: number, what: string, bodiesOf: (count: number) => string[]): Promise<LoadResult> => {
       const count = Math.ceil(ceiling * (settings.warmupSeconds + settings.durationSeconds) * ASSERTION_HEADROOM) + ASSERTION_MARGIN;
-      const bodies = pregeneratedAssertions(count, signer).map(pkjwtBody);
+      const bodies = bodiesOf(count);
       let next = 0;
       const result = await measureLoad(
         { url, headers: FORM_HEADERS, body: bodies[0] as string, bodyPerRequest: () => bodies[next++] ?? CC_BODY },
         settings,
       );
-      // A body without an assertion would be refused (401) and fail the bench anyway; say why.
-      if (next > bodies.length) throw new Error(`(g) the ${count} pre-signed client assertions ran out after ${next} requests`);
+      // A body without an assertion would be refused and fail the bench anyway; say why.
+      if (next > bodies.length) throw new Error(`(g) the ${count} pre-signed ${what} ran out after ${next} requests`);
       return result;
     };
+    const measurePkjwt = (ceiling: number) =>
+      measureSigned(ceiling, 'client assertions', (count) => pregeneratedAssertions(count, signer).map(pkjwtBody));
+    const measureWorkload = (ceiling: number) => measureSigned(ceiling, 'workload JWTs', (count) => workloadJwts(count).map(workloadBody));
 
-    const results: Record<keyof AuthExchangeCost, LoadResult[]> = { basic: [], pkjwt: [], exchange: [] };
+    const results: Record<keyof AuthExchangeCost, LoadResult[]> = { basic: [], pkjwt: [], exchange: [], workload: [] };
     // Not recorded: warms the server up and says how many assertions a run may need.
     let ceiling = (await measureLoad(basic, { ...settings, durationSeconds: settings.warmupSeconds })).requestsPerSecond;
     const variants: [keyof AuthExchangeCost, () => Promise<LoadResult>][] = [
       ['basic', () => measureLoad(basic, settings)],
       ['pkjwt', () => measurePkjwt(ceiling)],
       ['exchange', () => measureLoad(exchange, settings)],
+      ['workload', () => measureWorkload(ceiling)],
     ];
     for (let round = 0; round < Math.max(2, settings.rounds); round += 1) {
       for (const [name, measure] of round % 2 === 0 ? variants : [...variants].reverse()) {

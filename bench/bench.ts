@@ -27,8 +27,8 @@ import { measureAuthExchangePhase } from './auth-exchange-phase.js';
  * two workers (WORKERS=2), Redis bytes per refresh family, and (d) the cost of metrics:
  * client_credentials with METRICS_PORT unset and set, alternating; and (e) the cost of DPoP:
  * client_credentials plain, then with a fresh DPoP proof in each request; (f) code redemption
- * with and without openid; (g) client_credentials with private_key_jwt and token exchange
- * against client_credentials with client_secret_basic.
+ * with and without openid; (g) client_credentials with private_key_jwt, token exchange and a
+ * workload's JWT (no client) against client_credentials with client_secret_basic.
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
@@ -177,7 +177,9 @@ async function main(): Promise<void> {
     const dpopCost = await measuringHostLoad(() => measureDpopPhase(settings, fixtures));
     process.stdout.write('(f) code redemption with and without openid, one process, private Redis...\n');
     const openidCost = await measuringHostLoad(() => measureOpenidPhase(settings, fixtures));
-    process.stdout.write('(g) private_key_jwt and token exchange against client_secret_basic, one process, in-memory store...\n');
+    process.stdout.write(
+      '(g) private_key_jwt, token exchange and a workload JWT against client_secret_basic, one process, in-memory store...\n',
+    );
     const authExchangeCost = await measuringHostLoad(() => measureAuthExchangePhase(settings, fixtures));
 
     const redis = await startPrivateRedis(cleanup);

@@ -20,8 +20,21 @@ export interface AssertionSigner {
  * exp two minutes ahead, a fresh `jti` each (the server takes each once).
  */
 export function pregeneratedAssertions(count: number, signer: AssertionSigner): string[] {
+  return signedWithJtis(count, signer, signer.clientId, signer.clientId);
+}
+
+/**
+ * A workload's JWTs (workload identity federation, RFC 7523 §2.1) for a load phase: iss the
+ * workload issuer, sub the workload, aud our issuer, a fresh `jti` each, as a Kubernetes or
+ * GitHub Actions token carries (the server takes each once).
+ */
+export function pregeneratedWorkloadJwts(count: number, signer: Omit<AssertionSigner, 'clientId'>, iss: string, sub: string): string[] {
+  return signedWithJtis(count, signer, iss, sub);
+}
+
+function signedWithJtis(count: number, signer: Omit<AssertionSigner, 'clientId'>, iss: string, sub: string): string[] {
   const header = { alg: 'ES256', kid: signer.kid };
   const iat = nowSeconds();
-  const claims = { iss: signer.clientId, sub: signer.clientId, aud: signer.issuer, iat, exp: iat + ASSERTION_LIFETIME_SECONDS };
+  const claims = { iss, sub, aud: signer.issuer, iat, exp: iat + ASSERTION_LIFETIME_SECONDS };
   return Array.from({ length: count }, () => signCompactJws(header, { ...claims, jti: randomUUID() }, 'ES256', signer.key));
 }

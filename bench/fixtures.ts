@@ -13,7 +13,7 @@ import { rotateKeys } from '../src/keys/rotation.js';
  * allowed client_credentials, authorization_code and refresh_token; one protected resource
  * (the tokens' aud) with scope `read`; an ES256 signing key each. Ours also has a
  * private_key_jwt client, a client that exchanges the tokens sent to that resource for
- * tokens of a second one, and that second resource. Written to a temporary folder removed
+ * tokens of a second one, that second resource, and a workload trust (WORKLOAD_TRUSTS_FILE). Written to a temporary folder removed
  * however the bench ends.
  */
 
@@ -28,6 +28,10 @@ export const EXCHANGE_CLIENT_ID = 'bench-exchanger';
 export const RESOURCE = 'https://api.bench.example';
 export const DOWNSTREAM_RESOURCE = 'https://downstream.bench.example';
 export const SCOPE = 'read';
+/** The workload issuer of phase (g) (a SPIFFE trust domain, its key inline in WORKLOAD_TRUSTS_FILE) and its workload. */
+export const WORKLOAD_ISSUER = 'spiffe://bench.example';
+export const WORKLOAD_SUBJECT = 'spiffe://bench.example/ns/bench/sa/job';
+export const WORKLOAD_KID = 'bench-workload-1';
 export const REDIRECT_URI = 'https://client.bench.example/callback';
 export const SUBJECT = 'bench-user';
 /** One PKCE verifier for every minted code (RFC 7636: 43 to 128 characters). */
@@ -44,6 +48,10 @@ export interface Fixtures {
   readonly peerJwk: JWK;
   /** PKJWT_CLIENT_ID's private key (P-256), its public half in CLIENTS_FILE as ASSERTION_KID. */
   readonly assertionKey: KeyObject;
+  /** WORKLOAD_ISSUER's trust: its public key inline, one rule for WORKLOAD_SUBJECT (RESOURCE, SCOPE). */
+  readonly workloadTrustsFile: string;
+  /** WORKLOAD_ISSUER's private key (P-256), as WORKLOAD_KID. */
+  readonly workloadKey: KeyObject;
 }
 
 export async function createFixtures(): Promise<Fixtures> {
@@ -85,6 +93,16 @@ export async function createFixtures(): Promise<Fixtures> {
   const resources = [RESOURCE, DOWNSTREAM_RESOURCE].map((resource) => ({ resource, scope: SCOPE }));
   await writeFile(resourcesFile, JSON.stringify({ resources }), { mode: 0o600 });
   const peerJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JWK;
+  const workloadKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const workloadJwk = { ...workloadKeys.publicKey.export({ format: 'jwk' }), kid: WORKLOAD_KID, alg: 'ES256', use: 'sig' };
+  const workloadTrustsFile = join(dir, 'trusts.json');
+  const trust = {
+    id: 'bench',
+    issuer: WORKLOAD_ISSUER,
+    jwks: { keys: [workloadJwk] },
+    rules: [{ sub: WORKLOAD_SUBJECT, resources: [RESOURCE], scope: SCOPE }],
+  };
+  await writeFile(workloadTrustsFile, JSON.stringify({ trusts: [trust] }), { mode: 0o600 });
   return {
     keysDir,
     clientsFile,
@@ -93,5 +111,7 @@ export async function createFixtures(): Promise<Fixtures> {
     basicAuth: `Basic ${Buffer.from(`${CLIENT_ID}:${clientSecret}`).toString('base64')}`,
     peerJwk,
     assertionKey: assertionKeys.privateKey,
+    workloadTrustsFile,
+    workloadKey: workloadKeys.privateKey,
   };
 }

@@ -83,18 +83,21 @@ function openidLine(cost: WithHostLoad<OpenidCost>): string {
   );
 }
 
-/** (g): client_credentials with private_key_jwt, and token exchange, each against client_secret_basic; and the ratios alone. */
+/** (g): client_credentials with private_key_jwt, token exchange and a workload's JWT, each against client_secret_basic; and the ratios alone. */
 function authExchangeLines(cost: WithHostLoad<AuthExchangeCost>): { line: string; ratios: string } {
-  const [basic, pkjwt, exchange] = [figureOf(cost.value.basic), figureOf(cost.value.pkjwt), figureOf(cost.value.exchange)];
-  if (!basic || !pkjwt || !exchange) return { line: '(g) client authentication and token exchange: no result', ratios: '' };
-  const [pkjwtRatio, exchangeRatio] = [(pkjwt.rate / basic.rate).toFixed(2), (exchange.rate / basic.rate).toFixed(2)];
+  const { basic: b, pkjwt: p, exchange: e, workload: w } = cost.value;
+  const [basic, pkjwt, exchange, workload] = [figureOf(b), figureOf(p), figureOf(e), figureOf(w)];
+  if (!basic || !pkjwt || !exchange || !workload)
+    return { line: '(g) client authentication, token exchange and workloads: no result', ratios: '' };
+  const ratio = (figure: { rate: number }) => (figure.rate / basic.rate).toFixed(2);
   return {
     line:
-      `(g) one process, in-memory store, medians of ${cost.value.basic.length} alternated rounds [${hostNote(cost.host)}]: ` +
+      `(g) one process, in-memory store, medians of ${b.length} alternated rounds [${hostNote(cost.host)}]: ` +
       `client_credentials with client_secret_basic ${whole(basic.rate)} req/s (p99 ${basic.p99} ms), with private_key_jwt ` +
-      `${whole(pkjwt.rate)} req/s (p99 ${pkjwt.p99} ms, pkjwt/basic = ${pkjwtRatio}), token exchange ${whole(exchange.rate)} req/s ` +
-      `(p99 ${exchange.p99} ms, exchange/cc = ${exchangeRatio})`,
-    ratios: ` pkjwt/basic=${pkjwtRatio} exchange/cc=${exchangeRatio}`,
+      `${whole(pkjwt.rate)} req/s (p99 ${pkjwt.p99} ms, pkjwt/basic = ${ratio(pkjwt)}), token exchange ${whole(exchange.rate)} req/s ` +
+      `(p99 ${exchange.p99} ms, exchange/cc = ${ratio(exchange)}), a workload's JWT ${whole(workload.rate)} req/s ` +
+      `(p99 ${workload.p99} ms, workload/cc = ${ratio(workload)})`,
+    ratios: ` pkjwt/basic=${ratio(pkjwt)} exchange/cc=${ratio(exchange)} workload/cc=${ratio(workload)}`,
   };
 }
 

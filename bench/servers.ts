@@ -24,6 +24,8 @@ export interface OurServerOptions {
   readonly metricsPort?: string;
   /** ACCESS_TOKEN_SIGNING; undefined: the server's default. */
   readonly signing?: SigningThread;
+  /** WORKLOAD_TRUSTS_FILE: the bench's workload trust (phase (g)). */
+  readonly workloads?: boolean;
 }
 
 export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: OurServerOptions = {}): Promise<ServerProcess> {
@@ -39,6 +41,7 @@ export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: 
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
     ...(options.metricsPort ? { METRICS_PORT: options.metricsPort } : {}),
     ...(options.signing ? { ACCESS_TOKEN_SIGNING: options.signing } : {}),
+    ...(options.workloads ? { WORKLOAD_TRUSTS_FILE: fixtures.workloadTrustsFile } : {}),
   };
   const server = await startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   if (workers > 1) await new Promise((resolve) => setTimeout(resolve, WORKERS_SETTLE_MS));

@@ -100,7 +100,7 @@ async function registerRoutes(
   services: Services,
   pages: Pages,
 ): Promise<void> {
-  const { keystore, clients, store, providers } = deps;
+  const { keystore, clients, store, providers, workloads } = deps;
   const { endpoints, clock, events, resources, grants, directory, authentication, registrations, tokenStatus } = services;
   const realm = config.issuer;
   await app.register(healthRoutes, { keystore, clients, store, clock });
@@ -119,6 +119,7 @@ async function registerRoutes(
     clock,
     registration: registrations && { grantTypes: config.dynamicClientGrants },
     trustsIdJags: providers && (() => trustsIdJags(providers)),
+    trustsWorkloads: workloads && (() => workloads.size > 0),
   });
   await app.register(userinfoRoute, {
     path: endpoints.path('userinfo'),
@@ -136,6 +137,7 @@ async function registerRoutes(
     clients,
     authentication,
     grants,
+    clientless: services.workloadGrant,
     proofs: services.proofs,
     events,
   });

@@ -1,14 +1,16 @@
 import type { Client } from './clients/client.js';
 import { ClientRegistry } from './clients/registry.js';
+import type { Config } from './config/index.js';
 import { ProviderRegistry } from './identity/providers.js';
 import { assertDistinctSubjects, type RegistrySources } from './clients/subjects.js';
 import type { Registry } from './registry/registry.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { UserRegistry } from './users/registry.js';
+import { WorkloadTrustRegistry } from './workloads/trusts.js';
 
 /**
  * The registries a server reads — CLIENTS_FILE, USERS_FILE, RESOURCES_FILE,
- * IDENTITY_PROVIDERS_FILE — and their reload on SIGHUP. Each file reloads on its own: one that fails to load keeps its previous
+ * IDENTITY_PROVIDERS_FILE, WORKLOAD_TRUSTS_FILE — and their reload on SIGHUP. Each file reloads on its own: one that fails to load keeps its previous
  * entries while the others are still reloaded. The clients and users served must keep
  * client ids and user subjects apart (src/clients/subjects.ts): a reload that would put a
  * client_credentials client id and a user's sub together keeps the previous pair.
@@ -25,12 +27,30 @@ export interface RegistryFiles {
   readonly providersAllowHttp?: boolean | undefined;
   /** The identifiers of the server's built-in resources (its admin API): RESOURCES_FILE may not name them. */
   readonly reservedResources?: readonly string[] | undefined;
+  readonly workloads?: string | undefined;
+  /** WORKLOAD_TRUSTS_ALLOW_INSECURE: issuers and keys at http:// URLs. */
+  readonly workloadsAllowHttp?: boolean | undefined;
 }
 
 /** The line saying why `clients` may not be served; undefined when they may. */
 export type ClientsRefusal = (clients: readonly Client[]) => string | undefined;
 
-export type RegistryName = 'clients' | 'users' | 'resources' | 'providers';
+/** The files the configuration names; `reservedResources`: the built-in resources' identifiers. */
+export function registryFilesOf(config: Config, reservedResources: readonly string[] = []): RegistryFiles {
+  const { identityProviders, workloadTrusts } = config;
+  return {
+    clients: config.clientsFile,
+    users: config.usersFile,
+    resources: config.resourcesFile,
+    providers: identityProviders.file,
+    providersAllowHttp: identityProviders.allowInsecure,
+    reservedResources,
+    workloads: workloadTrusts.file,
+    workloadsAllowHttp: workloadTrusts.allowInsecure,
+  };
+}
+
+export type RegistryName = 'clients' | 'users' | 'resources' | 'providers' | 'workloads';
 
 /** The variable that names each file: a file that cannot be used at start is reported under it. */
 const VARIABLES: Record<RegistryName, string> = {
@@ -38,6 +58,7 @@ const VARIABLES: Record<RegistryName, string> = {
   users: 'USERS_FILE',
   resources: 'RESOURCES_FILE',
   providers: 'IDENTITY_PROVIDERS_FILE',
+  workloads: 'WORKLOAD_TRUSTS_FILE',
 };
 
 /** Loads a registry at start; its errors name the variable (`USERS_FILE: /srv/users.json: no such file`). */
@@ -97,6 +118,7 @@ export class Registries {
       users: Held<UserRegistry>;
       resources: Held<ResourceRegistry>;
       providers: Held<ProviderRegistry>;
+      workloads: Held<WorkloadTrustRegistry>;
     },
     private readonly sources: RegistrySources,
     private readonly refuseClients: ClientsRefusal | undefined,
@@ -118,7 +140,11 @@ export class Registries {
     return this.held.providers.registry;
   }
 
-  /** Loads all four (throwing on anything unusable, or on a client whose id is a user's sub). */
+  get workloads(): WorkloadTrustRegistry {
+    return this.held.workloads.registry;
+  }
+
+  /** Loads all five (throwing on anything unusable, or on a client whose id is a user's sub). */
   static async open(
     files: RegistryFiles,
     given: {
@@ -141,6 +167,8 @@ export class Registries {
     const loadProviders = (file: string) => ProviderRegistry.load(file, { allowHttp: files.providersAllowHttp ?? false });
     const providers =
       given.providers ?? (files.providers ? await loadAtStart('providers', files.providers, loadProviders) : ProviderRegistry.empty());
+    const loadWorkloads = (file: string) => WorkloadTrustRegistry.load(file, { allowHttp: files.workloadsAllowHttp ?? false });
+    const workloads = files.workloads ? await loadAtStart('workloads', files.workloads, loadWorkloads) : WorkloadTrustRegistry.empty();
     assertDistinctSubjects(clients.all(), users.all(), given.sources);
     return new Registries(
       {
@@ -158,6 +186,7 @@ export class Registries {
           file: given.providers ? undefined : files.providers,
           load: loadProviders,
         },
+        workloads: { name: 'workloads', registry: workloads, file: files.workloads, load: loadWorkloads },
       },
       given.sources,
       given.refuseClients,
@@ -165,7 +194,7 @@ export class Registries {
   }
 
   /**
-   * Re-reads the files; one result per file, in the order clients, users, resources, providers. Reloads run one
+   * Re-reads the files; one result per file, in the order clients, users, resources, providers, workloads. Reloads run one
    * after the other, so a slow read from an earlier SIGHUP never replaces a later one.
    */
   reload(): Promise<RegistryReload[]> {
@@ -175,18 +204,20 @@ export class Registries {
   }
 
   private async reloadNow(): Promise<RegistryReload[]> {
-    const { clients, users, resources, providers } = this.held;
-    const [readClients, nextUsers, nextResources, nextProviders] = await Promise.all([
+    const { clients, users, resources, providers, workloads } = this.held;
+    const [readClients, nextUsers, nextResources, nextProviders, nextWorkloads] = await Promise.all([
       reread(clients),
       reread(users),
       reread(resources),
       reread(providers),
+      reread(workloads),
     ]);
-    // Resources and providers are independent of the other two: a valid file is always taken.
+    // Resources, providers and workload trusts are independent of the other two: a valid file is always taken.
     if (nextResources?.ok) resources.registry.replace(nextResources.registry);
     if (nextProviders?.ok) providers.registry.replace(nextProviders.registry);
     const refusal = readClients?.ok ? this.refuseClients?.(readClients.registry.all()) : undefined;
     const nextClients: Loaded<ClientRegistry> | undefined = refusal === undefined ? readClients : { ok: false, error: new Error(refusal) };
+    if (nextWorkloads?.ok) workloads.registry.replace(nextWorkloads.registry);
     const pair = {
       clients: nextClients?.ok ? nextClients.registry : clients.registry,
       users: nextUsers?.ok ? nextUsers.registry : users.registry,
@@ -206,6 +237,7 @@ export class Registries {
       ...outcome(users, nextUsers, collision),
       ...outcome(resources, nextResources),
       ...outcome(providers, nextProviders),
+      ...outcome(workloads, nextWorkloads),
     ];
   }
 }

@@ -12,8 +12,9 @@ import { missingSigningAlgorithms } from './keys/signing-algorithms.js';
 import { reportMetricsToPrimary } from './metrics/cluster.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './clients/subjects.js';
-import { Registries } from './registries.js';
+import { Registries, registryFilesOf } from './registries.js';
 import { warnAboutIdentityProviders } from './identity/start-warnings.js';
+import { warnAboutWorkloadTrusts } from './workloads/start-warnings.js';
 import type { ResourceRegistry } from './resources/registry.js';
 import { endpointsOf } from './endpoints.js';
 import { Signer } from './session/signer.js';
@@ -52,30 +53,20 @@ export interface StartOptions {
 /**
  * Loads keys, clients, users and resources (throwing on anything unusable, or on a
  * client whose id is a user's subject), opens the store, listens, and wires reloads:
- * KEYS_DIR, CLIENTS_FILE, USERS_FILE, RESOURCES_FILE and IDENTITY_PROVIDERS_FILE on SIGHUP, KEYS_DIR also every
+ * KEYS_DIR and the registry files (src/registries.ts) on SIGHUP, KEYS_DIR also every
  * KEYS_RELOAD_INTERVAL.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const registries = await Registries.open(
-    {
-      clients: config.clientsFile,
-      users: config.usersFile,
-      resources: config.resourcesFile,
-      providers: config.identityProviders.file,
-      providersAllowHttp: config.identityProviders.allowInsecure,
-      reservedResources: [endpointsOf(config.issuer).url('admin')],
+  const registries = await Registries.open(registryFilesOf(config, [endpointsOf(config.issuer).url('admin')]), {
+    clients: options.clients,
+    users: options.users,
+    resources: options.resources,
+    sources: {
+      clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
+      users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
     },
-    {
-      clients: options.clients,
-      users: options.users,
-      resources: options.resources,
-      sources: {
-        clients: options.sources?.clients ?? config.clientsFile ?? 'CLIENTS_FILE',
-        users: options.sources?.users ?? config.usersFile ?? 'USERS_FILE',
-      },
-      refuseClients: options.production ? (next) => sessionSecretProblem(config, next) : undefined,
-    },
-  );
+    refuseClients: options.production ? (next) => sessionSecretProblem(config, next) : undefined,
+  });
   // Before the keys: every problem of the settings in one go, then those of the files.
   if (options.production) assertProductionReady(config, registries.clients.all());
   const keystore = await Keystore.open(config.keysDir, nowSeconds(), { accessTokenAlg: config.accessTokenSigningAlg }).catch(
@@ -84,7 +75,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       throw err;
     },
   );
-  const { clients, users, resources, providers } = registries;
+  const { clients, users, resources, providers, workloads } = registries;
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const metrics = config.metricsPort === undefined ? undefined : new ServerMetrics({ keys: keystore, clock: Date.now });
   const store = storeOf(config, { observer: metrics });
@@ -94,6 +85,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     users,
     resources,
     providers,
+    workloads,
     store,
     signer,
     metrics,
@@ -124,6 +116,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     );
   }
   warnAboutIdentityProviders(config, providers, app.log);
+  warnAboutWorkloadTrusts(config, workloads, resources, app.log);
 
   // It applies to the jwks_uri of private_key_jwt clients too, with or without metadata documents.
   if (config.clientIdMetadata.allowInsecure) {

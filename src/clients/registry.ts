@@ -13,6 +13,7 @@ import { JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT, TokenExchangePolicySchema, toke
 
 export type { TokenExchangePolicy } from './token-exchange-policy.js';
 import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
+import { WORKLOAD_CLIENT_PREFIX, WORKLOAD_PREFIX_RESERVED } from '../shared/workload-prefix.js';
 import { AUTH_METHODS, type Client, GRANT_TYPES } from './client.js';
 
 export { AUTH_METHODS, GRANT_TYPES } from './client.js';
@@ -46,7 +47,10 @@ function refusing<T>(problemOf: (value: T) => string | undefined) {
 
 const ClientSchema = z
   .object({
-    client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces'),
+    client_id: z
+      .string()
+      .regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces')
+      .refine((id) => !id.startsWith(WORKLOAD_CLIENT_PREFIX), WORKLOAD_PREFIX_RESERVED),
     client_name: z.string().min(1).max(200).optional(),
     client_uri: displayUrl.optional(),
     logo_uri: displayUrl.optional(),

@@ -1,3 +1,5 @@
+import type { WorkloadRefusedEvent } from './workload-refusals.js';
+
 /**
  * Security-relevant happenings, reported by the domain through `SecurityEvents` (handed in
  * as a dependency, never a global). Consumers: the audit log (src/events/audit-log.ts) and
@@ -17,7 +19,9 @@ export type IssuingGrant =
   | 'implicit'
   | 'token_exchange'
   /** RFC 7523 §2.1 with an ID-JAG (enterprise-managed authorization). */
-  | 'jwt_bearer';
+  | 'jwt_bearer'
+  /** RFC 7523 §2.1 with a workload's own JWT (WORKLOAD_TRUSTS_FILE), without a client. */
+  | 'workload';
 
 /** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
 export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
@@ -109,6 +113,8 @@ export type SecurityEvent =
    * other_client, replayed, expired, …), never the assertion; the client is told only invalid_grant.
    */
   | { readonly event: 'assertion.refused'; readonly grant: 'jwt_bearer'; readonly clientId: string; readonly reason: string }
+  /** A workload's JWT refused (src/events/workload-refusals.ts). */
+  | WorkloadRefusedEvent
   | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
   | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | {
@@ -180,6 +186,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'login.failed': true,
   'token.exchanged': true,
   'assertion.refused': true,
+  'workload.refused': true,
   'refresh.reuse_detected': true,
   'code.replayed': true,
   'grant.revoked': true,

@@ -83,3 +83,22 @@ export interface Grant {
   readonly grantType: GrantTypeName;
   handle(request: GrantRequest): Promise<TokenResponse>;
 }
+
+/** A request a grant serves without any client: its parameters, the address and the DPoP key. */
+export type ClientlessGrantRequest = Omit<GrantRequest, 'client'>;
+
+/**
+ * A grant that serves some requests without any client (RFC 7521 §4.1: with an assertion
+ * grant, "client authentication is optional"): the workload's JWT bearer grant. The token
+ * route asks it first, and authenticates a client for every other request as before.
+ */
+export interface ClientlessGrant {
+  readonly grantType: GrantTypeName;
+  /**
+   * Whether this request of its grant_type is one it serves without a client (cheap: nothing
+   * verified yet); `clientPresented` says whether the request carries client credentials.
+   * Throws InvalidRequest for a request that mixes the two.
+   */
+  serves(params: FormParams, clientPresented: () => boolean): boolean;
+  handle(request: ClientlessGrantRequest): Promise<TokenResponse>;
+}

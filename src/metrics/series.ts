@@ -74,6 +74,12 @@ export function defineSeries(registry: Registry) {
       labelNames: ['method', 'reason'] as const,
       registers,
     }),
+    workloadRefusals: new Counter({
+      name: 'oauth2_workload_refusals_total',
+      help: 'Workload JWTs refused (invalid_grant) at the token endpoint, by the check that failed',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     clientRegistrations: new Counter({
       name: 'oauth2_client_registrations_total',
       help: 'Dynamic client registrations (RFC 7591) created and deleted, by action',

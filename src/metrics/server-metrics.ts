@@ -119,6 +119,9 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver, Metr
       case 'dpop.proof_failed':
         s.dpopProofFailures.inc({ reason: event.reason });
         return;
+      case 'workload.refused':
+        s.workloadRefusals.inc({ reason: event.reason });
+        return;
       case 'client.registered':
         s.clientRegistrations.inc({ action: 'registered' });
         return;

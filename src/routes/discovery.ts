@@ -35,6 +35,8 @@ export interface DiscoveryOptions {
   readonly registration?: { readonly grantTypes: readonly GrantTypeName[] } | undefined;
   /** Whether an identity provider is trusted for ID-JAGs now (`id_jag: true`; the providers file may be reloaded). */
   readonly trustsIdJags?: (() => boolean) | undefined;
+  /** Whether a workload issuer is trusted now (WORKLOAD_TRUSTS_FILE, reloaded): workloads use the JWT bearer grant without a client. */
+  readonly trustsWorkloads?: (() => boolean) | undefined;
 }
 
 /** Enterprise-Managed Authorization §6, draft-ietf-oauth-identity-assertion-authz-grant §7.2. */
@@ -94,6 +96,9 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const scopes = [...new Set([...identity, ...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
   // The ID-JAG profile of the JWT bearer grant: a provider trusted for ID-JAGs, and a client that may use the grant.
   const idJags = grantTypes.includes(JWT_BEARER_GRANT) && options.trustsIdJags?.() === true;
+  // MCP Workload Identity Federation: "The grant_types_supported array MUST include the value
+  // urn:ietf:params:oauth:grant-type:jwt-bearer" (a workload needs no client to use it).
+  if (options.trustsWorkloads?.() === true && !grantTypes.includes(JWT_BEARER_GRANT)) grantTypes.push(JWT_BEARER_GRANT);
   return {
     issuer: endpoints.issuer,
     // RFC 8414 §2: "REQUIRED unless no grant types are supported that use the authorization

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ClientRegistry } from '../clients/registry.js';
 import type { TokenEndpointProofs } from '../dpop/token-endpoint.js';
 import { InvalidDpopProof, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.js';
 import type { SecurityEvents } from '../events/types.js';
-import type { Grant } from '../grants/types.js';
-import { authenticatedClient, type ClientAuthentication } from '../http/client-auth.js';
+import type { ClientlessGrant, Grant, TokenResponse } from '../grants/types.js';
+import { authenticatedClient, type ClientAuthentication, presentedClientCredentials } from '../http/client-auth.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
 import { sendOAuthJsonText, tokenResponseJson } from '../http/oauth-reply.js';
@@ -17,6 +17,8 @@ export interface TokenRouteOptions {
   /** Every client (the file's, registered ones, metadata documents) and how each proves who it is. */
   readonly authentication: ClientAuthentication;
   readonly grants: ReadonlyMap<string, Grant>;
+  /** A grant some requests use without any client (a workload's JWT bearer grant); asked before a client is authenticated. */
+  readonly clientless?: ClientlessGrant | undefined;
   /** DPoP proofs (RFC 9449 §5): validated, remembered, and the nonces to hand out. */
   readonly proofs: TokenEndpointProofs;
   /** Told the error code of every error answer. */
@@ -25,7 +27,7 @@ export interface TokenRouteOptions {
 
 /** POST /oauth2/token (RFC 6749 §3.2): authenticates the client, then dispatches on grant_type; CORS for browser clients. */
 export async function tokenRoute(app: FastifyInstance, options: TokenRouteOptions): Promise<void> {
-  const { clients, grants } = options;
+  const { clients, grants, clientless } = options;
   useOAuthFormBodies(app, {
     realm: options.realm,
     storeOutage: 'server_error',
@@ -34,8 +36,20 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
 
   answerPreflights(app, options.path, clients);
 
+  const answer = (reply: FastifyReply, response: TokenResponse) => {
+    const nonce = options.proofs.nonceToSend();
+    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
+    return sendOAuthJsonText(reply, 200, tokenResponseJson(response));
+  };
+
   app.post(options.path, async (request, reply) => {
     const { body, query } = formRequest(request.body, request.url);
+    // A workload's request has no client at all: only its grant decides, and only on its grant_type.
+    const presented = () => presentedClientCredentials(request.headers.authorization, body, query) !== undefined;
+    if (clientless && body.get('grant_type') === clientless.grantType && clientless.serves(body, presented)) {
+      const dpop = await options.proofs.check(request.headers.dpop, request.method);
+      return answer(reply, await clientless.handle({ params: body, clientAddress: request.ip, dpop }));
+    }
     // The client first, so that every later error reaches a browser client that allows this origin.
     const client = await authenticatedClient(request, { body, query }, options.authentication);
     allowClientOrigin(request, reply, client);
@@ -49,9 +63,6 @@ export async function tokenRoute(app: FastifyInstance, options: TokenRouteOption
     // RFC 9449 §5.2: with dpop_bound_access_tokens, "the authorization server MUST reject
     // token requests from this client that do not contain the DPoP header".
     if (client.dpopBoundAccessTokens && !dpop) throw new InvalidDpopProof('this client must send a DPoP proof (dpop_bound_access_tokens)');
-    const response = await grant.handle({ client, params: body, clientAddress: request.ip, dpop });
-    const nonce = options.proofs.nonceToSend();
-    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
-    return sendOAuthJsonText(reply, 200, tokenResponseJson(response));
+    return answer(reply, await grant.handle({ client, params: body, clientAddress: request.ip, dpop }));
   });
 }

@@ -34,6 +34,8 @@ import { VerificationSlots } from '../users/verification-slots.js';
 import type { ProviderRegistry } from '../identity/providers.js';
 import { upstreamServices } from './upstream.js';
 import { adminServices } from './admin.js';
+import type { WorkloadTrustRegistry } from '../workloads/trusts.js';
+import { workloadServices } from './workloads.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -48,6 +50,8 @@ export interface ServiceDependencies {
   readonly resources?: ResourceRegistry;
   /** Upstream identity providers (IDENTITY_PROVIDERS_FILE); default: none, only the password form. */
   readonly providers?: ProviderRegistry | undefined;
+  /** Workload trusts (WORKLOAD_TRUSTS_FILE); default: none, no workload is served. */
+  readonly workloads?: WorkloadTrustRegistry | undefined;
   readonly store: Store;
   /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
   readonly signer: Signer;
@@ -207,6 +211,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     signIn,
     grantIndexing,
     grants,
+    /** The JWT bearer grant of workloads, without a client (WORKLOAD_TRUSTS_FILE); undefined without the file. */
+    workloadGrant: workloadServices(config, deps, { endpoints, clock, accessTokens, resources, events }),
     /** What revocation and introspection read of a token's state. */
     tokenStatus: { accessTokens, refreshTokens: store, refreshTokenSealing, denylist: store, grants: store, clock },
     selfAsserted,

@@ -30,6 +30,8 @@ export interface AccessTokenRequest {
   readonly act?: ActorClaim | undefined;
   /** Seconds since the epoch the token must not outlive (an exchanged token, its subject token). */
   readonly expiresNoLaterThan?: number | undefined;
+  /** `iss_trust`: the workload trust whose JWT the token was issued for (WORKLOAD_TRUSTS_FILE). */
+  readonly issTrust?: string | undefined;
 }
 
 /** RFC 8693 §4.1: "act": the acting party's `sub`, and the party it acted for before, if any. */
@@ -135,6 +137,7 @@ export class AccessTokens {
     if (request.authTime !== undefined) payload += `,"auth_time":${request.authTime}`;
     if (request.grantId !== undefined) payload += `,"grant_id":${JSON.stringify(request.grantId)}`;
     if (request.act !== undefined) payload += `,"act":${JSON.stringify(request.act)}`;
+    if (request.issTrust !== undefined) payload += `,"iss_trust":${JSON.stringify(request.issTrust)}`;
     payload += `,"iat":${iat},"exp":${exp},"jti":"${jti}"`;
     // RFC 9449 §6.1: "the JWK SHA-256 Thumbprint [...] of the DPoP public key [...] MUST be
     // conveyed using the jkt confirmation method member of the cnf claim".

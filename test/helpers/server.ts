@@ -12,6 +12,7 @@ import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
 import { UserRegistry } from '../../src/users/registry.js';
+import { WorkloadTrustRegistry } from '../../src/workloads/trusts.js';
 import { keysDirWithSigningKey } from './keys.js';
 import { memoryStore, type TestClock, type TestStore } from './stores.js';
 
@@ -99,6 +100,11 @@ export interface TestServerOptions {
   readonly providers?: unknown[];
   /** Instead of `providers`: a registry built by the test (a reloadable one). */
   readonly providerRegistry?: ProviderRegistry;
+  /**
+   * WORKLOAD_TRUSTS_FILE entries; with them the server fetches http:// and loopback issuers
+   * (WORKLOAD_TRUSTS_ALLOW_INSECURE=true) unless `env` says otherwise.
+   */
+  readonly workloads?: unknown[];
 }
 
 export async function buildTestServer(t: Test, options: TestServerOptions = {}): Promise<TestServer> {
@@ -115,6 +121,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     KEYS_DIR: keysDir,
     LOG_LEVEL: 'silent',
     ...(withProviders ? { IDENTITY_PROVIDERS_ALLOW_INSECURE: 'true' } : {}),
+    ...(options.workloads ? { WORKLOAD_TRUSTS_ALLOW_INSECURE: 'true' } : {}),
     ...options.env,
   });
   const keystore = await Keystore.open(keysDir, Math.floor(clock.now / 1000), { accessTokenAlg: config.accessTokenSigningAlg });
@@ -138,6 +145,9 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
             options.providerRegistry ??
             ProviderRegistry.fromEntries(options.providers ?? [], 'providers', { allowHttp: config.identityProviders.allowInsecure }),
         }
+      : {}),
+    ...(options.workloads
+      ? { workloads: WorkloadTrustRegistry.fromEntries(options.workloads, 'trusts', { allowHttp: config.workloadTrusts.allowInsecure }) }
       : {}),
     store,
     signer: new Signer('test-session-secret-0123456789abcdef'),

@@ -22,6 +22,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['authorize'],
   ['grants'],
   ['identity'],
+  ['workloads'],
   ['oidc'],
   ['dpop'],
   ['tokens'],

@@ -301,6 +301,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'login.failed',
       'token.exchanged',
       'assertion.refused',
+      'workload.refused',
       'refresh.reuse_detected',
       'code.replayed',
       'grant.revoked',

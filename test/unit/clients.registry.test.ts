@@ -306,6 +306,17 @@ t.test('ClientRegistry', async (t) => {
     );
   });
 
+  t.test('no client id begins with workload: (the client_id of workloads’ tokens)', async (t) => {
+    for (const grant_types of [['client_credentials'], ['authorization_code']])
+      t.throws(
+        () =>
+          ClientRegistry.fromMetadata([
+            { client_id: 'workload:ci', client_secret_hash: HASH, grant_types, redirect_uris: ['https://app.example.com/cb'] },
+          ]),
+        { message: 'clients: client "workload:ci": client_id: must not begin with "workload:" (reserved for the tokens of workloads)' },
+      );
+  });
+
   t.test('allowed_origins: origins exactly as browsers send them', async (t) => {
     const withOrigins = (allowed_origins: unknown) => () =>
       ClientRegistry.fromMetadata([{ client_id: 'o', client_secret_hash: HASH, grant_types: ['client_credentials'], allowed_origins }]);

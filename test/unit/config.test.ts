@@ -67,6 +67,7 @@ t.test('loadConfig', async (t) => {
       dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
       identityProviders: { file: undefined, allowInsecure: false, upstreamTokenSecret: undefined },
+      workloadTrusts: { file: undefined, allowInsecure: false },
       // auto: the thread pool while a CPU is left over beside WORKERS=1.
       accessTokenSigning: availableParallelism() > 1 ? 'thread-pool' : 'main-thread',
     });
@@ -321,6 +322,14 @@ t.test('loadConfig', async (t) => {
       'IDENTITY_PROVIDERS_ALLOW_INSECURE must be true or false',
       'UPSTREAM_TOKEN_SECRET must be at least 32 characters',
     ]);
+  });
+
+  t.test('workload identity federation: WORKLOAD_TRUSTS_FILE and WORKLOAD_TRUSTS_ALLOW_INSECURE', async (t) => {
+    t.same(loadConfig({}).workloadTrusts, { file: undefined, allowInsecure: false });
+    const config = loadConfig({ WORKLOAD_TRUSTS_FILE: '/etc/oauth/trusts.json', WORKLOAD_TRUSTS_ALLOW_INSECURE: 'true' });
+    t.same(config.workloadTrusts, { file: '/etc/oauth/trusts.json', allowInsecure: true });
+    t.ok(Object.isFrozen(config.workloadTrusts));
+    t.same(problemsOf({ WORKLOAD_TRUSTS_ALLOW_INSECURE: 'yes' }), ['WORKLOAD_TRUSTS_ALLOW_INSECURE must be true or false']);
   });
 
   t.test('CLIENT_ASSERTION_STRICT_AUDIENCE: private_key_jwt audiences (draft-ietf-oauth-rfc7523bis)', async (t) => {

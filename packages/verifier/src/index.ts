@@ -41,6 +41,11 @@ export interface AccessTokenClaims extends JWTPayload {
    * the outermost; earlier ones are for information only).
    */
   readonly act?: ActorClaim;
+  /**
+   * A workload's token (workload identity federation): the trust whose JWT it was issued for;
+   * `sub` is then the workload's and `client_id` `workload:<trust>`. Absent from users' tokens.
+   */
+  readonly iss_trust?: string;
 }
 
 /** RFC 8693 §4.1 "act" (actor): the acting party's `sub`, and the party that acted before it, if any. */

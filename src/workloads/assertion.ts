@@ -1,0 +1,124 @@
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { WorkloadRefusal } from '../events/workload-refusals.js';
+import type { WorkloadTrust } from './trusts.js';
+
+/**
+ * The rules of a workload's JWT that need no key (RFC 7523 §3, draft-ietf-oauth-rfc7523bis,
+ * MCP Workload Identity Federation "JWT Validation"): its type, algorithm, audience, times,
+ * subject and `jti`. Pure. The signature, `iss` and `exp` are checked by jose in verifier.ts.
+ */
+
+/** Asymmetric algorithms only: an issuer signs with keys it publishes (never `none`, never an HMAC). */
+export const WORKLOAD_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** How far apart our clock and the issuer's may be. */
+export const WORKLOAD_CLOCK_SKEW_SECONDS = 60;
+
+/** The furthest `exp` may be ahead (a Kubernetes token lives an hour); it bounds the replay cache too. */
+export const WORKLOAD_MAX_LIFETIME_SECONDS = 86_400;
+
+/** The `typ` an ID-JAG carries (draft-ietf-oauth-identity-assertion-authz-grant §3.1): never a workload's. */
+const ID_JAG_TYPE = 'oauth-id-jag+jwt';
+
+const MAX_SUB_LENGTH = 1000;
+const MAX_JTI_LENGTH = 512;
+
+/** Why a workload's JWT was refused: `reason` is the fixed code (audit log, metrics), the message says more (debug log). */
+export class WorkloadRefused extends Error {
+  constructor(
+    readonly reason: WorkloadRefusal,
+    message: string,
+    options: { cause?: unknown; trust?: string | undefined; sub?: string | undefined } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'WorkloadRefused';
+    this.trust = options.trust;
+    this.sub = options.sub;
+  }
+
+  /** The trust whose issuer the JWT named, when one does. */
+  readonly trust: string | undefined;
+  /** The workload's sub, once its signature was verified. */
+  readonly sub: string | undefined;
+}
+
+/** `typ` as RFC 7515 §4.1.9 lets it be written: without "application/", in any case. */
+function normalizedType(typ: unknown): string | undefined {
+  return typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : undefined;
+}
+
+/** What an assertion says before anything is verified: enough to dispatch it, never to trust it. */
+export interface PeekedAssertion {
+  readonly header: ProtectedHeaderParameters;
+  readonly claims: JWTPayload;
+}
+
+/** The header and claims of a JWS compact JWT; undefined when it is not one. */
+export function peekAssertion(assertion: string): PeekedAssertion | undefined {
+  try {
+    return { header: decodeProtectedHeader(assertion), claims: decodeJwt(assertion) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the assertion is typed as an ID-JAG: that one needs a client (src/grants/jwt-bearer.ts). */
+export function isIdJag(peeked: PeekedAssertion | undefined): boolean {
+  return normalizedType(peeked?.header.typ) === ID_JAG_TYPE;
+}
+
+/**
+ * RFC 8725 §3.11: a JWT explicitly typed for another purpose (an access token, a DPoP proof,
+ * an ID-JAG, a client assertion) is not a workload's identity. Untyped, "JWT" and "JOSE"
+ * (SPIFFE JWT-SVID §2) are taken.
+ */
+export function checkType(header: ProtectedHeaderParameters): void {
+  const typ = normalizedType(header.typ);
+  if (typ !== undefined && typ !== 'jwt' && typ !== 'jose')
+    throw new WorkloadRefused('wrong_type', `typ ${String(header.typ)} is not a workload JWT`);
+}
+
+export function checkAlgorithm(header: ProtectedHeaderParameters, trust: WorkloadTrust): void {
+  if (typeof header.alg !== 'string' || !WORKLOAD_ALGORITHMS.includes(header.alg))
+    throw new WorkloadRefused('algorithm_not_allowed', `alg ${String(header.alg)} is not accepted`, { trust: trust.id });
+}
+
+/** The audiences a JWT of `trust` may name: the trust's own, or else our issuer identifier and token endpoint URL. */
+export function acceptedAudiences(trust: WorkloadTrust, ours: { readonly issuer: string; readonly tokenEndpoint: string }): string[] {
+  return trust.audience !== undefined ? [trust.audience] : [ours.issuer, ours.tokenEndpoint];
+}
+
+export interface WorkloadClaimChecks {
+  readonly trust: WorkloadTrust;
+  readonly accepted: readonly string[];
+  readonly nowSeconds: number;
+}
+
+export interface CheckedClaims {
+  readonly sub: string;
+  readonly jti: string | undefined;
+  /** How long the jti must be remembered: the JWT's remaining life and the skew. */
+  readonly replayWindowSeconds: number;
+}
+
+/** The checks jose leaves to us, on claims whose signature, `iss`, `exp` and `nbf` jose verified. */
+export function checkWorkloadClaims(claims: Readonly<JWTPayload>, checks: WorkloadClaimChecks): CheckedClaims {
+  const { trust, accepted, nowSeconds: now } = checks;
+  const { sub, jti, aud, iat } = claims;
+  if (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUB_LENGTH)
+    throw new WorkloadRefused('malformed', 'sub is missing or malformed', { trust: trust.id });
+  const refuse = (reason: WorkloadRefusal, message: string) => new WorkloadRefused(reason, message, { trust: trust.id, sub });
+  const named = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  // RFC 7523 §3 item 3: "The JWT MUST contain an "aud" (audience) claim containing a value that
+  // identifies the authorization server as an intended audience"; draft-ietf-oauth-rfc7523bis
+  // closes the ambiguity of arrays: one naming anyone else could be replayed there.
+  if (named.length === 0 || !named.every((value) => accepted.includes(value)))
+    throw refuse('wrong_audience', 'aud names someone other than this authorization server');
+  const exp = claims.exp as number;
+  if (exp > now + WORKLOAD_MAX_LIFETIME_SECONDS + WORKLOAD_CLOCK_SKEW_SECONDS) throw refuse('lifetime_too_long', 'exp is too far ahead');
+  if (typeof iat === 'number' && iat > now + WORKLOAD_CLOCK_SKEW_SECONDS) throw refuse('not_yet_valid', 'iat is in the future');
+  if (jti !== undefined && (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH))
+    throw refuse('malformed', 'jti is malformed');
+  if (jti === undefined && trust.require_jti) throw refuse('jti_required', 'the trust requires a jti');
+  return { sub, jti, replayWindowSeconds: Math.max(1, Math.ceil(exp + WORKLOAD_CLOCK_SKEW_SECONDS - now)) };
+}
