@@ -15,7 +15,7 @@ export type { TokenExchangePolicy } from './token-exchange-policy.js';
 import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
 import { AUTH_METHODS, type Client, GRANT_TYPES } from './client.js';
 
-export { AUTH_METHODS, GRANT_TYPES } from './client.js';
+export { AUTH_METHODS, DEVICE_CODE_GRANT, GRANT_TYPES } from './client.js';
 export type { Client, ClientAuthMethod, GrantTypeName } from './client.js';
 
 export const redirectUri = z.string().superRefine((value, ctx) => {

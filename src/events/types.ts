@@ -17,52 +17,16 @@ export type IssuingGrant =
   | 'implicit'
   | 'token_exchange'
   /** RFC 7523 §2.1 with an ID-JAG (enterprise-managed authorization). */
-  | 'jwt_bearer';
+  | 'jwt_bearer'
+  /** RFC 8628: the device authorization grant. */
+  | 'device_code';
 
 /** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
 export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
 
-/** How a client tried to authenticate (RFC 6749 §2.3, RFC 7523 §2.2); `none`: its client_id alone. */
-export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+import type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './client-authentication.js';
 
-/**
- * Which check refused a client's credentials: a fixed code for the audit log and a metric
- * label, never sent to the client (every refusal answers the same invalid_client).
- */
-export type ClientAuthenticationFailure =
-  /** No client with the id sent (or the assertion's sub). */
-  | 'unknown_client'
-  /** A secret that does not match the client's digest. */
-  | 'wrong_secret'
-  /** A confidential client that sent its client_id alone. */
-  | 'credentials_missing'
-  /** Credentials of a kind the client is not registered for: a secret, or an assertion, from a client without that method. */
-  | 'wrong_method'
-  /** A public client at an endpoint for confidential clients only (introspection). */
-  | 'public_client'
-  /** Not a signed JWT, no sub (and no client_id), exp or jti missing, a claim of the wrong type. */
-  | 'malformed'
-  | 'algorithm_not_allowed'
-  /** A `typ` of another kind of token (at+jwt, dpop+jwt, …). */
-  | 'wrong_type'
-  | 'wrong_issuer'
-  | 'wrong_subject'
-  /** An `aud` other than our issuer identifier alone (or, without RFC 7523bis's typ and the strict setting, our token endpoint URL). */
-  | 'wrong_audience'
-  | 'expired'
-  /** exp too far ahead, or iat too long ago. */
-  | 'lifetime_too_long'
-  /** nbf not reached, or iat in the future. */
-  | 'not_yet_valid'
-  /** No key of the client for the algorithm and kid. */
-  | 'unknown_kid'
-  /** Several keys of the client could have signed and the assertion names no kid. */
-  | 'ambiguous_key'
-  /** The client's jwks_uri could not be fetched or used, or its key cannot be imported. */
-  | 'keys_unavailable'
-  | 'bad_signature'
-  /** The assertion's jti was used before. */
-  | 'replayed';
+export type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './client-authentication.js';
 
 export type SecurityEvent =
   | {
@@ -87,6 +51,18 @@ export type SecurityEvent =
       readonly grantId?: string | undefined;
     }
   | { readonly event: 'authorization.denied'; readonly clientId: string; readonly sub: string }
+  /** RFC 8628: a device authorization started (§3.1), approved or denied by its user, or found expired by a poll. */
+  | {
+      readonly event: 'device.authorization_started' | 'device.approved';
+      readonly clientId: string;
+      readonly grantId: string;
+      readonly scope: readonly string[];
+      readonly resource: readonly string[];
+      /** Who approved (device.approved). */
+      readonly sub?: string;
+    }
+  | { readonly event: 'device.denied'; readonly clientId: string; readonly sub: string; readonly grantId: string }
+  | { readonly event: 'device.expired'; readonly clientId: string; readonly grantId: string }
   | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
   /** No username: people type passwords into the username field. */
   | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
@@ -190,6 +166,9 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'token.issued': true,
   'authorization.approved': true,
   'authorization.denied': true,
+  'device.authorization_started': true,
+  'device.approved': true,
+  'device.denied': true,
   'signin.succeeded': true,
   'signin.failed': true,
   'signin.throttled': true,
@@ -211,6 +190,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'authorization.failed': false,
   'introspection.answered': false,
   'dpop.proof_failed': false,
+  'device.expired': false,
 };
 
 /** Where the domain reports what happened. `emit` never throws and never waits. */

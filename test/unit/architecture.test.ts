@@ -20,6 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['pages'],
   ['authorize'],
   ['grants'],
+  ['device'],
   ['identity'],
   ['oidc'],
   ['dpop'],
