@@ -12,6 +12,7 @@ import { endpointsOf } from './endpoints.js';
 import { trustsIdJags } from './identity/id-jag-issuers.js';
 import { Pages } from './pages/view.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
+import { deviceAuthorizationRoute } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { introspectionRoute } from './routes/introspection.js';
@@ -134,6 +135,13 @@ async function registerRoutes(
     proofs: services.proofs,
     events,
   });
+  await app.register(deviceAuthorizationRoute, {
+    path: endpoints.path('deviceAuthorization'),
+    realm,
+    verificationUri: endpoints.url('device'),
+    authentication,
+    devices: services.devices,
+  });
   await app.register(revocationRoute, {
     path: endpoints.path('revocation'),
     realm,
@@ -165,6 +173,7 @@ async function registerRoutes(
       upstream: endpoints.path('upstream'),
       upstreamCallback: endpoints.upstreamCallbackPath(':provider'),
       upstreamSignedOut: endpoints.upstreamSignedOutPath(':provider'),
+      device: endpoints.path('device'),
     },
     pipeline: services.authorizePipeline,
     clients: directory,
