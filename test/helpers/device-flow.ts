@@ -78,11 +78,11 @@ export async function decideInBrowser(
 ): Promise<LightMyRequestResponse> {
   const page = await browser.get('/device');
   let next = await browser.post(formAction(page.body), { ...formFields(page.body), user_code: userCode });
-  if (next.body.includes('<h1>Sign in</h1>')) {
+  if (formAction(next.body) === '/oauth2/authorize/login') {
     const signedIn = await browser.post(formAction(next.body), { ...formFields(next.body), ...credentials });
     next = await browser.get(signedIn.headers.location as string);
   }
-  if (!next.body.includes('<h1>Allow access?</h1>')) return next;
+  if (formAction(next.body) !== '/oauth2/authorize/consent') return next;
   return browser.post(formAction(next.body), { ...formFields(next.body), decision });
 }
 
