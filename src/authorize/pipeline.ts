@@ -11,6 +11,7 @@ import {
 import type { FormParams, Parameters } from '../oauth/form-params.js';
 import type { IdTokens } from '../oidc/id-token.js';
 import { approvedDevice, deniedDevice, type DeviceDecision } from './device-approval.js';
+import type { DeviceCodeProblem } from './device-code-entry.js';
 import {
   atClient,
   carriedDeviceVerification,
@@ -29,7 +30,6 @@ import { approve, type ConsentQuestion, type ConsentSettings, consentQuestion } 
 import { submittedParameters } from './interaction.js';
 import { type SignInReason, signInNeeded } from './interaction-policy.js';
 import { type AuthorizationRegistries, type AuthorizationRequest, validateAuthorizationRequest } from './request.js';
-import type { DeviceCodeProblem } from './device-code-entry.js';
 import { type AuthorizationResponseDependencies, approvedResponseParameters, deniedAuthorization } from './respond.js';
 import { type SignInMethod, type SignInProblem, signInMethods, signInWithPassword } from './sign-in.js';
 import { demandsOf, directProvider, type UpstreamSignInDependencies, upstreamLocation } from './upstream-sign-in.js';
@@ -232,7 +232,7 @@ async function respond(request: InteractionRequest, user: AuthenticatedUser, dep
  * that does not answer issues nothing, and the client hears `temporarily_unavailable`
  * (RFC 6749 §4.1.2.1) at its redirect URI (a device's user, the 503 page).
  */
-export async function withStore<T>(request: InteractionRequest, step: () => Promise<T>): Promise<T> {
+async function withStore<T>(request: InteractionRequest, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (err) {
