@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DEMO_CREDENTIALS_FILE, demoCredentialsFile } from '../src/dev-credentials.js';
+import { DEMO_CREDENTIALS_FILE } from '../src/dev-credentials.js';
+import { decodeEntities, demoPassword, FormBrowser, pageForm, pageMessage, runDemo, UsageError } from './demo-browser.js';
 
 /**
  * The browser's part of the authorization code flow, for trying `npm run dev` from a shell:
@@ -19,8 +19,6 @@ const USAGE = `usage: npm run -s demo:code-flow -- [AUTHORIZATION_URL] [--issuer
 Without AUTHORIZATION_URL it builds one for --client-id (demo-client) with PKCE (S256) and prints
 CODE=… and VERIFIER=…; with one it prints CODE=…. The password is $PASSWORD, else the one
 npm run dev wrote to ${DEMO_CREDENTIALS_FILE}.`;
-
-class UsageError extends Error {}
 
 interface AuthorizationRequest {
   readonly url: URL;
@@ -60,57 +58,6 @@ function authorizationRequest(args: string[]): AuthorizationRequest {
   url.search = new URLSearchParams(params).toString();
   return { url, username: values.username, verifier };
 }
-
-/** The demo password: $PASSWORD, else the file `npm run dev` wrote for the server at `authorizeUrl`'s port. */
-async function demoPassword(authorizeUrl: URL): Promise<string> {
-  if (process.env.PASSWORD) return process.env.PASSWORD;
-  const credentials = demoCredentialsFile(Number(authorizeUrl.port || (authorizeUrl.protocol === 'https:' ? 443 : 80)));
-  const file = await readFile(credentials, 'utf8').catch(() => '');
-  const password = /^PASSWORD=(.+)$/m.exec(file)?.[1];
-  if (!password) throw new Error(`no password: set PASSWORD, or run npm run dev in this folder (it writes ${credentials})`);
-  return password;
-}
-
-/** A browser reduced to what our pages need: cookies, and forms posted with their hidden fields. */
-class FormBrowser {
-  private readonly cookies = new Map<string, string>();
-
-  async request(url: URL, fields?: Record<string, string>): Promise<Response> {
-    const res = await fetch(url, {
-      method: fields ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: {
-        ...(this.cookies.size ? { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') } : {}),
-        ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(fields ? { body: new URLSearchParams(fields) } : {}),
-    }).catch((err: Error) => {
-      throw new Error(`cannot reach ${url.origin} (${(err.cause as Error | undefined)?.message ?? err.message}): is npm run dev running?`);
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(';', 1)[0] ?? '';
-      const eq = pair.indexOf('=');
-      if (eq > 0) this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    return res;
-  }
-}
-
-/** Our pages escape every attribute value as a numeric character reference. */
-const decodeEntities = (value: string) => value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
-
-/** The post form of a page: where it goes and its hidden fields (interaction, csrf_token). */
-function pageForm(html: string, base: URL): { action: URL; hidden: Record<string, string> } | undefined {
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (action === undefined) return undefined;
-  const hidden: Record<string, string> = {};
-  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    hidden[name as string] = decodeEntities(value as string);
-  }
-  return { action: new URL(decodeEntities(action), base), hidden };
-}
-
-const pageMessage = (html: string) => /<p class="error"[^>]*>([^<]*)</.exec(html)?.[1] ?? /<h1>([^<]*)</.exec(html)?.[1] ?? '';
 
 /** Signs in and allows; returns the redirect URI with the answer, as the browser would be sent there. */
 async function approve(url: URL, username: string, password: string): Promise<URL> {
@@ -163,14 +110,4 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`demo:code-flow: ${(err as Error).message}\n`);
-  if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`${USAGE}\n`);
-    process.exitCode = 2;
-  } else {
-    process.exitCode = 1;
-  }
-}
+process.exitCode = await runDemo('demo:code-flow', USAGE, () => main(process.argv.slice(2)));

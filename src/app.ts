@@ -15,6 +15,7 @@ import { adminApi } from './routes/admin/index.js';
 import { grantRoutes } from './routes/admin/grants.js';
 import { keyRoutes } from './routes/admin/keys.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
+import { deviceAuthorizationRoute } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { introspectionRoute } from './routes/introspection.js';
@@ -141,6 +142,13 @@ async function registerRoutes(
     proofs: services.proofs,
     events,
   });
+  await app.register(deviceAuthorizationRoute, {
+    path: endpoints.path('deviceAuthorization'),
+    realm,
+    verificationUri: endpoints.url('device'),
+    authentication,
+    devices: services.devices,
+  });
   await app.register(revocationRoute, {
     path: endpoints.path('revocation'),
     realm,
@@ -173,6 +181,7 @@ async function registerRoutes(
       upstream: endpoints.path('upstream'),
       upstreamCallback: endpoints.upstreamCallbackPath(':provider'),
       upstreamSignedOut: endpoints.upstreamSignedOutPath(':provider'),
+      device: endpoints.path('device'),
     },
     pipeline: services.authorizePipeline,
     clients: directory,

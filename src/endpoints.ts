@@ -16,6 +16,10 @@ const BELOW_ISSUER = {
   revocation: '/oauth2/revoke',
   introspection: '/oauth2/introspect',
   registration: '/oauth2/register',
+  /** RFC 8628 §3.1: where a device starts a device authorization. */
+  deviceAuthorization: '/oauth2/device_authorization',
+  /** RFC 8628 §3.2 verification_uri: the page where the user enters the user code ("short and easy to remember"). */
+  device: '/device',
   userinfo: '/oauth2/userinfo',
   jwks: '/.well-known/jwks.json',
   /** OpenID Connect Discovery 1.0 §4: the issuer with "/.well-known/openid-configuration" appended. */
@@ -52,7 +56,7 @@ export interface Endpoints {
   upstreamSignedOutUrl(providerId: string): string;
   /** Where the RFC 8414 metadata document is served. */
   readonly authorizationServerMetadataPath: string;
-  /** The path the browser session's cookies are sent to: every page of the authorization endpoint and sign-out. */
+  /** The path the browser session's cookies are sent to: every page of the authorization endpoint, sign-out and /device. */
   readonly browserCookiePath: string;
   /** Whether `path` is one of the pages a browser sees (they answer errors with a page, not JSON). */
   isBrowserPath(path: string): boolean;
@@ -73,8 +77,9 @@ export function endpointsOf(issuer: string): Endpoints {
     upstreamSignedOutPath: (providerId) => `${prefix}${UPSTREAM_CALLBACK}/${providerId}/signed-out`,
     upstreamSignedOutUrl: (providerId) => `${origin}${UPSTREAM_CALLBACK}/${providerId}/signed-out`,
     authorizationServerMetadataPath: `${AUTHORIZATION_SERVER_METADATA}${prefix}`,
-    browserCookiePath: `${prefix}/oauth2/`,
+    browserCookiePath: `${prefix}/`,
     isBrowserPath: (candidate) =>
+      candidate === path('device') ||
       candidate === authorize ||
       candidate.startsWith(`${authorize}/`) ||
       candidate === path('logout') ||

@@ -5,6 +5,9 @@ import type { ConsentStore, RememberedConsent } from '../store/types.js';
 import { consentedAudiences, consentMatters, consentNeeded, sameAudiences } from './interaction-policy.js';
 import { type AuthorizationRequest, scopeAlsoAllowed } from './request.js';
 
+/** What the consent step reads of a request (an authorization request, or a device verification). */
+export type ConsentRequest = Pick<AuthorizationRequest, 'client' | 'scope' | 'resources' | 'prompt' | 'responseType'>;
+
 /**
  * The consent step: whether the user must approve this request on the consent page, and
  * remembering an approval (CONSENT_TTL) so a later request for no more skips the page.
@@ -38,7 +41,7 @@ export interface ConsentQuestion {
 
 /** The question after `remembered`: a step-up of it (same audiences), or everything the request asks. */
 function questionAfter(
-  request: AuthorizationRequest,
+  request: ConsentRequest,
   remembered: RememberedConsent | undefined,
   settings: ConsentSettings,
   resources: ResourceLookup,
@@ -54,7 +57,7 @@ function questionAfter(
 
 /** What the consent page must ask, or undefined when no page is needed (reads the remembered consent only when it matters). */
 export async function consentQuestion(
-  request: AuthorizationRequest,
+  request: ConsentRequest,
   user: AuthenticatedUser,
   settings: ConsentSettings,
   resources: ResourceLookup,
@@ -68,12 +71,12 @@ export async function consentQuestion(
  * The user allowed: the request as approved (a step-up's union), remembered for its client
  * (a step-up adds to the consent, any other approval replaces it).
  */
-export async function approve(
-  request: AuthorizationRequest,
+export async function approve<R extends ConsentRequest>(
+  request: R,
   user: AuthenticatedUser,
   settings: ConsentSettings,
   resources: ResourceLookup,
-): Promise<AuthorizationRequest> {
+): Promise<R> {
   const remembering = settings.consentTtlSeconds > 0;
   const remembered =
     remembering && consentMatters(request) ? await settings.consents.findConsent(user.sub, request.client.clientId) : undefined;

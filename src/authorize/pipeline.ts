@@ -10,10 +10,23 @@ import {
 } from '../errors/index.js';
 import type { FormParams, Parameters } from '../oauth/form-params.js';
 import type { IdTokens } from '../oidc/id-token.js';
+import { approvedDevice, deniedDevice, type DeviceDecision } from './device-approval.js';
+import type { DeviceCodeProblem } from './device-code-entry.js';
+import {
+  atClient,
+  carriedDeviceVerification,
+  type DeviceVerificationDependencies,
+  type DeviceVerificationRequest,
+  type InteractionRequest,
+  isDeviceParameters,
+  isDeviceVerification,
+} from './device-request.js';
+import { expectedSubject, type HintedUsers, isHintedUser } from './hints.js';
 import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/browser-session.js';
 import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER, signInMark } from '../session/sign-in-mark.js';
 import type { Signer } from '../session/signer.js';
-import { scopeForUser } from '../users/roles.js';
+import type { RoleHolders } from '../users/roles.js';
+import { forUser } from './granted-scope.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { approve, type ConsentQuestion, type ConsentSettings, consentQuestion } from './consent.js';
 import { submittedParameters } from './interaction.js';
@@ -65,11 +78,9 @@ export interface AuthorizeDependencies {
   /** Checks `id_token_hint` (OpenID Connect Core §3.1.2.1). */
   readonly idTokens: Pick<IdTokens, 'verifyHint'>;
   /** Who a signed-in subject is, to compare with `login_hint`, and the roles a local user holds. */
-  readonly users: {
-    bySub(
-      sub: string,
-    ): { readonly username: string; readonly claims: Readonly<Record<string, unknown>>; readonly roles: readonly string[] } | undefined;
-  };
+  readonly users: HintedUsers & RoleHolders;
+  /** The device authorization grant's user side (RFC 8628 §3.3); none: /device answers nothing pending. */
+  readonly device?: DeviceVerificationDependencies | undefined;
   /** Sign-in through upstream identity providers (IDENTITY_PROVIDERS_FILE); none: only the password form. */
   readonly upstream?: UpstreamSignInDependencies | undefined;
   /** How the pages name a signed-in user ("Signed in as …"): a federated user by their email or username, not their `fed_` sub. */
@@ -81,7 +92,7 @@ export type AuthorizeOutcome =
   /** The login page; `signedIn`: who is signed in (displayNameOf) when the session must sign in again (prompt=login, max_age). */
   | {
       readonly kind: 'sign-in';
-      readonly request: AuthorizationRequest;
+      readonly request: InteractionRequest;
       readonly methods: readonly SignInMethod[];
       readonly signedIn?: string | undefined;
       /** Why the form came back, with what the user typed as username. */
@@ -90,19 +101,23 @@ export type AuthorizeOutcome =
   /** The consent page: what it asks (a step-up asks only for what is new). */
   | {
       readonly kind: 'consent';
-      readonly request: AuthorizationRequest;
+      readonly request: InteractionRequest;
       readonly question: ConsentQuestion;
       readonly user: AuthenticatedUser;
       readonly displayName: string;
     }
   /** The authorization response for the client, in its response mode. */
   | { readonly kind: 'respond'; readonly request: AuthorizationRequest; readonly parameters: Parameters }
-  /** The user said no: access_denied for the client (RFC 6749 §4.1.2.1). */
-  | { readonly kind: 'denied'; readonly request: AuthorizationRequest; readonly error: OAuthError }
+  /** The user said no: access_denied for the client (RFC 6749 §4.1.2.1); for a device, a sign-in that failed (a page). */
+  | { readonly kind: 'denied'; readonly request: InteractionRequest; readonly error: OAuthError }
   /** To an upstream identity provider's sign-in (303), which comes back to its callback. */
-  | { readonly kind: 'upstream'; readonly request: AuthorizationRequest; readonly location: string }
+  | { readonly kind: 'upstream'; readonly request: InteractionRequest; readonly location: string }
   /** Back to step 1 with the same request (303), after a sign-in with its mark, or when the session ended. */
-  | { readonly kind: 'restart'; readonly request: AuthorizationRequest; readonly signInMark?: string | undefined };
+  | { readonly kind: 'restart'; readonly request: InteractionRequest; readonly signInMark?: string | undefined }
+  /** RFC 8628: the user approved or denied a device (or it was decided meanwhile): back to the device. */
+  | { readonly kind: 'device-decided'; readonly request: DeviceVerificationRequest; readonly decision: DeviceDecision }
+  /** RFC 8628 §3.3: the page to type (or confirm, §5.4) the user code a device shows. */
+  | { readonly kind: 'device-code'; readonly userCode?: string | undefined; readonly problem?: DeviceCodeProblem | undefined };
 
 const LOGIN_REQUIRED: Record<SignInReason | 'other_user', string> = {
   no_session: 'the user is not signed in',
@@ -111,48 +126,34 @@ const LOGIN_REQUIRED: Record<SignInReason | 'other_user', string> = {
   other_user: 'the signed-in user is not the one id_token_hint names',
 };
 
-/**
- * OpenID Connect Core §3.1.2.1: "id_token_hint: ID Token previously issued by the
- * Authorization Server being passed as a hint about the End-User's current or past
- * authenticated session with the Client." Ours (expired or not) and issued to this client,
- * or the request is refused at the client.
- */
-async function expectedSubject(request: AuthorizationRequest, deps: AuthorizeDependencies): Promise<string | undefined> {
-  if (request.idTokenHint === undefined) return undefined;
-  const hint = await deps.idTokens.verifyHint(request.idTokenHint);
-  if (!hint || !hint.audiences.includes(request.client.clientId)) {
-    throw new InvalidRequest('id_token_hint is not an ID token this server issued to this client').redirectingTo(request);
-  }
-  return hint.sub;
-}
-
-/** Whether `login_hint` names the signed-in user: their sub, username or email. */
-function isHintedUser(hint: string, sub: string, deps: AuthorizeDependencies): boolean {
-  const user = deps.users.bySub(sub);
-  const email = user?.claims.email;
-  return hint === sub || hint === user?.username || (typeof email === 'string' && hint.toLowerCase() === email.toLowerCase());
-}
-
 /** GET or POST /oauth2/authorize: steps 1 to 4. */
 export async function authorize(received: Parameters, browser: CookieJar, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
-  // 1. request (the sign-in mark a login left on the way back is not part of it)
+  // 1. request (the sign-in mark a login left on the way back is not part of it); never a device verification
   const mark = received.find(([name]) => name === SIGN_IN_MARK_PARAMETER)?.[1];
-  const request = await validRequest(
-    received.filter(([name]) => name !== SIGN_IN_MARK_PARAMETER),
-    deps,
-  );
+  const parameters = received.filter(([name]) => name !== SIGN_IN_MARK_PARAMETER);
+  const request = await validateAuthorizationRequest(parameters, deps.registries, deps.codeResponseMode);
+  return interact(request, mark, browser, deps);
+}
+
+/** Steps 2 to 4 of a valid request: an authorization request, or a device verification. */
+export async function interact(
+  request: InteractionRequest,
+  mark: string | undefined,
+  browser: CookieJar,
+  deps: AuthorizeDependencies,
+): Promise<AuthorizeOutcome> {
   // 2. session
   const user = deps.session.current(browser);
   const now = nowSeconds(deps.clock);
   const signedInForThisRequest = isSignInMarkFor(deps.signer, mark, user, request.parameters, now);
   // 3. prompt: sign in (again)? The user the client expects (id_token_hint), checked first.
-  const expected = await expectedSubject(request, deps);
+  const expected = isDeviceVerification(request) ? undefined : await expectedSubject(request, deps.idTokens);
   const reason =
     expected !== undefined && user && user.sub !== expected ? 'other_user' : signInNeeded(request, user, signedInForThisRequest, now);
   if (reason !== undefined || !user) {
     // OpenID Connect Core §3.1.2.1, prompt=none: "The Authorization Server MUST NOT display
     // any authentication or consent user interface pages."
-    if (request.prompt.has('none')) throw new LoginRequired(LOGIN_REQUIRED[reason ?? 'no_session']).redirectingTo(request);
+    if (request.prompt.has('none')) throw atClient(new LoginRequired(LOGIN_REQUIRED[reason ?? 'no_session']), request);
     const direct = directProvider(request, deps.upstream);
     if (direct !== undefined && deps.upstream) {
       const location = await upstreamLocation(direct, request, demandsOf(request, reason), browser, deps.session, deps.upstream);
@@ -162,26 +163,18 @@ export async function authorize(received: Parameters, browser: CookieJar, deps: 
   }
   // §3.1.2.6 interaction_required: signed in, but as someone else than login_hint names; the
   // user must choose the account, which prompt=none forbids.
-  if (request.prompt.has('none') && request.loginHint !== undefined && !isHintedUser(request.loginHint, user.sub, deps)) {
-    throw new InteractionRequired('the signed-in user is not the one login_hint names').redirectingTo(request);
+  if (request.prompt.has('none') && request.loginHint !== undefined && !isHintedUser(request.loginHint, user.sub, deps.users)) {
+    throw atClient(new InteractionRequired('the signed-in user is not the one login_hint names'), request);
   }
   // 3. prompt: consent? For the scope this user may be granted.
-  const granted = forUser(request, user, deps);
+  const granted = forUser(request, user, deps.users);
   const question = await withStore(granted, () => consentQuestion(granted, user, deps.consent, deps.registries.resources));
   if (question) {
-    if (granted.prompt.has('none'))
-      throw new ConsentRequired('the user has not approved this access for this client').redirectingTo(granted);
+    if (granted.prompt.has('none')) throw atClient(new ConsentRequired('the user has not approved this access for this client'), granted);
     return { kind: 'consent', request: granted, question, user, displayName: await deps.displayNameOf(user.sub) };
   }
   // 4. respond
   return respond(granted, user, deps);
-}
-
-/** The request as `user` may be granted it: the admin API's scopes only for an admin (src/users/roles.ts). */
-function forUser(request: AuthorizationRequest, user: AuthenticatedUser, deps: AuthorizeDependencies): AuthorizationRequest {
-  const holder = { sub: user.sub, clientScope: request.client.scope, decidedRoles: user.roles };
-  const scope = scopeForUser(request.scope, holder, deps.users);
-  return scope === request.scope ? request : { ...request, scope };
 }
 
 /** POST of the login form: a sign-in for the request the form carries (validated again). */
@@ -207,9 +200,12 @@ export async function decide(form: FormParams, browser: CookieJar, deps: Authori
   const user = deps.session.current(browser);
   // The session ended while the page was open: sign in again, then consent again.
   if (!user) return { kind: 'restart', request: submitted };
-  const request = forUser(submitted, user, deps);
+  const request = forUser(submitted, user, deps.users);
   const decision = form.get('decision');
-  if (decision === 'deny') return { kind: 'denied', request, error: deniedAuthorization(request, user, deps.responses.events) };
+  if (decision === 'deny') {
+    if (isDeviceVerification(request)) return withStore(request, () => deniedDevice(request, user, deps));
+    return { kind: 'denied', request, error: deniedAuthorization(request, user, deps.responses.events) };
+  }
   if (decision !== 'allow') throw new InvalidRequest('the consent form was incomplete: choose Allow or Deny');
   const approved = await withStore(request, () => approve(request, user, deps.consent, deps.registries.resources));
   return respond(approved, user, deps);
@@ -220,12 +216,17 @@ export async function methodsOf(deps: AuthorizeDependencies): Promise<readonly S
   return signInMethods(deps.upstream?.hasLocalUsers() ?? true, (await deps.upstream?.signIns.methods()) ?? []);
 }
 
-/** A request carried through the pages, validated again (its client may be gone, its redirect URI changed). */
-export function validRequest(parameters: Parameters, deps: AuthorizeDependencies): Promise<AuthorizationRequest> {
+/**
+ * A request carried through the pages (signed), validated again: its client may be gone, its
+ * redirect URI changed; a device verification may have expired or been decided meanwhile.
+ */
+export function validRequest(parameters: Parameters, deps: AuthorizeDependencies): Promise<InteractionRequest> {
+  if (isDeviceParameters(parameters)) return carriedDeviceVerification(parameters, deps);
   return validateAuthorizationRequest(parameters, deps.registries, deps.codeResponseMode);
 }
 
-async function respond(request: AuthorizationRequest, user: AuthenticatedUser, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
+async function respond(request: InteractionRequest, user: AuthenticatedUser, deps: AuthorizeDependencies): Promise<AuthorizeOutcome> {
+  if (isDeviceVerification(request)) return withStore(request, () => approvedDevice(request, user, deps));
   const parameters = await withStore(request, () => approvedResponseParameters(request, user, deps.responses));
   return { kind: 'respond', request, parameters };
 }
@@ -233,13 +234,13 @@ async function respond(request: AuthorizationRequest, user: AuthenticatedUser, d
 /**
  * Runs a step that needs the store once the request is known valid. Fail closed: a store
  * that does not answer issues nothing, and the client hears `temporarily_unavailable`
- * (RFC 6749 §4.1.2.1) at its redirect URI.
+ * (RFC 6749 §4.1.2.1) at its redirect URI (a device's user, the 503 page).
  */
-async function withStore<T>(request: AuthorizationRequest, step: () => Promise<T>): Promise<T> {
+async function withStore<T>(request: InteractionRequest, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(request);
+    if (err instanceof StoreUnavailableError) throw atClient(new TemporarilyUnavailable(undefined, undefined, { cause: err }), request);
     throw err;
   }
 }

@@ -181,7 +181,11 @@ function offlineAccessUsable(client: Client, responseType: ResponseType): boolea
 }
 
 /** Of `candidates`, the scopes `request` could have asked for as well: its client's and resources' limits, the same rules. */
-export function scopeAlsoAllowed(request: AuthorizationRequest, candidates: readonly string[], resources: ResourceLookup): string[] {
+export function scopeAlsoAllowed(
+  request: Pick<AuthorizationRequest, 'resources' | 'client' | 'responseType'>,
+  candidates: readonly string[],
+  resources: ResourceLookup,
+): string[] {
   const resource = request.resources.map((r) => r.resource);
   return candidates.filter((scope) => {
     if (scope === 'offline_access' && !offlineAccessUsable(request.client, request.responseType)) return false;

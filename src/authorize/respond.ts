@@ -26,7 +26,12 @@ export interface AuthorizationResponseDependencies {
 }
 
 /** Each grant of a federated user's session takes its own copy of the upstream tokens, for as long as the grant can live. */
-async function bindUpstreamTokens(user: AuthenticatedUser, grantId: string, ttlSeconds: number, deps: AuthorizationResponseDependencies) {
+export async function bindUpstreamTokens(
+  user: AuthenticatedUser,
+  grantId: string,
+  ttlSeconds: number,
+  deps: Pick<AuthorizationResponseDependencies, 'upstreamTokens'>,
+): Promise<void> {
   if (deps.upstreamTokens && user.sid !== undefined && isFederatedSubject(user.sub))
     await deps.upstreamTokens.bindToGrant(user.sid, grantId, ttlSeconds);
 }

@@ -4,6 +4,7 @@ import type { FinishedSignIn, UpstreamSignIns } from '../identity/sign-ins.js';
 import type { UpstreamTokenVault } from '../identity/token-vault.js';
 import type { SignInDemands } from '../identity/upstream.js';
 import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/browser-session.js';
+import { atClient, type InteractionRequest, isDeviceVerification } from './device-request.js';
 import type { SignInReason } from './interaction-policy.js';
 import type { AuthorizationRequest } from './request.js';
 
@@ -32,7 +33,10 @@ export interface UpstreamSignInDependencies {
  * (an unknown id is only a hint, and the page is shown), or the only provider when there
  * are no local users to sign in with a password.
  */
-export function directProvider(request: AuthorizationRequest, upstream: UpstreamSignInDependencies | undefined): string | undefined {
+export function directProvider(
+  request: Pick<AuthorizationRequest, 'parameters'>,
+  upstream: UpstreamSignInDependencies | undefined,
+): string | undefined {
   if (!upstream) return undefined;
   const hinted = request.parameters.find(([name]) => name === IDP_PARAMETER)?.[1];
   if (hinted !== undefined && upstream.signIns.has(hinted)) return hinted;
@@ -45,7 +49,10 @@ export function directProvider(request: AuthorizationRequest, upstream: Upstream
  * sign-in too; so does a session of another user than id_token_hint names (the user must be
  * able to choose another account there).
  */
-export function demandsOf(request: AuthorizationRequest, reason: SignInReason | 'other_user' | undefined): SignInDemands {
+export function demandsOf(
+  request: Pick<AuthorizationRequest, 'prompt' | 'maxAge'>,
+  reason: SignInReason | 'other_user' | undefined,
+): SignInDemands {
   return {
     freshSignIn: request.prompt.has('login') || reason === 'prompt_login' || reason === 'other_user' || request.maxAge === 0,
     ...(request.maxAge !== undefined ? { maxAge: request.maxAge } : {}),
@@ -55,7 +62,7 @@ export function demandsOf(request: AuthorizationRequest, reason: SignInReason | 
 /** Where the browser goes to sign in at `providerId`, the sign-in recorded for its callback. */
 export async function upstreamLocation(
   providerId: string,
-  request: AuthorizationRequest,
+  request: InteractionRequest,
   demands: SignInDemands,
   browser: CookieJar,
   session: BrowserSession,
@@ -66,7 +73,7 @@ export async function upstreamLocation(
     return url.href;
   } catch (err) {
     // Fail closed, at the client: the request is known good.
-    if (err instanceof StoreUnavailableError) throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(request);
+    if (err instanceof StoreUnavailableError) throw atClient(new TemporarilyUnavailable(undefined, undefined, { cause: err }), request);
     throw err;
   }
 }
@@ -78,7 +85,7 @@ const FAILED: Record<string, string> = {
 
 /** access_denied for the client (RFC 6749 §4.1.2.1), saying what kind of failure, never the provider's own words. */
 export function signInFailure(
-  request: AuthorizationRequest,
+  request: InteractionRequest,
   finished: FinishedSignIn & { ok: false },
   events: SecurityEvents,
   address: string,
@@ -94,13 +101,15 @@ export function signInFailure(
   const description = finished.reason.startsWith('refused')
     ? 'the identity provider signed the user in, but this server does not let that user sign in'
     : (FAILED[finished.reason] ?? 'the sign-in at the identity provider did not succeed');
-  return new AccessDenied(description).redirectingTo(request);
+  // For a device verification, a page: the device is not denied, the user may sign in again.
+  const error = new AccessDenied(description);
+  return isDeviceVerification(request) ? error : error.redirectingTo(request);
 }
 
 /** Starts our session for the user the provider returned, keeping what the session keeps (keep_tokens, end_session). */
 export async function startFederatedSession(
   finished: FinishedSignIn & { ok: true },
-  request: AuthorizationRequest,
+  request: InteractionRequest,
   browser: CookieJar,
   session: BrowserSession,
   upstream: UpstreamSignInDependencies,
@@ -114,8 +123,7 @@ export async function startFederatedSession(
     } catch (err) {
       // Fail closed: a session whose upstream tokens were not recorded does not start.
       session.end(browser);
-      if (err instanceof StoreUnavailableError)
-        throw new TemporarilyUnavailable(undefined, undefined, { cause: err }).redirectingTo(request);
+      if (err instanceof StoreUnavailableError) throw atClient(new TemporarilyUnavailable(undefined, undefined, { cause: err }), request);
       throw err;
     }
   }

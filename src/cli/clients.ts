@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientKeysSource } from '../clients/client-jwks.js';
-import { type Client, ClientRegistry } from '../clients/registry.js';
+import { type Client, ClientRegistry, GRANT_TYPES } from '../clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
 import { loadOperatorDefaults } from '../config/operator.js';
 import { readJsonFile } from '../registry/file.js';
@@ -17,6 +17,12 @@ const RELOAD = 'Running servers apply the change on SIGHUP.';
 /** The secret, once: it is never stored (only its SHA-256 digest is) and cannot be shown again. */
 function printSecret(io: CliIo, secret: string): void {
   io.stdout.write(`client_secret: ${secret}\n(shown once: only its hash is stored)\n`);
+}
+
+/** A grant type as --grant names it: `device_code` (and the other URN grant types) by the last part of its URN. */
+function grantType(value: string): string {
+  const urn = `urn:ietf:params:oauth:grant-type:${value}`;
+  return (GRANT_TYPES as readonly string[]).includes(urn) ? urn : value;
 }
 
 /** The public keys of a private_key_jwt client: the JWK Set of --jwks-file, or --jwks-uri (the schema checks either). */
@@ -39,7 +45,8 @@ const add: Command = {
          [--default-max-age SECONDS] [--require-auth-time] [--users-file USERS_FILE]`,
   summary: 'register a client; prints its generated secret once',
   description: `Appends a client to --file (default CLIENTS_FILE), creating the file (mode 0600) if needed.
---id defaults to a random "client-…"; --grant (repeatable) to client_credentials; --auth-method
+--id defaults to a random "client-…"; --grant (repeatable) to client_credentials (device_code,
+token-exchange and jwt-bearer stand for their urn:ietf:params:oauth:grant-type: URNs); --auth-method
 to client_secret_basic. A client with a secret gets a 256-bit one, printed once; only its
 SHA-256 digest is stored. A private_key_jwt client gets no secret: it signs assertions with
 its own keys, whose public halves are the JWK Set in --jwks-file (copied into the file) or
@@ -79,7 +86,7 @@ sub (RFC 9700 §4.15). ${RELOAD}`,
       ...(values.name ? { client_name: values.name } : {}),
       ...(secret ? { client_secret_hash: hashClientSecret(secret) } : {}),
       redirect_uris: values['redirect-uri'] ?? [],
-      grant_types: values.grant ?? ['client_credentials'],
+      grant_types: values.grant?.map(grantType) ?? ['client_credentials'],
       ...(values['response-type'] ? { response_types: values['response-type'] } : {}),
       scope: values.scope ?? '',
       token_endpoint_auth_method: authMethod,

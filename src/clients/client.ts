@@ -6,6 +6,9 @@ import { JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT, type TokenExchangePolicy } from
 
 /** A client as the server uses it, from CLIENTS_FILE (registry.ts), registration or a metadata document. */
 
+/** RFC 8628 §3.4: the grant type of the device access token request. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 export const GRANT_TYPES = [
   'authorization_code',
   'implicit',
@@ -14,6 +17,7 @@ export const GRANT_TYPES = [
   'refresh_token',
   TOKEN_EXCHANGE_GRANT,
   JWT_BEARER_GRANT,
+  DEVICE_CODE_GRANT,
 ] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 

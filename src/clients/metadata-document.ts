@@ -3,7 +3,7 @@ import { RESPONSE_TYPES } from '../oauth/response-mode.js';
 import { type ClientKeysSource, hasPrivateKeyMaterial, type PublicJwks } from './client-jwks.js';
 import { originsAllowedBy } from './origins.js';
 import { type ClientMetadataPolicy, isHttpsUri, type RegisteredMetadata, validatedClientMetadata } from './registration-metadata.js';
-import { type Client, GRANT_TYPES, type GrantTypeName } from './registry.js';
+import { type Client, DEVICE_CODE_GRANT, GRANT_TYPES, type GrantTypeName } from './registry.js';
 import { OPERATOR_ONLY_GRANT_TYPES } from './token-exchange-policy.js';
 
 /**
@@ -97,11 +97,12 @@ function onlyKnown(values: unknown, known: readonly string[]): unknown {
 /**
  * The document as the metadata of a self-asserted client. One document serves every
  * authorization server the client meets, so what is meant for others is left out rather than
- * refused: grant and response types this server does not implement at all (VS Code's
- * document lists the device_code grant), and a client_uri or logo_uri we would not show. What
+ * refused: grant and response types this server does not implement at all, the device grant
+ * unless DYNAMIC_CLIENT_GRANTS offers it (an extra beside the code flow such a client must
+ * have: VS Code's document lists it), and a client_uri or logo_uri we would not show. What
  * this server does implement goes through the policy like a registration's.
  */
-function asClientMetadata(doc: Record<string, unknown>): Record<string, unknown> {
+function asClientMetadata(doc: Record<string, unknown>, policy: ClientMetadataPolicy): Record<string, unknown> {
   const shown = (value: unknown) => (typeof value === 'string' && isHttpsUri(value) ? value : undefined);
   const withKeys = authMethodOf(doc) === 'private_key_jwt';
   // A public client's keys (for encryption, say) are not ours to use.
@@ -112,7 +113,10 @@ function asClientMetadata(doc: Record<string, unknown>): Record<string, unknown>
     token_endpoint_auth_method: withKeys ? 'private_key_jwt' : 'none',
     grant_types: onlyKnown(
       doc.grant_types,
-      GRANT_TYPES.filter((type) => !OPERATOR_ONLY_GRANT_TYPES.includes(type)),
+      GRANT_TYPES.filter(
+        (type) =>
+          !OPERATOR_ONLY_GRANT_TYPES.includes(type) && (type !== DEVICE_CODE_GRANT || policy.grantTypes.includes(DEVICE_CODE_GRANT)),
+      ),
     ),
     response_types: onlyKnown(doc.response_types, RESPONSE_TYPES),
     client_uri: shown(doc.client_uri),
@@ -150,7 +154,7 @@ export function clientFromMetadataDocument(clientId: string, body: unknown, poli
   if (problems.length > 0) throw new InvalidMetadataDocument(problems.join('; '));
   let metadata: RegisteredMetadata;
   try {
-    metadata = validatedClientMetadata(asClientMetadata(doc), policy);
+    metadata = validatedClientMetadata(asClientMetadata(doc, policy), policy);
   } catch (err) {
     if (err instanceof OAuthError) throw new InvalidMetadataDocument(err.description);
     throw err;

@@ -4,12 +4,12 @@ import { InvalidClientMetadata, InvalidRedirectUri } from '../errors/index.js';
 import { parseScope, scopeOutside } from '../oauth/scope.js';
 import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { type ApplicationType, checkPostLogoutRedirectUris, checkRedirectUris, MAX_REDIRECT_URI_LENGTH } from './registration-redirects.js';
-import { AUTH_METHODS, type ClientAuthMethod } from './registry.js';
+import { AUTH_METHODS, type ClientAuthMethod, DEVICE_CODE_GRANT } from './registry.js';
 import { CLIENT_ASSERTION_ALGORITHMS, type ClientAssertionAlgorithm } from '../oauth/client-assertion.js';
 import { clientJwksProblem, type PublicJwks } from './client-jwks.js';
 
 /** The grants a dynamically registered client may get; `password` and `implicit` never (RFC 9700 §2.4, §2.1.2). */
-export const DYNAMIC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export const DYNAMIC_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 export type DynamicGrantType = (typeof DYNAMIC_GRANT_TYPES)[number];
 
 /**

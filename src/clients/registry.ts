@@ -16,7 +16,7 @@ import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated
 import { WORKLOAD_CLIENT_PREFIX, WORKLOAD_PREFIX_RESERVED } from '../shared/workload-prefix.js';
 import { AUTH_METHODS, type Client, GRANT_TYPES } from './client.js';
 
-export { AUTH_METHODS, GRANT_TYPES } from './client.js';
+export { AUTH_METHODS, DEVICE_CODE_GRANT, GRANT_TYPES } from './client.js';
 export type { Client, ClientAuthMethod, GrantTypeName } from './client.js';
 
 export const redirectUri = z.string().superRefine((value, ctx) => {

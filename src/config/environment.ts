@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BRAND_FIELDS } from './brand.js';
 import { CLIENT_ADDRESS_FIELDS } from './client-address.js';
+import { DEVICE_FIELDS } from './device.js';
 import { DPOP_FIELDS } from './dpop.js';
 import { flag, integer } from './fields.js';
 import { IDENTITY_FIELDS } from './identity.js';
@@ -89,6 +90,7 @@ export const EnvSchema = z.object({
   ...CLIENT_ADDRESS_FIELDS,
   ...REGISTRATION_FIELDS,
   ...DPOP_FIELDS,
+  ...DEVICE_FIELDS,
   ...SIGNING_FIELDS,
   ...IDENTITY_FIELDS,
   ...BRAND_FIELDS,

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { BrandConfig } from '../pages/brand.js';
 import { brandConfig } from './brand.js';
 import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
+import { type DeviceConfig, deviceConfig } from './device.js';
 import { type DpopConfig, dpopConfig } from './dpop.js';
 import { type IdentityConfig, identityConfig } from './identity.js';
 import { ConfigError, EnvSchema, type LOG_LEVELS, problemLines, withoutBlanks } from './environment.js';
@@ -31,7 +32,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig, IdentityConfig {
+export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, DeviceConfig, SigningConfig, IdentityConfig {
   readonly port: number;
   /** The listening address: 0.0.0.0 (every interface) unless HOST says otherwise; the dev entry defaults to 127.0.0.1. */
   readonly host: string;
@@ -183,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     ...clientAddressConfig(e),
     ...registrationConfig(e),
     ...dpopConfig(e),
+    ...deviceConfig(e),
     ...signingConfig(e, workers, availableParallelism()),
     ...identityConfig(e),
     brand: brandConfig(e),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEVICE_CODE_GRANT } from '../clients/client.js';
 import { DYNAMIC_GRANT_TYPES, type DynamicGrantType } from '../clients/registration-metadata.js';
 import { integer } from './fields.js';
 
@@ -45,7 +46,7 @@ export const REGISTRATION_FIELDS = {
     .enum(REGISTRATION_MODES, { message: `DYNAMIC_CLIENT_REGISTRATION must be one of ${REGISTRATION_MODES.join(', ')}` })
     .default('off'),
   REGISTRATION_INITIAL_ACCESS_TOKENS: initialAccessTokenDigests.optional(),
-  DYNAMIC_CLIENT_GRANTS: dynamicGrants.default(['authorization_code', 'refresh_token']),
+  DYNAMIC_CLIENT_GRANTS: dynamicGrants.default(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT]),
   DYNAMIC_CLIENT_TTL: integer('DYNAMIC_CLIENT_TTL', 3600, 31_536_000, 'seconds').default(2_592_000),
   REGISTRATION_RATE_LIMIT: integer('REGISTRATION_RATE_LIMIT', 1, 100_000).default(20),
   REGISTRATION_RATE_WINDOW: integer('REGISTRATION_RATE_WINDOW', 1, 86_400, 'seconds').default(3600),

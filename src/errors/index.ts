@@ -6,6 +6,7 @@
 export * from './oauth-error.js';
 export * from './rfc6749.js';
 export * from './extensions.js';
+export * from './rfc8628.js';
 
 /** Raised by a store when it cannot confirm an operation (timeout, connection lost). */
 export class StoreUnavailableError extends Error {

@@ -41,7 +41,11 @@ export type OAuthErrorCode =
   | 'insufficient_scope'
   // RFC 9449 §5 (DPoP at the token endpoint), §8 (nonces)
   | 'invalid_dpop_proof'
-  | 'use_dpop_nonce';
+  | 'use_dpop_nonce'
+  // RFC 8628 §3.5 (the device authorization grant)
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 export interface OAuthErrorOptions {
   /** What went wrong underneath; logged, never sent. */

@@ -21,16 +21,16 @@ export type IssuingGrant =
   /** RFC 7523 §2.1 with an ID-JAG (enterprise-managed authorization). */
   | 'jwt_bearer'
   /** RFC 7523 §2.1 with a workload's own JWT (WORKLOAD_TRUSTS_FILE), without a client. */
-  | 'workload';
+  | 'workload'
+  /** RFC 8628: the device authorization grant. */
+  | 'device_code';
 
 /** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
 export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
 
-/** How a client tried to authenticate (RFC 6749 §2.3, RFC 7523 §2.2); `none`: its client_id alone. */
-export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+import type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './client-authentication.js';
 
-export type { ClientAuthenticationFailure } from './client-authentication-failure.js';
-import type { ClientAuthenticationFailure } from './client-authentication-failure.js';
+export type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './client-authentication.js';
 
 /** Who changed something through the admin API: a person (their `sub`), or a client acting for itself. */
 export type AdminActor = { readonly sub: string } | { readonly client_id: string };
@@ -65,6 +65,18 @@ export type SecurityEvent =
       readonly grantId?: string | undefined;
     }
   | { readonly event: 'authorization.denied'; readonly clientId: string; readonly sub: string }
+  /** RFC 8628: a device authorization started (§3.1), approved or denied by its user, or found expired by a poll. */
+  | {
+      readonly event: 'device.authorization_started' | 'device.approved';
+      readonly clientId: string;
+      readonly grantId: string;
+      readonly scope: readonly string[];
+      readonly resource: readonly string[];
+      /** Who approved (device.approved). */
+      readonly sub?: string;
+    }
+  | { readonly event: 'device.denied'; readonly clientId: string; readonly sub: string; readonly grantId: string }
+  | { readonly event: 'device.expired'; readonly clientId: string; readonly grantId: string }
   | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
   /** No username: people type passwords into the username field. */
   | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
@@ -179,6 +191,9 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'token.issued': true,
   'authorization.approved': true,
   'authorization.denied': true,
+  'device.authorization_started': true,
+  'device.approved': true,
+  'device.denied': true,
   'signin.succeeded': true,
   'signin.failed': true,
   'signin.throttled': true,
@@ -202,6 +217,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'authorization.failed': false,
   'introspection.answered': false,
   'dpop.proof_failed': false,
+  'device.expired': false,
 };
 
 /** Where the domain reports what happened. `emit` never throws and never waits. */

@@ -8,6 +8,8 @@ import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
 import type { RoleHolders } from '../users/roles.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
 import { authorizationCodeGrant } from './authorization-code.js';
+import type { DeviceAuthorizations } from '../device/device-authorizations.js';
+import { deviceCodeGrant } from './device-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { GrantIndexing } from './grant-index.js';
 import { passwordGrant } from './password.js';
@@ -36,6 +38,8 @@ export interface GrantTableDependencies {
   /** Seals and opens refresh tokens under the store's refresh-token key. */
   readonly refreshTokenSealing: RefreshTokenSealing;
   readonly events: SecurityEvents;
+  /** Device authorizations (RFC 8628), polled by the device code grant. */
+  readonly devices: Pick<DeviceAuthorizations, 'poll'>;
   /** The upstream tokens token exchange may hand out (IDENTITY_PROVIDERS_FILE); none: no upstream targets. */
   readonly upstreamTokens?: UpstreamTokenSource | undefined;
   /** ID-JAGs of the providers trusted for them (IDENTITY_PROVIDERS_FILE); none: no JWT bearer grant. */
@@ -96,6 +100,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       events,
       upstream: deps.upstreamTokens,
     }),
+    deviceCodeGrant({ devices: deps.devices, refreshFamilies, families: store, accessTokens, idTokens, resources, events }),
     ...(deps.idJag ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, users, grantIndexing: deps.grantIndexing, events })] : []),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));

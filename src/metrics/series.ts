@@ -28,6 +28,12 @@ export function defineSeries(registry: Registry) {
       labelNames: ['error'] as const,
       registers,
     }),
+    deviceAuthorizations: new Counter({
+      name: 'oauth2_device_authorizations_total',
+      help: 'Device authorizations (RFC 8628), by outcome: started, approved, denied (by the user), expired (found so by a poll)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     signIns: new Counter({
       name: 'oauth2_signins_total',
       help: 'Password sign-ins, by channel (login_page, password_grant) and result (succeeded, failed, throttled)',

@@ -82,6 +82,18 @@ export class ServerMetrics implements SecurityEvents, StoreCommandObserver, Metr
       case 'authorization.denied':
         s.authorizations.inc({ outcome: 'denied' });
         return;
+      case 'device.authorization_started':
+        s.deviceAuthorizations.inc({ outcome: 'started' });
+        return;
+      case 'device.approved':
+        s.deviceAuthorizations.inc({ outcome: 'approved' });
+        return;
+      case 'device.denied':
+        s.deviceAuthorizations.inc({ outcome: 'denied' });
+        return;
+      case 'device.expired':
+        s.deviceAuthorizations.inc({ outcome: 'expired' });
+        return;
       case 'authorization.failed':
         s.authorizations.inc({ outcome: 'error' });
         s.authorizationErrors.inc({ error: event.error });

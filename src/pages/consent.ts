@@ -37,8 +37,27 @@ function unregisteredNotice(view: PageView, client: UnregisteredClient): Html {
  */
 function redirectNotice(view: PageView, form: FormContext): Html {
   const { t } = view;
+  if (form.redirect === undefined) return html``;
   return html`<p>${t.goBackTo(html`<strong class="host">${form.redirect.host}</strong>`)}</p>
 ${form.redirect.loopback ? html`<p class="error">${t.loopbackWarning}</p>` : html``}`;
+}
+
+/**
+ * RFC 8628 §5.4 (remote phishing): an attacker starts a device flow and sends the code to a
+ * victim, who approves the attacker's device. The page names the code the device shows and
+ * says plainly when not to continue.
+ */
+function deviceNotice(view: PageView, device: { readonly userCode: string }): Html {
+  const { t } = view;
+  return html`<p>${t.deviceCodeShown(html`<strong class="host"><code>${device.userCode}</code></strong>`)}</p>
+<p class="error">${t.deviceWarning}</p>`;
+}
+
+function askingLine(view: PageView, form: FormContext, access: RequestedAccess): Html {
+  const { t } = view;
+  const client = html`<strong>${form.clientName}</strong>`;
+  if (form.device) return html`<p>${t.deviceAsksForAccess(client)}</p>`;
+  return html`<p>${(access.shared.length > 0 ? t.asksForMoreAccess : t.asksForAccess)(client)}</p>`;
 }
 
 function resourceList(view: PageView, resources: RequestedAccess['resources']): Html {
@@ -80,8 +99,8 @@ export function consentPage(view: PageView, form: FormContext, access: Requested
   return view.render(
     t.consentTitle,
     html`<h1>${t.consentTitle}</h1>
-${clientLine(form, html`<p>${(access.shared.length > 0 ? t.asksForMoreAccess : t.asksForAccess)(html`<strong>${form.clientName}</strong>`)}</p>`)}
-${form.unregistered ? unregisteredNotice(view, form.unregistered) : html``}${redirectNotice(view, form)}
+${clientLine(form, askingLine(view, form, access))}
+${form.unregistered ? unregisteredNotice(view, form.unregistered) : html``}${form.device ? deviceNotice(view, form.device) : redirectNotice(view, form)}
 ${resourceList(view, access.resources)}
 ${scopeList(view, access)}
 ${sharedList(view, form, access)}<form method="post" action="${form.action}">

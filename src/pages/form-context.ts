@@ -13,8 +13,10 @@ export interface FormContext {
   readonly clientName: string;
   /** The client's logo (logo_uri), when it has one we may show. */
   readonly logoUri?: string | undefined;
-  /** Where the answer goes (the redirect URI of this request). */
-  readonly redirect: RedirectTarget;
+  /** Where the answer goes (the redirect URI of this request); none for a device (RFC 8628), which polls. */
+  readonly redirect?: RedirectTarget | undefined;
+  /** A device verification (RFC 8628): the user code its device shows. */
+  readonly device?: { readonly userCode: string } | undefined;
   /** Where the "not you?" form posts (sign out, then back to this request). */
   readonly signOutAction: string;
   /** Set for a client nobody registered: described by a Client ID Metadata Document, or registered by itself (RFC 7591). */

@@ -34,6 +34,7 @@ label{display:block;font-weight:600;margin:1rem 0 .25rem}
 .reveal label{margin:0;font-weight:400}
 .reveal input{width:1.1rem;height:1.1rem;margin:0}
 input[type=text],input[type=password]{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--field);border-radius:8px;background:transparent;color:inherit}
+input.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:1.35rem;letter-spacing:.15em;text-transform:uppercase}
 :focus-visible{outline:3px solid var(--fg);outline-offset:2px}
 ul{padding-left:1.25rem}
 li{margin:.25rem 0}

@@ -1,6 +1,6 @@
 import { PROMPT_VALUES } from '../oauth/prompt.js';
 import type { FastifyInstance } from 'fastify';
-import { AUTH_METHODS, type Client, type ClientRegistry, type GrantTypeName } from '../clients/registry.js';
+import { AUTH_METHODS, type Client, type ClientRegistry, DEVICE_CODE_GRANT, type GrantTypeName } from '../clients/registry.js';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { Endpoints } from '../endpoints.js';
 import { JWT_BEARER_GRANT } from '../clients/token-exchange-policy.js';
@@ -91,8 +91,9 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
   const authMethods = AUTH_METHODS.filter((m) => registered.some((c) => c.authMethod === m));
   const resources = options.resources.all();
   const responseTypes = RESPONSE_TYPES.filter((r) => registered.some((c) => c.responseTypes.has(r)));
-  // The identity scopes of OpenID Connect are available to every client of the authorization endpoint.
-  const identity = responseTypes.length > 0 ? IDENTITY_SCOPES : [];
+  const devices = grantTypes.includes(DEVICE_CODE_GRANT);
+  // The identity scopes of OpenID Connect are available to every client a user approves: the authorization endpoint's, and devices.
+  const identity = responseTypes.length > 0 || devices ? IDENTITY_SCOPES : [];
   const scopes = [...new Set([...identity, ...registered.flatMap((c) => c.scope), ...resources.flatMap((r) => r.scope)])].sort();
   // The ID-JAG profile of the JWT bearer grant: a provider trusted for ID-JAGs, and a client that may use the grant.
   const idJags = grantTypes.includes(JWT_BEARER_GRANT) && options.trustsIdJags?.() === true;
@@ -111,6 +112,8 @@ export function authorizationServerMetadata(options: DiscoveryOptions): Record<s
     // client sends the browser to sign out, with id_token_hint or client_id, post_logout_redirect_uri and state.
     ...(responseTypes.length > 0 ? { end_session_endpoint: endpoints.url('logout') } : {}),
     token_endpoint: endpoints.url('token'),
+    // RFC 8628 §4: "URL of the authorization server's device authorization endpoint".
+    ...(devices ? { device_authorization_endpoint: endpoints.url('deviceAuthorization') } : {}),
     // OpenID Connect Discovery §3 (registered for RFC 8414 metadata as well).
     ...(responseTypes.length > 0 ? { userinfo_endpoint: endpoints.url('userinfo') } : {}),
     jwks_uri: endpoints.url('jwks'),

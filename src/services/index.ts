@@ -11,6 +11,8 @@ import { clientAuthentication, dynamicRegistrations, metadataDocumentSource, sel
 import { auditLog, type AuditSink } from '../events/audit-log.js';
 import { fanOut, type SecurityEvents } from '../events/types.js';
 import type { Resolver } from '../fetch/safe-fetch.js';
+import { DeviceAuthorizations } from '../device/device-authorizations.js';
+import { UserCodeAttempts } from '../device/user-code-limit.js';
 import { GrantIndexing } from '../grants/grant-index.js';
 import { type GrantTable, grantTable } from '../grants/index.js';
 import type { Keystore } from '../keys/keystore.js';
@@ -121,6 +123,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   const grantIndexing = new GrantIndexing(store.grantIndex, clock);
   const upstream = upstreamServices(config, deps, { endpoints, clock, longestAccessTokenSeconds: accessTokens.longestLifetimeSeconds });
   const refreshTokenSealing = new RefreshTokenSealing(store, clock);
+  const devices = new DeviceAuthorizations(store.deviceCodes, resources, { lifetimeSeconds: config.device.codeTtlSeconds }, events);
   const grants: GrantTable = grantTable({
     store,
     accessTokens,
@@ -134,6 +137,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     refreshReuseGraceSeconds: config.refreshReuseGrace,
     refreshTokenSealing,
     events,
+    devices,
     upstreamTokens: upstream?.tokens,
     idJag: upstream?.idJag,
   });
@@ -175,6 +179,11 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     users: deps.users,
     upstream: upstream?.signIn,
     displayNameOf: async (sub) => (await upstream?.profiles.displayNameOf(sub)) ?? sub,
+    device: {
+      devices,
+      attempts: new UserCodeAttempts(store.attempts, { perAddress: config.device.userCodeMaxFailures, ipv6Prefix: config.ipv6LimitPrefix }),
+      codeTtlSeconds: config.device.codeTtlSeconds,
+    },
     responses: {
       codes: store,
       accessTokens,
@@ -213,6 +222,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     grants,
     /** The JWT bearer grant of workloads, without a client (WORKLOAD_TRUSTS_FILE); undefined without the file. */
     workloadGrant: workloadServices(config, deps, { endpoints, clock, accessTokens, resources, events }),
+    /** Device authorizations (RFC 8628): started at their endpoint, decided at /device, polled at the token endpoint. */
+    devices,
     /** What revocation and introspection read of a token's state. */
     tokenStatus: { accessTokens, refreshTokens: store, refreshTokenSealing, denylist: store, grants: store, clock },
     selfAsserted,

@@ -3,7 +3,7 @@
  * they carry the `__Host-` prefix, which browsers enforce: no other host (a sibling
  * subdomain) and no plain-http page can set or shadow them. With an http issuer (local
  * development) a browser would refuse such a cookie, so they keep plain names, scoped to
- * the issuer's /oauth2/ pages.
+ * the issuer's path (its /oauth2/ pages and /device, the user's page of the device flow).
  */
 
 /** RFC 6265bis §4.1.3.2: "__Host-" cookies "will have been set with a Secure attribute, a Path attribute with a value of /, and no Domain attribute". */

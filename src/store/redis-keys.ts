@@ -12,6 +12,8 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{<grantId>}:rt:<digest>     legacy refresh token (hash: issued_at, rotated_at, successor, grace_used)
  *   <prefix>{<grantId>}:grace:<digest>  legacy: sealed successor response of a just-rotated token
  *   <prefix>{<grantId>}:indexed         the grant is listed in the indexes (until its latest expiry there)
+ *   <prefix>{<grantId>}:device:<digest> a device authorization (RFC 8628; hash: see src/store/lua-devices.ts)
+ *   <prefix>device-user:{<digest>}      the device authorization a user code names (`<grantId>.<digest>`)
  *   <prefix>jti:<jti>                   denylisted access token
  *   <prefix>attempts:{<digest>}         attempt counter (sign-in, registration)
  *   <prefix>attempts:{<digest>}:checking  how many of its attempts are in flight
@@ -60,6 +62,16 @@ export class RedisKeys {
   /** Written with the grant's index entries, so `grants revoke <grant-id>` can tell a grant from a typo. */
   indexedGrant(grantId: string): string {
     return `${this.prefix}{${grantId}}:indexed`;
+  }
+
+  /** A device authorization (RFC 8628), under the tag of the grant it starts (the public half of its device code). */
+  deviceAuthorization(ref: OpaqueTokenRef): string {
+    return `${this.prefix}{${ref.grantId}}:device:${ref.digest}`;
+  }
+
+  /** The digest of a normalised user code is base64url, never braces: each user code its own slot. */
+  deviceUserCode(digest: string): string {
+    return `${this.prefix}device-user:{${digest}}`;
   }
 
   /** Its own tag: read once per process, it pins no grant's slot. */

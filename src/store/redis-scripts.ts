@@ -17,6 +17,7 @@ import {
 } from './lua.js';
 import { CLEAR_ATTEMPTS, KEEP_ATTEMPT, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from './lua-attempts.js';
 import { FIND_GRANT_UPSTREAM_TOKENS, SAVE_GRANT_UPSTREAM_TOKENS, TAKE_UPSTREAM_SIGN_IN } from './lua-upstream.js';
+import { DECIDE_DEVICE_AUTHORIZATION, POLL_DEVICE_AUTHORIZATION, START_DEVICE_AUTHORIZATION } from './lua-devices.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -45,6 +46,9 @@ export const SCRIPTS = {
   findGrantUpstreamTokens: { lua: FIND_GRANT_UPSTREAM_TOKENS, numberOfKeys: 2 },
   takeUpstreamSignIn: { lua: TAKE_UPSTREAM_SIGN_IN, numberOfKeys: 1 },
   unlistUnchanged: { lua: UNLIST_UNCHANGED, numberOfKeys: 1 },
+  startDeviceAuthorization: { lua: START_DEVICE_AUTHORIZATION, numberOfKeys: 1 },
+  decideDeviceAuthorization: { lua: DECIDE_DEVICE_AUTHORIZATION, numberOfKeys: 1 },
+  pollDeviceAuthorization: { lua: POLL_DEVICE_AUTHORIZATION, numberOfKeys: 1 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

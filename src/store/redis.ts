@@ -13,6 +13,7 @@ import { RedisLegacyRefreshTokens } from './redis-legacy-refresh.js';
 import { RedisAttemptCounter } from './redis-attempts.js';
 import { RedisRefreshFamilies } from './redis-refresh.js';
 import { RedisUpstream } from './redis-upstream.js';
+import { RedisDeviceCodes } from './redis-devices.js';
 import type {
   AuthorizationCodeRecord,
   CodeRedemption,
@@ -61,6 +62,7 @@ export class RedisStore implements Store {
   readonly legacyRefreshTokens: RedisLegacyRefreshTokens;
   readonly attempts: RedisAttemptCounter;
   readonly upstream: RedisUpstream;
+  readonly deviceCodes: RedisDeviceCodes;
   private readonly families: RedisRefreshFamilies;
 
   constructor(options: RedisStoreOptions) {
@@ -82,6 +84,7 @@ export class RedisStore implements Store {
     this.legacyRefreshTokens = new RedisLegacyRefreshTokens(commands);
     this.attempts = new RedisAttemptCounter(commands);
     this.upstream = new RedisUpstream(commands, commands.client);
+    this.deviceCodes = new RedisDeviceCodes(commands, commands.client);
   }
 
   /**

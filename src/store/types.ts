@@ -1,5 +1,5 @@
 /**
- * Narrow store interfaces. Only authorization codes and refresh tokens live in the
+ * Narrow store interfaces. Only authorization codes, device codes and refresh tokens live in the
  * store; access tokens are self-contained JWTs. Every method either resolves with
  * the store's acknowledgement or rejects with StoreUnavailableError: callers issue
  * nothing they could not record (fail closed).
@@ -11,9 +11,11 @@ export type * from './refresh-types.js';
 export type * from './registration-types.js';
 export type * from './grant-index-types.js';
 export type * from './upstream-types.js';
+export type * from './device-types.js';
 import type { ConsentStore, GrantIndex } from './grant-index-types.js';
 import type { ClientRegistrationStore } from './registration-types.js';
 import type { UpstreamStore } from './upstream-types.js';
+import type { DeviceCodeStore } from './device-types.js';
 
 /**
  * How the store names an authorization code (or a legacy refresh token): the grant it belongs to
@@ -197,6 +199,8 @@ export interface Store
   readonly consents: ConsentStore;
   /** Sign-ins through upstream identity providers: in progress, federated profiles, kept upstream tokens. */
   readonly upstream: UpstreamStore;
+  /** Device authorizations (RFC 8628): their codes' digests and polling state. */
+  readonly deviceCodes: DeviceCodeStore;
 }
 
 /** Told about every Redis store operation as it ends (the metrics); must not throw. */

@@ -7,7 +7,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { type Showcase, startShowcase } from '../helpers/page-showcase.js';
 
 /**
- * The login, consent (a first one and a step-up) and error pages in Chromium: axe-core finds no violation of the
+ * The login, consent (a first one and a step-up), error and device flow (code, consent, approved) pages in Chromium: axe-core finds no violation of the
  * WCAG 2.0/2.1/2.2 A and AA rules (nor of its best practices), in light and dark schemes,
  * in English and German, at phone and desktop sizes; the logos load under the CSP; the
  * show-password toggle works with scripts and is absent without them. The screenshots in
@@ -66,6 +66,9 @@ t.test('the pages in Chromium: accessibility, logos under the CSP, the password 
     ['consent', (page) => showcase.openConsent(page), 2],
     ['consent of a step-up', (page) => showcase.openStepUpConsent(page), 2],
     ['error', (page) => showcase.openError(page), 1],
+    ['device code', (page) => showcase.openDeviceCode(page), 1],
+    ['device consent', (page) => showcase.openDeviceConsent(page), 2],
+    ['device approved', (page) => showcase.openDeviceApproved(page), 1],
   ];
   const variants: [string, BrowserContextOptions][] = [
     ['phone, light, English', { viewport: PHONE, colorScheme: 'light', locale: 'en-US' }],
@@ -93,6 +96,19 @@ t.test('the pages in Chromium: accessibility, logos under the CSP, the password 
     t.equal(await page.getByRole('alert').textContent(), 'Incorrect username or password.');
     t.same(await axeViolations(page), []);
     t.equal(await focused(page), 'password', 'the focus is on the field to fill again');
+  });
+
+  t.test('a wrong device code is accessible too, the message announced, the focus on the field', async (t) => {
+    const { page } = await openPage(t, browser, { viewport: PHONE, colorScheme: 'dark', locale: 'de-DE' });
+    await page.goto(`${showcase.issuer}/device`);
+    t.equal(await focused(page), 'user_code');
+    await page.locator('#user_code').fill('BCDF-GHJK');
+    await page.locator('button[type=submit]').click();
+    t.equal(
+      await page.getByRole('alert').textContent(),
+      'Dieser Code ist falsch, abgelaufen oder wurde schon verwendet. Prüfen Sie den Code auf Ihrem Gerät.',
+    );
+    t.same(await axeViolations(page), []);
   });
 
   t.test('keyboard: focus moves username → password → show password → sign in, with a visible ring', async (t) => {

@@ -37,6 +37,7 @@ const DOCS_PAGES = [
   'docs/clients.md',
   'docs/resource-servers.md',
   'docs/admin-api.md',
+  'docs/device-flow.md',
 ];
 const PORTS = [3000, 4000, 4100];
 
@@ -140,6 +141,8 @@ t.test('every sh block of README.md and of docs/, in the declared order, runs as
   t.ok(printed(/"client_id":"dyn_/), 'dynamic registration answered with a client id');
   t.ok(printed(/\{"sub":"demo-client","scope":"read"\}/), 'the example resource server accepted the token');
   t.ok(printed(/"aud":"http:\/\/localhost:4100\/mcp"/), 'the example MCP server ran whoami with the resource token');
+  t.ok(printed(/"error":"authorization_pending"/), 'a device polled before its user decided');
+  t.ok(printed(/"structuredContent":\{"sub":"demo","client_id":"dyn_/), 'the MCP server ran whoami with the device flow token');
   const defined = [...run.transcript.matchAll(/::readme-defined (\w+)/g)].map((m) => m[1]);
   t.same(defined, ['SECRET', 'PASSWORD', 'TOKEN', 'REFRESH', 'CODE', 'VERIFIER'], 'the blocks define the variables they use');
   t.match(run.transcript, /::readme-token-is-a-jwt/, 'TOKEN holds a JWT access token');

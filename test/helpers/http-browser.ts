@@ -42,6 +42,26 @@ export async function approveOverHttp(
   return decided.headers.get('location') as string;
 }
 
+/**
+ * The user's side of the device flow at `base` (RFC 8628 §3.3): the code typed at /device, a
+ * sign-in, the consent page's `decision`; returns the last page's status and text.
+ */
+export async function decideDeviceOverHttp(
+  base: string,
+  userCode: string,
+  credentials: { username: string; password: string },
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<{ status: number; text: string }> {
+  const browser = new HttpBrowser();
+  const form = await (await browser.request(`${base}/device`)).text();
+  const login = await (await browser.request(`${base}${formAction(form)}`, { ...formFields(form), user_code: userCode })).text();
+  const afterLogin = await browser.request(`${base}${formAction(login)}`, { ...formFields(login), ...credentials });
+  if (afterLogin.status !== 303) throw new Error(`login answered ${afterLogin.status}`);
+  const consent = await (await browser.request(`${base}${afterLogin.headers.get('location')}`)).text();
+  const decided = await browser.request(`${base}${formAction(consent)}`, { ...formFields(consent), decision });
+  return { status: decided.status, text: await decided.text() };
+}
+
 /** A back-channel POST over HTTP (a form, HTTP Basic client authentication); the status and the JSON answer ({} when empty). */
 export async function postAsClient(
   url: string,

@@ -40,6 +40,12 @@ export interface Showcase {
   openStepUpConsent(page: Page): Promise<void>;
   /** An authorization request with a redirect URI the client never registered: the error page. */
   openError(page: Page): Promise<void>;
+  /** The device flow (RFC 8628): /device with a device's code filled in (verification_uri_complete). */
+  openDeviceCode(page: Page): Promise<void>;
+  /** The code confirmed and the user signed in: the consent page of a device, with its warning. */
+  openDeviceConsent(page: Page): Promise<void>;
+  /** Allowed: the page that sends the user back to the device. */
+  openDeviceApproved(page: Page): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,6 +91,14 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
           scope: 'photos:read photos:write profile',
           token_endpoint_auth_method: 'none',
         },
+        {
+          client_id: 'tv',
+          client_name: 'Acme TV',
+          logo_uri: `${logoOrigin}/client.svg`,
+          grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+          scope: 'photos:read profile',
+          token_endpoint_auth_method: 'none',
+        },
       ]),
       users: UserRegistry.fromEntries([
         { username: SHOWCASE_USER.username, password_hash: cheapPasswordHash(SHOWCASE_USER.password), sub: SHOWCASE_USER.sub },
@@ -127,11 +141,33 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
       await Promise.all([page.waitForURL(/\/oauth2\/authorize\?/), page.locator('button[type=submit]').click()]);
       await page.waitForSelector('button[value=allow]');
     };
+    /** What a TV asks for at the device authorization endpoint; the browser goes to its verification_uri_complete. */
+    const openDeviceCode = async (page: Page) => {
+      const started = await fetch(`${issuer}/oauth2/device_authorization`, {
+        method: 'POST',
+        body: new URLSearchParams({ client_id: 'tv', scope: 'photos:read', resource: PHOTOS_API }),
+      });
+      await page.goto(((await started.json()) as { verification_uri_complete: string }).verification_uri_complete);
+    };
+    const openDeviceConsent = async (page: Page) => {
+      await openDeviceCode(page);
+      await Promise.all([page.waitForURL(`${issuer}/device`), page.locator('button[type=submit]').click()]);
+      await page.locator('#username').fill(SHOWCASE_USER.username);
+      await page.locator('#password').fill(SHOWCASE_USER.password);
+      await Promise.all([page.waitForURL(/\/device\?/), page.locator('button[type=submit]').click()]);
+      await page.waitForSelector('button[value=allow]');
+    };
     return {
       issuer,
       logoOrigin,
       openLogin,
       openConsent,
+      openDeviceCode,
+      openDeviceConsent,
+      async openDeviceApproved(page) {
+        await openDeviceConsent(page);
+        await Promise.all([page.waitForURL(/\/oauth2\/authorize\/consent$/), page.locator('button[value=allow]').click()]);
+      },
       async openStepUpConsent(page) {
         const approved = { scope: ['photos:read'], audiences: [PHOTOS_API] };
         await store.consents.rememberConsent(SHOWCASE_USER.sub, 'photos', approved, 600);

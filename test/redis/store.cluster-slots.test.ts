@@ -8,6 +8,7 @@ import { newRefreshTokenHead } from '../../src/tokens/refresh-token-format.js';
 import { nodeCommand } from '../../harness/redis-nodes.js';
 import { clusterOfThisFile, clusterStore } from '../helpers/redis-stores.js';
 import { RECORD, REDEEM } from '../suites/store.contract.js';
+import { APPROVAL, DEVICE_START } from '../suites/store.devices.contract.js';
 import { REGISTRATION } from '../suites/store.registrations.contract.js';
 
 const LIFETIMES = { absoluteSeconds: 60, idleSeconds: 30 };
@@ -73,6 +74,12 @@ async function everyOperation(store: Store): Promise<void> {
     await upstream.findUpstreamTokens(holder);
     await upstream.deleteUpstreamTokens(holder);
   }
+  const device = mintOpaqueToken(newGrantId()).ref;
+  await store.deviceCodes.startDeviceAuthorization(device, `user-code-${device.grantId}`, DEVICE_START);
+  await store.deviceCodes.findDeviceAuthorization(`user-code-${device.grantId}`);
+  await store.deviceCodes.pollDeviceAuthorization(device, 'tv', 5);
+  await store.deviceCodes.decideDeviceAuthorization(device, { approved: APPROVAL });
+  await store.deviceCodes.pollDeviceAuthorization(device, 'tv', 5);
   await store.revokeKnownGrant(grantId, 60);
   await store.ping();
 }
@@ -133,7 +140,14 @@ t.test('on a cluster, every script the store runs declares keys of one slot, und
     registered.sort(),
     'every registered script ran, none unknown',
   );
-  for (const name of ['redeemAuthorizationCode', 'rotateRefreshFamily', 'refreshTokenKey', 'revokeGrant', 'revokeKnownGrant']) {
+  for (const name of [
+    'redeemAuthorizationCode',
+    'rotateRefreshFamily',
+    'refreshTokenKey',
+    'revokeGrant',
+    'revokeKnownGrant',
+    'pollDeviceAuthorization',
+  ]) {
     t.ok(names.has(`${name} (eval)`), `${name} also ran as EVAL in a pipeline with WAIT`);
   }
   t.ok(
@@ -152,6 +166,7 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
     await store.attempts.reserveAttempt(`username:user-${i}`, 5, 60);
     await store.rememberDpopProof(`jkt-${i}-${grantId}`, 'jti', 60);
     await store.rememberClientAssertion(`client-${i}-${grantId}`, 'jti', 60);
+    await store.deviceCodes.startDeviceAuthorization(mintOpaqueToken(grantId).ref, `user-code-${i}-${grantId}`, DEVICE_START);
   }
   for (const primary of await cluster.primaries()) {
     for (const [kind, pattern] of [
@@ -160,6 +175,8 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
       ['attempt counters', `${keyPrefix}attempts:*`],
       ['DPoP proofs', `${keyPrefix}dpop:*`],
       ['client assertions', `${keyPrefix}assertion:*`],
+      ['device user codes', `${keyPrefix}device-user:*`],
+      ['device authorizations', `${keyPrefix}{*}:device:*`],
     ] as const) {
       const [, keys] = (await nodeCommand(primary.port, 'SCAN', '0', 'MATCH', pattern, 'COUNT', '10000')) as [string, string[]];
       t.ok(keys.length > 0 && keys.length < 60, `primary ${primary.port} holds ${keys.length} of the 60 ${kind}`);

@@ -8,6 +8,7 @@ import { mintOpaqueToken, newGrantId } from '../../src/tokens/opaque.js';
 import { type StandaloneTestStore, redisStore } from '../helpers/redis-stores.js';
 import { clientAssertionReplayContract } from '../suites/store.client-assertions.contract.js';
 import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
+import { DEVICE_START, deviceCodeStoreContract } from '../suites/store.devices.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
@@ -17,6 +18,7 @@ grantStoreContract(t, 'RedisStore', redisStore);
 upstreamStoreContract(t, 'RedisStore', redisStore);
 registrationStoreContract(t, 'RedisStore', redisStore);
 clientAssertionReplayContract(t, 'RedisStore', redisStore);
+deviceCodeStoreContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
 function inspect(t: Test, { redis }: StandaloneTestStore): Redis {
@@ -129,6 +131,26 @@ t.test('an upstream sign-in is `<binding>.<sealed>`; one written before bindings
     'its sealed binding is checked once opened',
   );
   t.equal(await inspector.exists(`${keyPrefix}upstream:{b2xk}`), 0);
+});
+
+t.test("device authorizations: the record under its grant's tag, the user code's digest in its own slot, TTLs", async (t) => {
+  const opened = await redisStore(t);
+  const { store, keyPrefix } = opened;
+  const inspector = inspect(t, opened);
+  const device = mintOpaqueToken(newGrantId());
+  await store.deviceCodes.startDeviceAuthorization(device.ref, 'dXNlci1jb2Rl', DEVICE_START);
+  const record = `${keyPrefix}{${device.ref.grantId}}:device:${device.ref.digest}`;
+  const userCode = `${keyPrefix}device-user:{dXNlci1jb2Rl}`;
+  t.same((await inspector.keys(`${keyPrefix}*`)).sort(), [record, userCode].sort());
+  t.equal(await inspector.get(userCode), `${device.ref.grantId}.${device.ref.digest}`, 'the user code names the record');
+  for (const [key, ttl] of [
+    [userCode, 600_000],
+    [record, 1_200_000],
+  ] as const) {
+    const left = await inspector.pttl(key);
+    t.ok(left > ttl - 5000 && left <= ttl, `${key}: TTL ${left} ms`);
+  }
+  t.notMatch(JSON.stringify(await inspector.hgetall(record)), device.value.split('.')[1] as string, 'no device code stored');
 });
 
 t.test('advance (the test clock) ages only the keys of its own store', async (t) => {

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { sentinelStore } from '../helpers/redis-stores.js';
 import { storeContract } from '../suites/store.contract.js';
+import { deviceCodeStoreContract } from '../suites/store.devices.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 
 storeContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
@@ -8,3 +9,4 @@ storeContract(t, 'RedisStore behind Redis Sentinel, REDIS_MIN_REPLICAS_ACK=1', (
   sentinelStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
 );
 registrationStoreContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
+deviceCodeStoreContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);

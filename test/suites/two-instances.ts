@@ -2,7 +2,7 @@ import type { Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { codeRequest, pkcePair } from '../helpers/browser-flow.js';
 import { dpopKey, dpopProof } from '../helpers/dpop.js';
-import { approveOverHttp, postAsClient } from '../helpers/http-browser.js';
+import { approveOverHttp, decideDeviceOverHttp, postAsClient } from '../helpers/http-browser.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
 import { freePort } from '../../harness/ports.js';
@@ -11,6 +11,7 @@ import { registryFiles } from '../helpers/registries.js';
 
 const SECRET = 'instances-test-secret-0123456789abcdefghijklmn';
 const REDIRECT = 'https://app.example.com/callback';
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /**
  * Two server processes (the built code) behind one issuer, on one store given by
@@ -27,7 +28,7 @@ export function twoInstancesSuite(t: Test, name: string, redisEnv: (t: Test) => 
           client_id: 'web',
           client_secret_hash: hashClientSecret(SECRET),
           redirect_uris: [REDIRECT],
-          grant_types: ['authorization_code', 'refresh_token', 'password'],
+          grant_types: ['authorization_code', 'refresh_token', 'password', DEVICE_GRANT],
           scope: 'read write',
         },
       ],
@@ -128,6 +129,31 @@ export function twoInstancesSuite(t: Test, name: string, redisEnv: (t: Test) => 
         [replayAtA.status, replayAtA.body],
         [400, { error: 'invalid_dpop_proof', error_description: 'the DPoP proof was already used' }],
       );
+    });
+
+    t.test('a device code started at A is approved at B and polled at A, once; its polling state is shared (RFC 8628)', async (t) => {
+      const started = (await post(a, '/oauth2/device_authorization', { scope: 'read' })).body;
+      t.equal(started.verification_uri, `${issuer}/device`);
+      const decided = await decideDeviceOverHttp(b.baseUrl, started.user_code as string, {
+        username: 'alice',
+        password: 'alice-password-1',
+      });
+      t.same([decided.status, decided.text.includes('<h1>Device connected</h1>')], [200, true]);
+      const devicePoll = (server: ServerProcess, code: string) =>
+        post(server, '/oauth2/token', { grant_type: DEVICE_GRANT, device_code: code });
+      const atA = await devicePoll(a, started.device_code as string);
+      t.equal(atA.status, 200);
+      t.equal(atA.body.scope, 'read');
+      t.same((await devicePoll(b, started.device_code as string)).body, {
+        error: 'invalid_grant',
+        error_description: 'the device code was already used',
+      });
+      const other = (await post(b, '/oauth2/device_authorization', { scope: 'read' })).body;
+      t.equal((await devicePoll(a, other.device_code as string)).body.error, 'authorization_pending');
+      t.same((await devicePoll(b, other.device_code as string)).body, {
+        error: 'slow_down',
+        error_description: 'polled too often: wait at least 10 seconds between requests',
+      });
     });
 
     t.test('rate-limit counts are shared', async (t) => {

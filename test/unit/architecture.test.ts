@@ -21,6 +21,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['admin'],
   ['authorize'],
   ['grants'],
+  ['device'],
   ['identity'],
   ['workloads'],
   ['oidc'],

@@ -283,6 +283,7 @@ t.test('counted-only events are not audit lines', async (t) => {
     { event: 'authorization.failed', error: 'invalid_request' },
     { event: 'introspection.answered', active: true },
     { event: 'dpop.proof_failed', reason: 'bad signature' },
+    { event: 'device.expired', clientId: 'tv', grantId: 'g' },
   ];
   for (const event of counted) log.emit(event);
   t.same(lines, []);
@@ -294,6 +295,9 @@ t.test('counted-only events are not audit lines', async (t) => {
       'token.issued',
       'authorization.approved',
       'authorization.denied',
+      'device.authorization_started',
+      'device.approved',
+      'device.denied',
       'signin.succeeded',
       'signin.failed',
       'signin.throttled',

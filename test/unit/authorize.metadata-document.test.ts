@@ -246,7 +246,7 @@ t.test('discovery advertises client_id_metadata_document_supported only when on'
   t.equal(on.client_id_metadata_document_supported, true);
   t.equal(on.authorization_endpoint, `${ISSUER}/oauth2/authorize`, 'with no client in the file, CIMD clients still need the endpoint');
   t.same(on.response_types_supported, ['code']);
-  t.same(on.grant_types_supported, ['authorization_code', 'refresh_token']);
+  t.same(on.grant_types_supported, ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
   t.same(on.token_endpoint_auth_methods_supported, ['private_key_jwt', 'none'], 'public, or confidential by its keys');
   t.same(on.token_endpoint_auth_signing_alg_values_supported, ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
   t.same(on.code_challenge_methods_supported, ['S256']);

@@ -48,6 +48,26 @@ t.test('clients add', async (t) => {
     t.same([...((await load(file)).get('rs')?.grantTypes ?? [])], ['client_credentials'], 'client_credentials by default');
   });
 
+  t.test('--grant device_code: a public client of the device flow (RFC 8628), without redirect URIs', async (t) => {
+    const run = await clients([
+      'add',
+      '--file',
+      file,
+      '--id',
+      'tv',
+      '--auth-method',
+      'none',
+      '--grant',
+      'device_code',
+      '--grant',
+      'refresh_token',
+    ]);
+    t.same([run.code, run.stdout, run.stderr], [0, `added client tv to ${file}\n`, '']);
+    const tv = (await load(file)).get('tv');
+    t.same([...(tv?.grantTypes ?? [])], ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token']);
+    t.same([tv?.authMethod, tv?.redirectUris, tv?.secretDigest], ['none', [], undefined]);
+  });
+
   t.test('a client the server would refuse is refused (exit 1) and the file is unchanged', async (t) => {
     const before = await readFile(file, 'utf8');
     const refusals: [string[], string][] = [

@@ -142,7 +142,7 @@ t.test('a document claims nothing the operator grants; what is meant for other s
   const client = clientFromMetadataDocument(
     ID,
     document({
-      // VS Code's document lists the device_code grant, which this server does not implement.
+      // VS Code's document lists the device_code grant, which this policy does not offer.
       grant_types: [
         'authorization_code',
         'refresh_token',
@@ -202,6 +202,15 @@ t.test('the documents widely used MCP clients publish are accepted under the def
       [doc.client_name, ['authorization_code', 'refresh_token'], doc.redirect_uris],
     );
   }
+});
+
+t.test('the device grant of a document: kept when DYNAMIC_CLIENT_GRANTS offers it, else left out (RFC 8628)', async (t) => {
+  const device = 'urn:ietf:params:oauth:grant-type:device_code';
+  const withDevice: ClientMetadataPolicy = { ...POLICY, grantTypes: ['authorization_code', 'refresh_token', device] };
+  const listing = document({ grant_types: ['authorization_code', 'refresh_token', device] });
+  t.same([...clientFromMetadataDocument(ID, listing, withDevice).grantTypes], ['authorization_code', 'refresh_token', device]);
+  t.same([...clientFromMetadataDocument(ID, listing, POLICY).grantTypes], ['authorization_code', 'refresh_token']);
+  refusedWith(t, document({ grant_types: [device], response_types: [] }), 'grant_types: must include authorization_code', ID, withDevice);
 });
 
 t.test('the policy of self-registered clients applies to documents (DYNAMIC_CLIENT_GRANTS, scopes resources offer)', async (t) => {

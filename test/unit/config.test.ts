@@ -60,11 +60,12 @@ t.test('loadConfig', async (t) => {
       clientIdMetadata: { enabled: false, allowInsecure: false, minTtl: 60, maxTtl: 86_400, timeoutMs: 5000, maxBytes: 5120 },
       dynamicClientRegistration: 'off',
       registrationInitialAccessTokens: [],
-      dynamicClientGrants: ['authorization_code', 'refresh_token'],
+      dynamicClientGrants: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       dynamicClientTtl: 2_592_000,
       registrationRateLimit: 20,
       registrationRateWindow: 3600,
       dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
+      device: { codeTtlSeconds: 600, userCodeMaxFailures: 10 },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
       identityProviders: { file: undefined, allowInsecure: false, upstreamTokenSecret: undefined },
       workloadTrusts: { file: undefined, allowInsecure: false },
@@ -124,6 +125,26 @@ t.test('loadConfig', async (t) => {
       }
       t.same(problems, [problem], value);
     }
+  });
+
+  t.test('DEVICE_CODE_TTL and DEVICE_USER_CODE_MAX_FAILURES: the device flow (RFC 8628), 600 s and 10 a minute by default', async (t) => {
+    t.same(loadConfig({ DEVICE_CODE_TTL: '60', DEVICE_USER_CODE_MAX_FAILURES: '1' }).device, {
+      codeTtlSeconds: 60,
+      userCodeMaxFailures: 1,
+    });
+    t.same(loadConfig({ DEVICE_CODE_TTL: '1800', DEVICE_USER_CODE_MAX_FAILURES: '10000' }).device, {
+      codeTtlSeconds: 1800,
+      userCodeMaxFailures: 10_000,
+    });
+    t.same(problemsOf({ DEVICE_CODE_TTL: '59', DEVICE_USER_CODE_MAX_FAILURES: '0' }), [
+      'DEVICE_CODE_TTL must be at least 60 seconds',
+      'DEVICE_USER_CODE_MAX_FAILURES must be at least 1',
+    ]);
+    t.same(problemsOf({ DEVICE_CODE_TTL: '1801', DEVICE_USER_CODE_MAX_FAILURES: '10001' }), [
+      'DEVICE_CODE_TTL must be at most 1800 seconds',
+      'DEVICE_USER_CODE_MAX_FAILURES must be at most 10000',
+    ]);
+    t.same(problemsOf({ DEVICE_CODE_TTL: '10m' }), ['DEVICE_CODE_TTL must be a whole number of seconds']);
   });
 
   t.test('one line per problem, naming the variable', async (t) => {
@@ -262,6 +283,8 @@ t.test('loadConfig', async (t) => {
       REGISTRATION_RATE_LIMIT: '(none)',
       REGISTRATION_RATE_WINDOW: 'seconds',
       DPOP_PROOF_WINDOW: 'seconds',
+      DEVICE_CODE_TTL: 'seconds',
+      DEVICE_USER_CODE_MAX_FAILURES: '(none)',
     });
     t.same(problemsOf({ ACCESS_TOKEN_TTL: '0', CLIENT_ID_METADATA_TIMEOUT_MS: '99', CLIENT_ID_METADATA_MAX_BYTES: '2000000' }), [
       'ACCESS_TOKEN_TTL must be at least 1 second',
@@ -413,8 +436,13 @@ t.test('loadConfig', async (t) => {
       'DYNAMIC_CLIENT_GRANTS: implicit is never allowed for dynamically registered clients (RFC 9700 section 2.1.2)',
     ]);
     t.same(problemsOf({ DYNAMIC_CLIENT_GRANTS: 'authorization_code,device_code' }), [
-      'DYNAMIC_CLIENT_GRANTS must be a comma-separated list of authorization_code, refresh_token, client_credentials',
+      'DYNAMIC_CLIENT_GRANTS must be a comma-separated list of authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code',
     ]);
+    t.same(
+      loadConfig({ DYNAMIC_CLIENT_GRANTS: 'urn:ietf:params:oauth:grant-type:device_code' }).dynamicClientGrants,
+      ['urn:ietf:params:oauth:grant-type:device_code'],
+      'a client registering itself may have only the device grant',
+    );
     t.same(problemsOf({ DYNAMIC_CLIENT_TTL: '60', REGISTRATION_RATE_LIMIT: '0', REGISTRATION_RATE_WINDOW: 'hourly' }), [
       'DYNAMIC_CLIENT_TTL must be at least 3600 seconds',
       'REGISTRATION_RATE_LIMIT must be at least 1',

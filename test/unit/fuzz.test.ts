@@ -19,7 +19,7 @@ const HTTP_REQUESTS = 2400;
 const RAW_REQUESTS = 240;
 const CONCURRENCY = 8;
 
-const BACK_CHANNEL = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect']);
+const BACK_CHANNEL = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/oauth2/device_authorization']);
 // RFC 6749 §5.2 error codes.
 const TOKEN_ERRORS = new Set([
   'invalid_request',
@@ -30,6 +30,11 @@ const TOKEN_ERRORS = new Set([
   'invalid_scope',
   // RFC 8707 §2 (registered for the token error response).
   'invalid_target',
+  // RFC 8628 §3.5 (a device code grant's poll).
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
 ]);
 
 interface Answer {
@@ -73,7 +78,7 @@ function problemsOf(req: FuzzRequest, answer: Answer): string[] {
   const fromParser = headers['x-request-id'] === undefined;
   if (!fromParser && path.startsWith('/admin/v1')) {
     problems.push(...problemDetailsProblems(answer));
-  } else if (!fromParser && (path === '/oauth2/authorize' || path.startsWith('/oauth2/authorize/'))) {
+  } else if (!fromParser && (path === '/oauth2/authorize' || path.startsWith('/oauth2/authorize/') || path === '/device')) {
     if (headers['content-type'] !== 'text/html; charset=utf-8') problems.push(`browser error as ${headers['content-type']}`);
   } else {
     const body = jsonError(answer);
@@ -138,6 +143,7 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
       grant_types: ['client_credentials'],
       scope: 'admin:read admin:write',
     },
+    { client_id: 'tv', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] },
   ];
   const { app } = await buildTestServer(t, { clients, users: testUsers(), resources: RESOURCES, logger: logs.logger });
   const port = await listenOnFreePort(app);

@@ -33,7 +33,13 @@ t.test('with registration on, the metadata lists the endpoint and what a registe
   t.same(metadata.revocation_endpoint_auth_methods_supported, [...methods, 'none']);
   t.same(metadata.introspection_endpoint_auth_methods_supported, methods);
   t.same(metadata.token_endpoint_auth_signing_alg_values_supported, ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
-  t.same(metadata.grant_types_supported, ['authorization_code', 'client_credentials', 'refresh_token']);
+  t.same(metadata.grant_types_supported, [
+    'authorization_code',
+    'client_credentials',
+    'refresh_token',
+    'urn:ietf:params:oauth:grant-type:device_code',
+  ]);
+  t.equal(metadata.device_authorization_endpoint, `${ISSUER}/oauth2/device_authorization`, 'a registered client may use the device flow');
   t.same(metadata.response_types_supported, ['code']);
   t.equal(metadata.authorization_endpoint, `${ISSUER}/oauth2/authorize`);
   const both = await buildTestServer(t, {

@@ -6,7 +6,7 @@ import { buildTestServer } from '../helpers/server.js';
 /**
  * The cookies of the browser pages (src/session/cookies.ts): `__Host-` names, Secure and
  * Path=/ when the issuer is https (RFC 6265bis §4.1.3.2); plain names, no Secure, the
- * issuer's /oauth2/ pages when it is http (local development). Set-Cookie is asserted as
+ * issuer's path when it is http (local development). Set-Cookie is asserted as
  * sent, then the cookie is read back on the next request.
  */
 
@@ -78,19 +78,19 @@ t.test('an https issuer with a path: still Path=/, which __Host- requires', asyn
   t.same(setCookies(posted.headers), ['__Host-oauth_session=<value>; Max-Age=3600; Path=/; HttpOnly; Secure; SameSite=Lax']);
 });
 
-t.test('an http issuer (local development): plain names, not Secure, the /oauth2/ pages only', async (t) => {
+t.test("an http issuer (local development): plain names, not Secure, the issuer's path (its /oauth2/ pages and /device)", async (t) => {
   const names = { session: 'oauth_session', csrf: 'oauth_csrf' };
   const { login, posted } = await signIn(t, 'http://localhost:3000', '/oauth2/', names);
-  t.same(setCookies(login.headers), ['oauth_csrf=<value>; Path=/oauth2/; HttpOnly; SameSite=Lax']);
-  t.same(setCookies(posted.headers), ['oauth_session=<value>; Max-Age=3600; Path=/oauth2/; HttpOnly; SameSite=Lax']);
+  t.same(setCookies(login.headers), ['oauth_csrf=<value>; Path=/; HttpOnly; SameSite=Lax']);
+  t.same(setCookies(posted.headers), ['oauth_session=<value>; Max-Age=3600; Path=/; HttpOnly; SameSite=Lax']);
   const prefixed = await signIn(t, 'http://localhost:3000/tenant-a', '/tenant-a/oauth2/', names);
-  t.same(setCookies(prefixed.login.headers), ['oauth_csrf=<value>; Path=/tenant-a/oauth2/; HttpOnly; SameSite=Lax']);
+  t.same(setCookies(prefixed.login.headers), ['oauth_csrf=<value>; Path=/tenant-a/; HttpOnly; SameSite=Lax']);
 });
 
 t.test('sign-out empties the session cookie under the same name and scope', async (t) => {
   for (const [issuer, expected] of [
     ['https://as.example.com', '__Host-oauth_session=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax'],
-    ['http://localhost:3000', 'oauth_session=; Max-Age=0; Path=/oauth2/; HttpOnly; SameSite=Lax'],
+    ['http://localhost:3000', 'oauth_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax'],
   ] as const) {
     const secure = issuer.startsWith('https:');
     const names = secure

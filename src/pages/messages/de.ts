@@ -57,6 +57,21 @@ export const de: Messages = {
   allow: 'Erlauben',
   deny: 'Ablehnen',
 
+  deviceTitle: 'Gerät verbinden',
+  deviceIntro: 'Geben Sie den Code ein, den Ihr Gerät anzeigt.',
+  deviceConfirm: 'Prüfen Sie, ob dies der Code ist, den Ihr Gerät anzeigt, und fahren Sie dann fort.',
+  userCode: 'Code',
+  wrongUserCode: 'Dieser Code ist falsch, abgelaufen oder wurde schon verwendet. Prüfen Sie den Code auf Ihrem Gerät.',
+  tooManyUserCodes: (minutes) => `Zu viele falsche Codes. Versuchen Sie es in ${minutes} Minute${minutes === 1 ? '' : 'n'} erneut.`,
+  deviceAsksForAccess: (client) => html`${client} bittet von einem Gerät aus um Zugriff auf Ihr Konto`,
+  deviceCodeShown: (code) => html`Code auf dem Gerät: ${code}`,
+  deviceWarning:
+    'Fahren Sie nur fort, wenn Sie diese Anmeldung selbst auf einem eigenen Gerät begonnen haben; geben Sie nie einen Code ein, den Ihnen jemand geschickt hat.',
+  deviceApprovedTitle: 'Gerät verbunden',
+  deviceApprovedExplanation: (client) => html`${client} hat jetzt Zugriff. Kehren Sie zu Ihrem Gerät zurück: Es macht von selbst weiter.`,
+  deviceDeniedTitle: 'Zugriff verweigert',
+  deviceDeniedExplanation: 'Das Gerät hat keinen Zugriff erhalten. Sie können dieses Fenster schließen.',
+
   errorTitles: {
     invalid_authorization_request: 'Ungültige Autorisierungsanfrage',
     form_refused: 'Formular abgelehnt',
@@ -67,6 +82,8 @@ export const de: Messages = {
     invalid_request: 'Ungültige Anfrage',
     upstream_callback: 'Anmeldung nicht abgeschlossen',
     upstream_unavailable: 'Anmeldedienst nicht erreichbar',
+    device_verification: 'Code nicht mehr gültig',
+    device_sign_in: 'Anmeldung nicht gelungen',
   },
   errorExplanations: {
     invalid_authorization_request:
@@ -80,6 +97,9 @@ export const de: Messages = {
     upstream_callback:
       'Diese Anmeldung ist abgelaufen, wurde bereits abgeschlossen oder in einem anderen Browser begonnen. Kehren Sie zur Anwendung zurück und melden Sie sich erneut an.',
     upstream_unavailable: 'Der Anmeldedienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.',
+    device_verification:
+      'Dieser Code wurde schon verwendet oder ist abgelaufen, oder seine Anwendung gibt es nicht mehr. Beginnen Sie auf Ihrem Gerät von vorn.',
+    device_sign_in: 'Sie wurden nicht angemeldet. Geben Sie den Code Ihres Geräts erneut ein, um es noch einmal zu versuchen.',
   },
   errorCode: 'Fehlercode',
   reference: 'Referenz',

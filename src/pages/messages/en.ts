@@ -56,6 +56,20 @@ export const en: Messages = {
   allow: 'Allow',
   deny: 'Deny',
 
+  deviceTitle: 'Connect a device',
+  deviceIntro: 'Enter the code your device shows.',
+  deviceConfirm: 'Check that this is the code your device shows, then continue.',
+  userCode: 'Code',
+  wrongUserCode: 'This code is wrong, has expired or was already used. Check the code on your device.',
+  tooManyUserCodes: (minutes) => `Too many wrong codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+  deviceAsksForAccess: (client) => html`${client} asks for access to your account from a device`,
+  deviceCodeShown: (code) => html`Code on the device: ${code}`,
+  deviceWarning: 'Only continue if you started this sign-in yourself on a device you own; never enter a code someone sent you.',
+  deviceApprovedTitle: 'Device connected',
+  deviceApprovedExplanation: (client) => html`${client} has access now. Return to your device: it continues by itself.`,
+  deviceDeniedTitle: 'Access denied',
+  deviceDeniedExplanation: 'The device was not given access. You can close this window.',
+
   errorTitles: {
     invalid_authorization_request: 'Invalid authorization request',
     form_refused: 'Form refused',
@@ -66,6 +80,8 @@ export const en: Messages = {
     invalid_request: 'Invalid request',
     upstream_callback: 'Sign-in could not be completed',
     upstream_unavailable: 'Sign-in provider unavailable',
+    device_verification: 'Code no longer valid',
+    device_sign_in: 'Sign-in did not succeed',
   },
   errorExplanations: {
     invalid_authorization_request:
@@ -79,6 +95,8 @@ export const en: Messages = {
     upstream_callback:
       'This sign-in expired, was already completed, or was started in another browser. Go back to the application and sign in again.',
     upstream_unavailable: 'The sign-in provider cannot be reached right now. Please try again in a moment.',
+    device_verification: 'This code was already used or has expired, or its application is gone. Start again on your device.',
+    device_sign_in: 'You were not signed in. Enter the code from your device again to try once more.',
   },
   errorCode: 'Error code',
   reference: 'Reference',

@@ -12,6 +12,8 @@ export const ERROR_KINDS = [
   'invalid_request',
   'upstream_callback',
   'upstream_unavailable',
+  'device_verification',
+  'device_sign_in',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
@@ -73,6 +75,23 @@ export interface Messages {
   readonly signedOutExplanation: string;
   readonly allow: string;
   readonly deny: string;
+
+  /** The device flow (RFC 8628): the page to type the code a device shows, and what follows it. */
+  readonly deviceTitle: string;
+  readonly deviceIntro: string;
+  /** verification_uri_complete filled the code in: the user compares it with the device's (§3.3.1). */
+  readonly deviceConfirm: string;
+  readonly userCode: string;
+  readonly wrongUserCode: string;
+  readonly tooManyUserCodes: (minutes: number) => string;
+  readonly deviceAsksForAccess: (client: Html) => Html;
+  readonly deviceCodeShown: (code: Html) => Html;
+  /** The warning against remote phishing (RFC 8628 §5.4) on the device's consent page. */
+  readonly deviceWarning: string;
+  readonly deviceApprovedTitle: string;
+  readonly deviceApprovedExplanation: (client: Html) => Html;
+  readonly deviceDeniedTitle: string;
+  readonly deviceDeniedExplanation: string;
 
   readonly errorTitles: Readonly<Record<ErrorKind, string>>;
   readonly errorExplanations: Readonly<Record<ErrorKind, string>>;

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { carriedForm } from '../../authorize/interaction.js';
 import type { ConsentQuestion } from '../../authorize/consent.js';
+import { type InteractionRequest, isDeviceVerification } from '../../authorize/device-request.js';
 import type { AuthorizeOutcome } from '../../authorize/pipeline.js';
-import type { AuthorizationRequest } from '../../authorize/request.js';
 import type { SignInProblem } from '../../authorize/sign-in.js';
 import {
   consentPage,
@@ -15,23 +15,21 @@ import {
 } from '../../pages/authorization.js';
 import { formTargetOf, sendPage } from '../../pages/html.js';
 import type { Messages } from '../../pages/messages/index.js';
-import type { PageView } from '../../pages/view.js';
 import { isIdentityScope } from '../../oauth/identity-scopes.js';
 import { describeScope } from '../../resources/scope-descriptions.js';
 import { SIGN_IN_MARK_PARAMETER } from '../../session/sign-in-mark.js';
-import { cookieJar } from './browser.js';
+import { displayedUserCode } from '../../device/user-code.js';
+import { cookieJar, viewOf } from './browser.js';
+import { answerDevice } from './device-answer.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendErrorToClient, sendToClient } from './response.js';
 
 /** What each step of the pipeline (src/authorize/pipeline.ts) returns, as the browser gets it. */
 
-/** The pages in the language the browser prefers (Accept-Language). */
-export function viewOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): PageView {
-  return endpoint.pages.viewFor(request.headers['accept-language']);
-}
+export { viewOf } from './browser.js';
 
 /** A client nobody registered: described by its metadata document, or registered by itself. */
-function unregisteredOf({ client }: AuthorizationRequest): UnregisteredClient | undefined {
+function unregisteredOf({ client }: InteractionRequest): UnregisteredClient | undefined {
   if (client.fromMetadataDocument) return unregisteredClient(client.clientId);
   if (client.dynamicallyRegistered) return unregisteredClient(undefined);
   return undefined;
@@ -41,18 +39,26 @@ function formContext(
   endpoint: AuthorizeRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
-  authorization: AuthorizationRequest,
+  authorization: InteractionRequest,
   action: string,
 ): FormContext {
+  const device = isDeviceVerification(authorization);
   return {
     action,
     ...carriedForm(authorization.parameters, cookieJar(request, reply), endpoint.pipeline),
     clientName: authorization.client.clientName ?? authorization.client.clientId,
     signOutAction: endpoint.paths.logout,
     logoUri: authorization.client.logoUri,
-    redirect: redirectTargetOf(authorization.redirectUri),
+    ...(device
+      ? { device: { userCode: displayedUserCode(authorization.device.userCode) } }
+      : { redirect: redirectTargetOf(authorization.redirectUri) }),
     unregistered: unregisteredOf(authorization),
   };
+}
+
+/** Where a page's forms may be redirected: the client's origin (a device has none: the forms stay here). */
+function formTargetsOf(authorization: InteractionRequest): string[] {
+  return isDeviceVerification(authorization) ? [] : [formTargetOf(authorization.redirectUri)];
 }
 
 /**
@@ -61,7 +67,7 @@ function formContext(
  */
 function requestedAccess(
   endpoint: AuthorizeRouteOptions,
-  authorization: AuthorizationRequest,
+  authorization: InteractionRequest,
   question: ConsentQuestion,
   t: Messages,
 ): RequestedAccess {
@@ -92,12 +98,14 @@ function problemAnswer(problem: SignInProblem): { statusCode: number; retryAfter
 
 /**
  * Back to the authorization endpoint with the same request: 303 after a POST. After a
- * sign-in, the mark tells the endpoint the session was started for this request.
+ * sign-in, the mark tells the endpoint the session was started for this request. A device
+ * verification goes back to /device with its code.
  */
-function restart(endpoint: AuthorizeRouteOptions, reply: FastifyReply, authorization: AuthorizationRequest, mark?: string): FastifyReply {
+function restart(endpoint: AuthorizeRouteOptions, reply: FastifyReply, authorization: InteractionRequest, mark?: string): FastifyReply {
   const query = new URLSearchParams(authorization.parameters as [string, string][]);
   if (mark !== undefined) query.append(SIGN_IN_MARK_PARAMETER, mark);
-  return reply.code(303).header('location', `${endpoint.paths.authorize}?${query.toString()}`).header('cache-control', 'no-store').send();
+  const path = isDeviceVerification(authorization) ? endpoint.paths.device : endpoint.paths.authorize;
+  return reply.code(303).header('location', `${path}?${query.toString()}`).header('cache-control', 'no-store').send();
 }
 
 export function answer(
@@ -106,12 +114,13 @@ export function answer(
   reply: FastifyReply,
   outcome: AuthorizeOutcome,
 ): FastifyReply {
+  if (outcome.kind === 'device-code' || outcome.kind === 'device-decided') return answerDevice(endpoint, request, reply, outcome);
   const view = viewOf(endpoint, request);
   const delivery = { issuer: endpoint.issuer, afterPost: request.method === 'POST', view };
   // A page's form may end at the client at once (a sign-in whose consent is remembered, a
   // consent), and Chrome applies form-action to the redirects after the submission: the
   // pages allow the client's origin.
-  const formTargets = [formTargetOf(outcome.request.redirectUri)];
+  const formTargets = formTargetsOf(outcome.request);
   switch (outcome.kind) {
     case 'sign-in': {
       const form = formContext(endpoint, request, reply, outcome.request, endpoint.paths.login);
@@ -136,8 +145,12 @@ export function answer(
     }
     case 'respond':
       return sendToClient(reply, outcome.request, outcome.parameters, delivery);
-    case 'denied':
-      return sendErrorToClient(reply, outcome.request, outcome.error, delivery);
+    case 'denied': {
+      const denied = outcome.request;
+      if (isDeviceVerification(denied))
+        return answerDevice(endpoint, request, reply, { kind: 'denied', request: denied, error: outcome.error });
+      return sendErrorToClient(reply, denied, outcome.error, delivery);
+    }
     case 'restart':
       return restart(endpoint, reply, outcome.request, outcome.signInMark);
     case 'upstream':

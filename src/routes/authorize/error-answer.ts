@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DeviceVerificationRefused } from '../../authorize/device-request.js';
 import { nowSeconds } from '../../clock.js';
 import { OAuthError, StoreUnavailableError } from '../../errors/index.js';
 import { UpstreamCallbackRefused, UpstreamUnavailable } from '../../identity/sign-ins.js';
 import { queryParametersOf } from '../../oauth/form-params.js';
 import { type ErrorPageContent, errorPage } from '../../pages/authorization.js';
 import { sendPage } from '../../pages/html.js';
-import { viewOf } from './answer.js';
+import type { ErrorKind } from '../../pages/messages/index.js';
+import { viewOf } from './browser.js';
 import type { AuthorizeRouteOptions } from './options.js';
 import { sendErrorToClient } from './response.js';
 
@@ -33,7 +35,7 @@ function homeOf(endpoint: AuthorizeRouteOptions, request: FastifyRequest): Error
   return client?.clientUri === undefined ? undefined : { name: client.clientName ?? client.clientId, uri: client.clientUri };
 }
 
-function sendErrorPage(
+export function sendErrorPage(
   endpoint: AuthorizeRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -42,6 +44,12 @@ function sendErrorPage(
 ): FastifyReply {
   const page = errorPage(viewOf(endpoint, request), { ...content, reference: request.id, home: homeOf(endpoint, request) });
   return sendPage(reply, statusCode, page);
+}
+
+/** The page of an error the user made or met: a form refused, a device verification that cannot go on, an invalid request. */
+function errorKindOf(error: OAuthError): ErrorKind {
+  if (error.statusCode === 403) return 'form_refused';
+  return error instanceof DeviceVerificationRefused ? 'device_verification' : 'invalid_authorization_request';
 }
 
 /** The error code an authorization error is counted under. */
@@ -80,7 +88,7 @@ export function answerError(endpoint: AuthorizeRouteOptions, error: unknown, req
     }
     if (error.statusCode < 500)
       return sendErrorPage(endpoint, request, reply, error.statusCode, {
-        kind: error.statusCode === 403 ? 'form_refused' : 'invalid_authorization_request',
+        kind: errorKindOf(error),
         error: error.error,
         description: error.description,
       });

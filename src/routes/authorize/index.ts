@@ -9,12 +9,14 @@ import { cookieJar, postedForm } from './browser.js';
 import { answerError } from './error-answer.js';
 import { logoutRoutes } from './logout.js';
 import { upstreamRoutes } from './upstream.js';
+import { deviceRoutes } from '../device/index.js';
 import type { AuthorizeRouteOptions } from './options.js';
 
 export type { AuthorizeRouteOptions } from './options.js';
 
 /**
- * The authorization endpoint (RFC 6749 §3.1), its login and consent pages, and sign-out.
+ * The authorization endpoint (RFC 6749 §3.1), its login and consent pages, sign-out, and the
+ * device flow's verification page (/device, RFC 8628 §3.3), which shares them.
  * Everything here answers a browser. Each route hands what the browser sent to a step of
  * the pipeline (src/authorize/pipeline.ts) and renders what it returns (answer.ts).
  */
@@ -55,4 +57,5 @@ export async function authorizeRoutes(app: FastifyInstance, endpoint: AuthorizeR
 
   await upstreamRoutes(app, endpoint);
   await logoutRoutes(app, endpoint);
+  await deviceRoutes(app, endpoint);
 }

@@ -18,6 +18,8 @@ export interface AuthorizeRouteOptions {
     readonly upstreamCallback: string;
     /** Where an upstream provider's sign-out comes back, with `:provider`. */
     readonly upstreamSignedOut: string;
+    /** RFC 8628 §3.3: the verification URI, where the user types a device's code. */
+    readonly device: string;
   };
   /** The services of the authorization request's pipeline (src/authorize/pipeline.ts). */
   readonly pipeline: AuthorizeDependencies;

@@ -1,3 +1,8 @@
+/** How client authentication failed, as events report it (src/events/types.ts). */
+
+/** How a client tried to authenticate (RFC 6749 §2.3, RFC 7523 §2.2); `none`: its client_id alone. */
+export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+
 /**
  * Which check refused a client's credentials: a fixed code for the audit log and a metric
  * label, never sent to the client (every refusal answers the same invalid_client).
