@@ -49,7 +49,14 @@ async function loadAtStart<R>(name: RegistryName, file: string, load: (file: str
 }
 
 export type RegistryReload =
-  | { readonly registry: RegistryName; readonly file: string; readonly ok: true; readonly count: number }
+  | {
+      readonly registry: RegistryName;
+      readonly file: string;
+      readonly ok: true;
+      readonly count: number;
+      /** Entries the reload added whose id the store's entries hold (the admin API had it first): left out; absent when none. */
+      readonly refused?: readonly string[];
+    }
   | { readonly registry: RegistryName; readonly file: string; readonly ok: false; readonly error: Error };
 
 type Loaded<R> = { readonly ok: true; readonly registry: R } | { readonly ok: false; readonly error: Error };
@@ -74,12 +81,22 @@ async function reread<R extends Registry<unknown>>(held: Held<R>): Promise<Loade
 }
 
 /** What a reload of `held` reports: the count it now serves, or why it kept the previous entries. */
-function outcome(held: Held<Registry<unknown>>, loaded: Loaded<Registry<unknown>> | undefined, refused?: Error): RegistryReload[] {
+function outcome(
+  held: Held<Registry<unknown>>,
+  loaded: Loaded<Registry<unknown>> | undefined,
+  taken: { readonly refused?: readonly string[]; readonly collision?: Error | undefined },
+): RegistryReload[] {
   if (held.file === undefined || !loaded) return [];
   const { name: registry, file } = held;
   if (!loaded.ok) return [{ registry, file, ok: false, error: loaded.error }];
-  if (refused) return [{ registry, file, ok: false, error: refused }];
-  return [{ registry, file, ok: true, count: loaded.registry.size }];
+  if (taken.collision) return [{ registry, file, ok: false, error: taken.collision }];
+  const refused = taken.refused ?? [];
+  return [{ registry, file, ok: true, count: loaded.registry.size - refused.length, ...(refused.length > 0 ? { refused } : {}) }];
+}
+
+/** Takes a reloaded file's entries into the registry served; the keys refused (the store holds them). */
+function take<R extends Registry<unknown>>(held: Held<R>, loaded: Loaded<R> | undefined): readonly string[] {
+  return loaded?.ok ? held.registry.replace(loaded.registry) : [];
 }
 
 export class Registries {
@@ -172,8 +189,8 @@ export class Registries {
       reread(providers),
     ]);
     // Resources and providers are independent of the other two: a valid file is always taken.
-    if (nextResources?.ok) resources.registry.replace(nextResources.registry);
-    if (nextProviders?.ok) providers.registry.replace(nextProviders.registry);
+    const refusedResources = take(resources, nextResources);
+    const refusedProviders = take(providers, nextProviders);
     const pair = {
       clients: nextClients?.ok ? nextClients.registry : clients.registry,
       users: nextUsers?.ok ? nextUsers.registry : users.registry,
@@ -184,15 +201,13 @@ export class Registries {
     } catch (err) {
       collision = err as Error;
     }
-    if (!collision) {
-      if (nextClients?.ok) clients.registry.replace(nextClients.registry);
-      if (nextUsers?.ok) users.registry.replace(nextUsers.registry);
-    }
+    const refusedClients = collision ? [] : take(clients, nextClients);
+    const refusedUsers = collision ? [] : take(users, nextUsers);
     return [
-      ...outcome(clients, nextClients, collision),
-      ...outcome(users, nextUsers, collision),
-      ...outcome(resources, nextResources),
-      ...outcome(providers, nextProviders),
+      ...outcome(clients, nextClients, { refused: refusedClients, collision }),
+      ...outcome(users, nextUsers, { refused: refusedUsers, collision }),
+      ...outcome(resources, nextResources, { refused: refusedResources }),
+      ...outcome(providers, nextProviders, { refused: refusedProviders }),
     ];
   }
 }

@@ -143,8 +143,8 @@ function urlFieldsOf(config: ProviderConfig): [string, string][] {
 const PROVIDER_ENTRIES: EntryNaming = { member: 'providers', noun: 'provider', keyField: 'id' };
 
 export class ProviderRegistry extends Registry<ProviderConfig> {
-  protected constructor(providers: readonly ProviderConfig[]) {
-    super(providers.map((p) => [p.id, p]));
+  protected constructor(providers: readonly ProviderConfig[], documents: readonly unknown[] = []) {
+    super(providers.map((p, i) => [p.id, p, documents[i]] as const));
   }
 
   get(id: string): ProviderConfig | undefined {
@@ -166,7 +166,8 @@ export class ProviderRegistry extends Registry<ProviderConfig> {
   static fromEntries(entries: readonly unknown[], source = 'providers', { allowHttp = false } = {}): ProviderRegistry {
     const { parsed, problems } = parseEntries(entries, ProviderSchema, PROVIDER_ENTRIES, source);
     const providers: ProviderConfig[] = [];
-    for (const { name, value } of parsed) {
+    const documents: unknown[] = [];
+    for (const { name, value, document } of parsed) {
       const plain = urlFieldsOf(value).filter(([, url]) => url.startsWith('http:'));
       if (providers.some((p) => p.id === value.id)) problems.push(`${source}: ${name}: id: registered twice`);
       else if (!allowHttp && plain.length > 0)
@@ -175,10 +176,13 @@ export class ProviderRegistry extends Registry<ProviderConfig> {
             ([field]) => `${source}: ${name}: ${field}: must be an https URL (http only with IDENTITY_PROVIDERS_ALLOW_INSECURE=true)`,
           ),
         );
-      else providers.push(Object.freeze(value));
+      else {
+        providers.push(Object.freeze(value));
+        documents.push(document);
+      }
     }
     if (problems.length > 0) throw new ProvidersFileError(problems.join('\n'));
-    return new ProviderRegistry(providers);
+    return new ProviderRegistry(providers, documents);
   }
 
   /** Reads IDENTITY_PROVIDERS_FILE, refusing one that group or others may read (it holds client secrets). */

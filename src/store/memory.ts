@@ -18,6 +18,7 @@ import { MemoryAttemptCounter } from './memory-attempts.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
 import { MemoryReplays } from './memory-replays.js';
 import { MemoryUpstream } from './memory-upstream.js';
+import { MemoryEntries } from './memory-entries.js';
 
 interface CodeEntry extends Expiring {
   readonly record: AuthorizationCodeRecord;
@@ -60,6 +61,7 @@ export class MemoryStore implements Store {
   readonly grantIndex: MemoryGrantIndex;
   readonly consents: MemoryConsents;
   readonly upstream: MemoryUpstream;
+  readonly entries: MemoryEntries;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -77,6 +79,7 @@ export class MemoryStore implements Store {
     this.grantIndex = new MemoryGrantIndex(clock);
     this.consents = new MemoryConsents(clock);
     this.upstream = new MemoryUpstream(clock, (grantId) => this.families.get(grantId)?.revoked === true);
+    this.entries = new MemoryEntries(clock);
     this.sweeper = setInterval(() => {
       for (const map of this.maps()) map.sweep();
       this.grantIndex.sweep();

@@ -11,9 +11,11 @@ export type * from './refresh-types.js';
 export type * from './registration-types.js';
 export type * from './grant-index-types.js';
 export type * from './upstream-types.js';
+export type * from './entry-types.js';
 import type { ConsentStore, GrantIndex } from './grant-index-types.js';
 import type { ClientRegistrationStore } from './registration-types.js';
 import type { UpstreamStore } from './upstream-types.js';
+import type { EntryStore } from './entry-types.js';
 
 /**
  * How the store names an authorization code (or a legacy refresh token): the grant it belongs to
@@ -197,6 +199,8 @@ export interface Store
   readonly consents: ConsentStore;
   /** Sign-ins through upstream identity providers: in progress, federated profiles, kept upstream tokens. */
   readonly upstream: UpstreamStore;
+  /** The entries of the admin API (clients, resources, providers, users, subject marks), followed by src/entries/. */
+  readonly entries: EntryStore;
 }
 
 /** Told about every Redis store operation as it ends (the metrics); must not throw. */

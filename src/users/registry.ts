@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
+import { type EntryNaming, type HeldEntry, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { frozenClaims, StandardClaimsSchema } from './claims.js';
 import { isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPassword } from './password.js';
 import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
 
-/** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE. */
+/** Resource owners (RFC 6749 §1.1), as registered by the operator in USERS_FILE or through the admin API (the store). */
+
+/** The roles a user may hold: `admin` lets them be granted the admin API's scopes. */
+export const USER_ROLES = ['admin'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
 
 const UserSchema = z
   .object({
@@ -23,6 +27,9 @@ const UserSchema = z
       .optional(),
     /** Standard claims of OpenID Connect Core 1.0 §5.1 (claims.ts), released to clients by the scopes granted. */
     claims: StandardClaimsSchema.optional(),
+    roles: z.array(z.enum(USER_ROLES, { message: `must be one of ${USER_ROLES.join(', ')}` })).optional(),
+    /** Refused at sign-in (password form, password grant), refresh, and in their sessions, while true. */
+    disabled: z.boolean().optional(),
   })
   .strict();
 
@@ -32,9 +39,14 @@ export interface User {
   readonly sub: string;
   /** The user's standard claims (OpenID Connect Core 1.0 §5.1), frozen; empty when USERS_FILE gives none. */
   readonly claims: Readonly<Record<string, unknown>>;
+  /** What the user may be granted beyond a user's scopes (`admin`: the admin API's); absent when none. */
+  readonly roles?: readonly UserRole[];
+  /** Disabled by the operator: no sign-in, no refresh, no session (src/users/subject-status.ts). */
+  readonly disabled?: true;
 }
 
-interface Registered {
+/** A user as held: the user and their scrypt hash. */
+export interface RegisteredUser {
   readonly user: User;
   readonly passwordHash: string;
 }
@@ -48,18 +60,34 @@ export class UsersFileError extends Error {
 
 const USER_ENTRIES: EntryNaming = { member: 'users', noun: 'user', keyField: 'username' };
 
-export class UserRegistry extends Registry<Registered> {
-  protected constructor(registered: readonly Registered[]) {
-    super(registered.map((r) => [r.user.username, r]));
+export class UserRegistry extends Registry<RegisteredUser> {
+  #subs: { readonly from: object; readonly index: ReadonlyMap<string, User> } | undefined;
+
+  protected constructor(registered: readonly RegisteredUser[], documents: readonly unknown[] = []) {
+    super(registered.map((r, i) => [r.user.username, r, documents[i]] as const));
+  }
+
+  /** A user claims its username (the key) and its sub: a store user may share neither with a file user. */
+  protected override claimsOf(key: string, value: RegisteredUser): readonly string[] {
+    return [`username:${key}`, `sub:${value.user.sub}`];
   }
 
   get(username: string): User | undefined {
     return this.entry(username)?.user;
   }
 
-  /** The user whose `sub` this is (userinfo, login_hint): subs are unique within the file. */
+  /** The user whose `sub` this is (userinfo, login_hint, the subject checks): subs are unique among the users served. */
   bySub(sub: string): User | undefined {
-    return this.entries().find((r) => r.user.sub === sub)?.user;
+    const current = this.current;
+    if (this.#subs?.from !== current)
+      this.#subs = { from: current, index: new Map([...current.values()].map((h) => [h.value.user.sub, h.value.user])) };
+    return this.#subs.index.get(sub);
+  }
+
+  /** The user with this sub as held, with its source and document. */
+  heldBySub(sub: string): HeldEntry<RegisteredUser> | undefined {
+    const user = this.bySub(sub);
+    return user && this.held(user.username);
   }
 
   all(): User[] {
@@ -76,19 +104,29 @@ export class UserRegistry extends Registry<Registered> {
   /** Validates entries; throws UsersFileError with one line per problem, naming the user and the field. */
   static fromEntries(entries: readonly unknown[], source = 'users'): UserRegistry {
     const { parsed, problems } = parseEntries(entries, UserSchema, USER_ENTRIES, source);
-    const registered: Registered[] = [];
-    for (const { name, value } of parsed) {
-      const user = Object.freeze({ username: value.username, sub: value.sub ?? value.username, claims: frozenClaims(value.claims) });
+    const registered: RegisteredUser[] = [];
+    const documents: unknown[] = [];
+    for (const { name, value, document } of parsed) {
+      const user: User = Object.freeze({
+        username: value.username,
+        sub: value.sub ?? value.username,
+        claims: frozenClaims(value.claims),
+        ...(value.roles?.length ? { roles: Object.freeze([...new Set(value.roles)]) } : {}),
+        ...(value.disabled ? { disabled: true as const } : {}),
+      });
       if (registered.some((r) => r.user.username === user.username)) problems.push(`${source}: ${name}: username: registered twice`);
       else if (registered.some((r) => r.user.sub === user.sub)) problems.push(`${source}: ${name}: sub: already used by another user`);
       else if (user.sub.startsWith(FEDERATED_PREFIX))
         problems.push(
           `${source}: ${name}: ${value.sub === undefined ? 'username (the sub by default)' : 'sub'}: ${FEDERATED_PREFIX_RESERVED}`,
         );
-      else registered.push({ user, passwordHash: value.password_hash });
+      else {
+        registered.push({ user, passwordHash: value.password_hash });
+        documents.push(document);
+      }
     }
     if (problems.length > 0) throw new UsersFileError(problems.join('\n'));
-    return new UserRegistry(registered);
+    return new UserRegistry(registered, documents);
   }
 
   static async load(file: string): Promise<UserRegistry> {

@@ -5,6 +5,7 @@ import { storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
+import { entryStoreContract } from '../suites/store.entries.contract.js';
 
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
@@ -14,3 +15,7 @@ registrationStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore
 grantStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 upstreamStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 clientAssertionReplayContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+entryStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+entryStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
+  clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
+);

@@ -11,12 +11,14 @@ import { RECORD, REDEEM, storeContract } from '../suites/store.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
+import { entryStoreContract } from '../suites/store.entries.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
 grantStoreContract(t, 'RedisStore', redisStore);
 upstreamStoreContract(t, 'RedisStore', redisStore);
 registrationStoreContract(t, 'RedisStore', redisStore);
 clientAssertionReplayContract(t, 'RedisStore', redisStore);
+entryStoreContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
 function inspect(t: Test, { redis }: StandaloneTestStore): Redis {
