@@ -182,6 +182,8 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   routeConnectRequests(app);
   useUnroutedAnswers(app, { ...edges, realm: config.issuer });
   app.addHook('onSend', async (request, reply) => commonHeaders(request, reply));
-  await registerRoutes(app, config, deps, buildServices(config, deps, app.log), pages);
+  const services = buildServices(config, deps, app.log);
+  if (services.entries.owned) app.addHook('onClose', () => services.entries.sync.stop());
+  await registerRoutes(app, config, deps, services, pages);
   return app;
 }

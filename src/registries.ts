@@ -211,3 +211,24 @@ export class Registries {
     ];
   }
 }
+
+/** What a reload says in the log: counts and reasons, an entry's id when it is refused, never its content. */
+export function logReloads(
+  results: readonly RegistryReload[],
+  reason: string,
+  log: { info(fields: object, message: string): void; error(fields: object, message: string): void },
+): void {
+  for (const result of results) {
+    if (result.ok) {
+      log.info({ reason, file: result.file, [result.registry]: result.count }, `${result.registry} reloaded`);
+      for (const id of result.refused ?? [])
+        log.error(
+          { reason, file: result.file, id },
+          `${result.registry} reload: an entry added to the file is refused, its id is the admin API's (in the store)`,
+        );
+    } else {
+      const { registry, file, error } = result;
+      log.error({ reason, file, err: { message: error.message } }, `${registry} reload failed; keeping the previous ${registry}`);
+    }
+  }
+}

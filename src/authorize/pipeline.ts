@@ -14,6 +14,7 @@ import type { AuthenticatedUser, BrowserSession, CookieJar } from '../session/br
 import { isSignInMarkFor, SIGN_IN_MARK_PARAMETER, signInMark } from '../session/sign-in-mark.js';
 import type { Signer } from '../session/signer.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import { type ConsentSettings, consentPageNeeded, rememberApproval } from './consent.js';
 import { submittedParameters } from './interaction.js';
 import { type SignInReason, signInNeeded } from './interaction-policy.js';
@@ -68,6 +69,8 @@ export interface AuthorizeDependencies {
   readonly upstream?: UpstreamSignInDependencies | undefined;
   /** How the pages name a signed-in user ("Signed in as …"): a federated user by their email or username, not their `fed_` sub. */
   displayNameOf(sub: string): Promise<string>;
+  /** The operator's marks: a user disabled is refused after an upstream sign-in too (the password form checks in PasswordSignIn). */
+  readonly subjects: SubjectChecks;
 }
 
 /** What the route shows or sends for a step's result. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BRAND_FIELDS } from './brand.js';
 import { CLIENT_ADDRESS_FIELDS } from './client-address.js';
 import { DPOP_FIELDS } from './dpop.js';
+import { ENTRIES_FIELDS } from './entries.js';
 import { flag, integer } from './fields.js';
 import { IDENTITY_FIELDS } from './identity.js';
 import { REDIS_FIELDS } from './redis.js';
@@ -90,6 +91,7 @@ export const EnvSchema = z.object({
   ...DPOP_FIELDS,
   ...SIGNING_FIELDS,
   ...IDENTITY_FIELDS,
+  ...ENTRIES_FIELDS,
   ...BRAND_FIELDS,
 });
 

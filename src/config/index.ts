@@ -3,6 +3,7 @@ import type { BrandConfig } from '../pages/brand.js';
 import { brandConfig } from './brand.js';
 import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
 import { type DpopConfig, dpopConfig } from './dpop.js';
+import { type EntriesConfig, entriesConfig } from './entries.js';
 import { type IdentityConfig, identityConfig } from './identity.js';
 import { ConfigError, EnvSchema, type LOG_LEVELS, withoutBlanks } from './environment.js';
 import type { RedisSettings } from '../store/open-store.js';
@@ -31,7 +32,7 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig, IdentityConfig {
+export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, SigningConfig, IdentityConfig, EntriesConfig {
   readonly port: number;
   readonly host: string;
   /**
@@ -183,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     ...dpopConfig(e),
     ...signingConfig(e, workers, availableParallelism()),
     ...identityConfig(e),
+    ...entriesConfig(e),
     brand: brandConfig(e),
   });
 }

@@ -89,7 +89,13 @@ export type SecurityEvent =
   | { readonly event: 'authorization.denied'; readonly clientId: string; readonly sub: string }
   | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
   /** No username: people type passwords into the username field. */
-  | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
+  | {
+      readonly event: 'signin.failed';
+      readonly channel: SignInChannel;
+      readonly address: string;
+      /** The password was right, but the operator disabled the user (answered as wrong credentials). */
+      readonly reason?: 'user_disabled';
+    }
   /** A sign-in through an upstream identity provider (IDENTITY_PROVIDERS_FILE), for the client `clientId`. */
   | {
       readonly event: 'login.succeeded';

@@ -6,6 +6,7 @@ import type { IdTokens } from '../oidc/id-token.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
+import { NO_SUBJECT_CHECKS, type SubjectChecks } from '../users/subject-status.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { GrantIndexing } from './grant-index.js';
@@ -37,6 +38,8 @@ export interface GrantTableDependencies {
   readonly upstreamTokens?: UpstreamTokenSource | undefined;
   /** ID-JAGs of the providers trusted for them (IDENTITY_PROVIDERS_FILE); none: no JWT bearer grant. */
   readonly idJag?: Pick<JwtBearerDependencies, 'idJag' | 'providerConfig'> | undefined;
+  /** The operator's marks on users (disabled), checked in memory by the grants that issue for a user; default: none. */
+  readonly subjects?: SubjectChecks | undefined;
 }
 
 /**
@@ -47,6 +50,7 @@ export type GrantTable = ReadonlyMap<string, Grant>;
 
 export function grantTable(deps: GrantTableDependencies): GrantTable {
   const { store, accessTokens, idTokens, resources, refreshLifetimes, events } = deps;
+  const subjects = deps.subjects ?? NO_SUBJECT_CHECKS;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing, deps.refreshTokenSealing);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -58,6 +62,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       resources,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
       events,
+      subjects,
     }),
     clientCredentialsGrant({ accessTokens, resources, events }),
     passwordGrant({
@@ -79,6 +84,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
       events,
+      subjects,
     }),
     tokenExchangeGrant({
       accessTokens,
@@ -89,7 +95,9 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       events,
       upstream: deps.upstreamTokens,
     }),
-    ...(deps.idJag ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, grantIndexing: deps.grantIndexing, events })] : []),
+    ...(deps.idJag
+      ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, grantIndexing: deps.grantIndexing, events, subjects })]
+      : []),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));
 }

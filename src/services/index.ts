@@ -31,6 +31,8 @@ import { SignInThrottle } from '../users/sign-in-throttle.js';
 import { VerificationSlots } from '../users/verification-slots.js';
 import type { ProviderRegistry } from '../identity/providers.js';
 import { upstreamServices } from './upstream.js';
+import type { EntrySync } from '../entries/sync.js';
+import { entriesServices } from './entries.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -57,11 +59,14 @@ export interface ServiceDependencies {
    * buildMetricsServer, or by this app when METRICS_PORT equals PORT); none: nothing is measured.
    */
   readonly metrics?: ServerMetrics | undefined;
+  /** The admin API's entries followed from the store (startServer's, started); default: one made here, stopped with the app. */
+  readonly entrySync?: EntrySync | undefined;
 }
 
 /** The log the services write to (the app's). */
 export type ServiceLog = AuditSink & {
   info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 };
 
@@ -83,6 +88,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   const clock = deps.clock ?? systemClock;
   const endpoints = endpointsOf(config.issuer);
   const events = serverEvents(log, deps.metrics);
+  const entries = entriesServices(config, deps, { log, clock, resources });
+  const { subjects } = entries;
   const accessTokens = new AccessTokens(
     keystore,
     {
@@ -109,6 +116,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     }),
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
     events,
+    subjects,
   );
   const grantIndexing = new GrantIndexing(store.grantIndex, clock);
   const upstream = upstreamServices(config, deps, { endpoints, clock, longestAccessTokenSeconds: accessTokens.longestLifetimeSeconds });
@@ -127,6 +135,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     events,
     upstreamTokens: upstream?.tokens,
     idJag: upstream?.idJag,
+    subjects,
   });
   const selfAsserted = selfAssertedClientPolicy(config, resources);
   const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });
@@ -153,6 +162,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     deps.signer,
     { path: endpoints.browserCookiePath, secure: config.issuer.startsWith('https:'), ttlSeconds: config.sessionTtl },
     clock,
+    subjects,
   );
   const authorizePipeline: AuthorizeDependencies = {
     registries: { clients: directory, resources },
@@ -166,6 +176,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     users: deps.users,
     upstream: upstream?.signIn,
     displayNameOf: async (sub) => (await upstream?.profiles.displayNameOf(sub)) ?? sub,
+    subjects,
     responses: {
       codes: store,
       accessTokens,
@@ -215,5 +226,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     authorizePipeline,
     /** The upstream identity providers and the tokens kept from them; undefined without IDENTITY_PROVIDERS_FILE. */
     upstream,
+    /** The admin API's entries: the sync, the subject marks, the admin services (src/admin/). */
+    entries,
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Clock, nowSeconds } from '../clock.js';
+import { NO_SUBJECT_CHECKS, type SubjectChecks } from '../users/subject-status.js';
 import type { Signer } from './signer.js';
 
 /**
@@ -29,6 +30,8 @@ export interface AuthenticatedUser {
 interface SessionPayload {
   readonly sub: string;
   readonly auth_time: number;
+  /** When this session was started (seconds); cookies made before it was recorded: auth_time. */
+  readonly iat?: number;
   readonly sid?: string;
   readonly amr?: string[];
 }
@@ -60,11 +63,15 @@ export class BrowserSession {
     private readonly signer: Signer,
     private readonly options: BrowserSessionOptions,
     private readonly clock: Clock,
+    /** The operator's marks: a disabled user's sessions, and those started before their sessions were revoked, have ended. */
+    private readonly subjects: SubjectChecks = NO_SUBJECT_CHECKS,
   ) {}
 
+  /** The signed-in user; none without a valid cookie, or when the operator ended the session (checked in memory). */
   current(cookies: CookieJar): AuthenticatedUser | undefined {
     const session = this.signer.verify<SessionPayload>('session', cookies.get(SESSION_COOKIE), nowSeconds(this.clock));
     if (!session) return undefined;
+    if (!this.subjects.sessionStands(session.sub, typeof session.iat === 'number' ? session.iat : session.auth_time)) return undefined;
     return {
       sub: session.sub,
       authTime: session.auth_time,
@@ -78,10 +85,11 @@ export class BrowserSession {
    * `authenticatedAt` (an upstream provider's `auth_time`) or now.
    */
   start(cookies: CookieJar, sub: string, amr: readonly string[] = [], authenticatedAt?: number): AuthenticatedUser {
-    const authTime = authenticatedAt ?? nowSeconds(this.clock);
+    const now = nowSeconds(this.clock);
+    const authTime = authenticatedAt ?? now;
     const sid = randomBytes(16).toString('base64url');
-    const payload: SessionPayload = { sub, auth_time: authTime, sid, ...(amr.length > 0 ? { amr: [...amr] } : {}) };
-    const value = this.signer.sign('session', payload, nowSeconds(this.clock) + this.options.ttlSeconds);
+    const payload: SessionPayload = { sub, auth_time: authTime, iat: now, sid, ...(amr.length > 0 ? { amr: [...amr] } : {}) };
+    const value = this.signer.sign('session', payload, now + this.options.ttlSeconds);
     cookies.set(SESSION_COOKIE, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
     return { sub, authTime, sid, ...(amr.length > 0 ? { amr } : {}) };
   }

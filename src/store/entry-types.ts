@@ -27,16 +27,17 @@ export interface StoredEntry extends StoreEntryMeta {
   readonly document: EntryDocument;
 }
 
-export type EntryCreation = { readonly status: 'created'; readonly entry: StoredEntry } | { readonly status: 'exists' };
+/** `version` (created, replaced, deleted): the store's version the write made, as announced. */
+export type EntryCreation =
+  { readonly status: 'created'; readonly entry: StoredEntry; readonly version: number } | { readonly status: 'exists' };
 
 export type EntryReplacement =
-  | { readonly status: 'replaced'; readonly entry: StoredEntry }
+  | { readonly status: 'replaced'; readonly entry: StoredEntry; readonly version: number }
   | { readonly status: 'not_found' }
   /** `expectedRev` was not the entry's `rev` (If-Match): nothing written. */
   | { readonly status: 'stale'; readonly rev: number };
 
 export type EntryDeletion =
-  /** `version`: the store's version this deletion made. */
   | { readonly status: 'deleted'; readonly version: number }
   | { readonly status: 'not_found' }
   | { readonly status: 'stale'; readonly rev: number };

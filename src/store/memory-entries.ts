@@ -37,7 +37,7 @@ export class MemoryEntries implements EntryStore {
     const version = this.bump(kind, id);
     const entry = frozen({ kind, id, document, rev: 1, createdAt: now, updatedAt: now, sequence: version });
     entries.set(id, entry);
-    return { status: 'created', entry };
+    return { status: 'created', entry, version };
   }
 
   async replaceEntry(kind: EntryKind, id: string, document: EntryDocument, expectedRev?: number): Promise<EntryReplacement> {
@@ -45,10 +45,10 @@ export class MemoryEntries implements EntryStore {
     const current = entries.get(id);
     if (!current) return { status: 'not_found' };
     if (expectedRev !== undefined && expectedRev !== current.rev) return { status: 'stale', rev: current.rev };
-    this.bump(kind, id);
+    const version = this.bump(kind, id);
     const entry = frozen({ ...current, document, rev: current.rev + 1, updatedAt: nowSeconds(this.clock) });
     entries.set(id, entry);
-    return { status: 'replaced', entry };
+    return { status: 'replaced', entry, version };
   }
 
   async deleteEntry(kind: EntryKind, id: string, expectedRev?: number): Promise<EntryDeletion> {

@@ -51,7 +51,7 @@ export class RedisEntries implements EntryStore {
     );
     if (reply[0] === 0) return { status: 'exists' };
     const entry = { kind, id, document: JSON.parse(json) as EntryDocument, rev: 1, createdAt: now, updatedAt: now, sequence: reply[1] };
-    return { status: 'created', entry };
+    return { status: 'created', entry, version: reply[1] };
   }
 
   async replaceEntry(kind: EntryKind, id: string, document: EntryDocument, expectedRev?: number): Promise<EntryReplacement> {
@@ -68,11 +68,9 @@ export class RedisEntries implements EntryStore {
     );
     if (reply[0] === 0) return { status: 'not_found' };
     if (reply[0] === 2) return { status: 'stale', rev: reply[1] };
-    const [, , rev, createdAt, sequence] = reply;
-    return {
-      status: 'replaced',
-      entry: { kind, id, document: JSON.parse(json) as EntryDocument, rev, createdAt, updatedAt: now, sequence },
-    };
+    const [, version, rev, createdAt, sequence] = reply;
+    const entry = { kind, id, document: JSON.parse(json) as EntryDocument, rev, createdAt, updatedAt: now, sequence };
+    return { status: 'replaced', entry, version };
   }
 
   async deleteEntry(kind: EntryKind, id: string, expectedRev?: number): Promise<EntryDeletion> {

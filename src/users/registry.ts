@@ -84,6 +84,14 @@ export class UserRegistry extends Registry<RegisteredUser> {
     return this.#subs.index.get(sub);
   }
 
+  /** Whether USERS_FILE has a user with this sub or this username: the store must have neither. */
+  heldByFile(user: { readonly sub?: string | undefined; readonly username?: string | undefined }): boolean {
+    return (
+      (user.sub !== undefined && this.claimedByFile(`sub:${user.sub}`)) ||
+      (user.username !== undefined && this.claimedByFile(`username:${user.username}`))
+    );
+  }
+
   /** The user with this sub as held, with its source and document. */
   heldBySub(sub: string): HeldEntry<RegisteredUser> | undefined {
     const user = this.bySub(sub);

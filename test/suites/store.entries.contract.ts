@@ -64,7 +64,7 @@ export function entryStoreContract(t: Test, name: string, open: OpenStore): void
         updatedAt: now(clock),
         sequence: 1,
       };
-      t.same(created, { status: 'created', entry: expected });
+      t.same(created, { status: 'created', entry: expected, version: 1 });
       t.same(await entries.getEntry('client', 'web'), expected);
       t.same(await entries.createEntry('client', 'web', { client_id: 'web', other: true }), { status: 'exists' });
       t.same(await entries.getEntry('client', 'web'), expected, 'an existing entry is never overwritten');
@@ -92,6 +92,7 @@ export function entryStoreContract(t: Test, name: string, open: OpenStore): void
           updatedAt: createdAt + 5,
           sequence: 1,
         },
+        version: 2,
       });
       t.same(await entries.replaceEntry('user', 'alice', { username: 'alice' }, 1), { status: 'stale', rev: 2 }, 'a stale If-Match');
       t.same((await entries.getEntry('user', 'alice'))?.document, { username: 'alice', disabled: true }, 'nothing written');

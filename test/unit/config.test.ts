@@ -64,6 +64,7 @@ t.test('loadConfig', async (t) => {
       dpop: { requireNonce: false, proofWindowSeconds: 60, algorithms: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
       identityProviders: { file: undefined, allowInsecure: false, upstreamTokenSecret: undefined },
+      entries: { syncIntervalSeconds: 2, encryptionKey: undefined },
       // auto: the thread pool while a CPU is left over beside WORKERS=1.
       accessTokenSigning: availableParallelism() > 1 ? 'thread-pool' : 'main-thread',
     });
@@ -253,6 +254,17 @@ t.test('loadConfig', async (t) => {
       'IDENTITY_PROVIDERS_ALLOW_INSECURE must be true or false',
       'UPSTREAM_TOKEN_SECRET must be at least 32 characters',
     ]);
+  });
+
+  t.test('entries of the admin API: ENTRIES_SYNC_INTERVAL and ENTRIES_ENCRYPTION_KEY', async (t) => {
+    t.same(loadConfig({}).entries, { syncIntervalSeconds: 2, encryptionKey: undefined }, 'a check every 2 s; no key');
+    const config = loadConfig({ ENTRIES_SYNC_INTERVAL: '10', ENTRIES_ENCRYPTION_KEY: 'k'.repeat(32) });
+    t.same(config.entries, { syncIntervalSeconds: 10, encryptionKey: 'k'.repeat(32) });
+    t.ok(Object.isFrozen(config.entries));
+    t.same(problemsOf({ ENTRIES_SYNC_INTERVAL: '0' }), ['ENTRIES_SYNC_INTERVAL must be at least 1']);
+    t.same(problemsOf({ ENTRIES_SYNC_INTERVAL: '3601' }), ['ENTRIES_SYNC_INTERVAL must be at most 3600']);
+    t.same(problemsOf({ ENTRIES_SYNC_INTERVAL: '1.5' }), ['ENTRIES_SYNC_INTERVAL must be a whole number']);
+    t.same(problemsOf({ ENTRIES_ENCRYPTION_KEY: 'short' }), ['ENTRIES_ENCRYPTION_KEY must be at least 32 characters']);
   });
 
   t.test('CLIENT_ASSERTION_STRICT_AUDIENCE: private_key_jwt audiences (draft-ietf-oauth-rfc7523bis)', async (t) => {
