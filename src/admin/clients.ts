@@ -1,4 +1,4 @@
-import { type ClientMetadata, ClientRegistry } from '../clients/registry.js';
+import { ClientRegistry } from '../clients/registry.js';
 import { generateClientSecret, hashClientSecret } from '../clients/secret.js';
 import { type GrantAdministrationDependencies, revokeGrantsOf } from '../grants/administration.js';
 import type { EntryDocument, StoredEntry } from '../store/entry-types.js';
@@ -46,20 +46,20 @@ export class AdminClients {
   constructor(private readonly deps: AdminClientsDependencies) {}
 
   /** Creates a client in the store (201); its `client_id` must be free in the file, the registrations and the store. */
-  async create(document: ClientMetadata): Promise<StoredEntry> {
+  async create(document: EntryDocument): Promise<StoredEntry> {
     const clientId = this.valid(document).clientId;
     this.refuseFileEntry(clientId);
     if (await this.deps.registrations?.findClientRegistration(clientId))
       throw new AlreadyExists(`${entryNoun('client', clientId)} is a dynamically registered client`);
-    return this.deps.writer.create('client', clientId, document as EntryDocument);
+    return this.deps.writer.create('client', clientId, document);
   }
 
   /** Replaces a store client's metadata (PUT); `expectedRev`: If-Match. */
-  async replace(clientId: string, document: ClientMetadata, expectedRev?: number): Promise<StoredEntry> {
+  async replace(clientId: string, document: EntryDocument, expectedRev?: number): Promise<StoredEntry> {
     this.refuseFileEntry(clientId);
     if (this.valid(document).clientId !== clientId)
       throw new ValidationProblem('client_id cannot change', [{ field: 'client_id', problem: `must be "${clientId}", the client's id` }]);
-    return this.deps.writer.replace('client', clientId, document as EntryDocument, expectedRev);
+    return this.deps.writer.replace('client', clientId, document, expectedRev);
   }
 
   /** Disables (refused everywhere within a second, its grants revoked) or enables a store client. */
@@ -85,7 +85,7 @@ export class AdminClients {
     return { revokedGrants: await this.revokeGrants(clientId) };
   }
 
-  private valid(document: ClientMetadata): { clientId: string } {
+  private valid(document: EntryDocument): { clientId: string } {
     const client = validated(document, NAMES, () => ClientRegistry.fromMetadata([document], VALIDATING).listed()[0]?.value);
     if (!client) throw new ValidationProblem('the client is not valid', [{ field: '', problem: 'not a client' }]);
     const user = client.grantTypes.has('client_credentials') ? this.deps.users.bySub(client.clientId) : undefined;

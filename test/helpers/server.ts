@@ -12,6 +12,9 @@ import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
 import { UserRegistry } from '../../src/users/registry.js';
+import type { AdminServices } from '../../src/admin/index.js';
+import { EntrySync } from '../../src/entries/sync.js';
+import { adminServicesFor } from '../../src/services/entries.js';
 import { keysDirWithSigningKey } from './keys.js';
 import { memoryStore, type TestClock, type TestStore } from './stores.js';
 
@@ -68,6 +71,11 @@ export interface TestServer {
   readonly advance: (seconds: number) => Promise<void>;
   /** With `metrics: true`: the series the app records into (no process metrics). */
   readonly metrics: ServerMetrics | undefined;
+  /** The admin services over the app's store, registries and entry sync (as the admin API calls them). */
+  readonly admin: AdminServices;
+  /** The app's copy of the store's entries. */
+  readonly entrySync: EntrySync;
+  readonly registries: { readonly clients: ClientRegistry; readonly users: UserRegistry; readonly resources: ResourceRegistry };
 }
 
 export interface TestServerOptions {
@@ -122,9 +130,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
         processMetrics: false,
       })
     : undefined;
-  const app = await buildServer(config, {
-    metrics,
-    keystore,
+  const registries = {
     clients: options.clientRegistry ?? ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
     resources: ResourceRegistry.fromEntries(options.resources ?? []),
@@ -135,6 +141,14 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
             ProviderRegistry.fromEntries(options.providers ?? [], 'providers', { allowHttp: config.identityProviders.allowInsecure }),
         }
       : {}),
+  };
+  const entrySync = new EntrySync(store.entries, { intervalSeconds: config.entries.syncIntervalSeconds });
+  t.teardown(() => entrySync.stop());
+  const app = await buildServer(config, {
+    metrics,
+    keystore,
+    ...registries,
+    entrySync,
     store,
     signer: new Signer('test-session-secret-0123456789abcdef'),
     clock: () => clock.now,
@@ -142,7 +156,8 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     ...(options.outboundFetch ? { outboundFetch: options.outboundFetch } : {}),
   });
   t.teardown(() => app.close());
-  return { app, config, keystore, keysDir, store, clock, advance, metrics };
+  const admin = adminServicesFor(config, { store, sync: entrySync, registries, clock: () => clock.now });
+  return { app, config, keystore, keysDir, store, clock, advance, metrics, admin, entrySync, registries };
 }
 
 export function basic(clientId: string, secret: string): string {
