@@ -45,7 +45,8 @@ function only<E>(registry: Registry<E>, entry: StoredEntry, idOf: (held: HeldEnt
   return { key: held.key, value: held.value, document: entry.document, stored: entry };
 }
 
-const source = (entry: StoredEntry) => `store: ${entry.kind} "${entry.id}"`;
+/** Messages start `store: client "web": …` (the registry names the entry). */
+const SOURCE = 'store';
 
 function providerConversion(options: FollowOptions): Conversion<ProviderConfig> {
   return (entry) => {
@@ -54,7 +55,7 @@ function providerConversion(options: FollowOptions): Conversion<ProviderConfig> 
     if (typeof sealed !== 'string') throw new Error(`${SEALED_CLIENT_SECRET}: missing`);
     const opened = options.secrets.open(entry.id, sealed);
     if ('problem' in opened) throw new Error(`client_secret: ${opened.problem}`);
-    const registry = ProviderRegistry.fromEntries([{ ...document, client_secret: opened.secret }], source(entry), {
+    const registry = ProviderRegistry.fromEntries([{ ...document, client_secret: opened.secret }], SOURCE, {
       allowHttp: options.providersAllowHttp,
     });
     return only(registry, entry, (held) => held.key, 'id');
@@ -98,13 +99,13 @@ export function followEntries(sync: EntrySync, registries: FollowedRegistries, o
     });
   };
   feed('client', registries.clients, (entry) =>
-    only(ClientRegistry.fromMetadata([entry.document], source(entry)), entry, (held) => held.key, 'client_id'),
+    only(ClientRegistry.fromMetadata([entry.document], SOURCE), entry, (held) => held.key, 'client_id'),
   );
   feed('resource', registries.resources, (entry) =>
-    only(ResourceRegistry.fromEntries([entry.document], source(entry)), entry, (held) => held.key, 'resource'),
+    only(ResourceRegistry.fromEntries([entry.document], SOURCE), entry, (held) => held.key, 'resource'),
   );
   feed<RegisteredUser>('user', registries.users, (entry) =>
-    only(UserRegistry.fromEntries([entry.document], source(entry)), entry, (held) => held.value.user.sub, 'sub'),
+    only(UserRegistry.fromEntries([entry.document], SOURCE), entry, (held) => held.value.user.sub, 'sub'),
   );
   if (registries.providers) feed('provider', registries.providers, providerConversion(options));
   return subjectMarks(sync, log);
