@@ -45,7 +45,12 @@ export async function upstreamCallback(
   const { events } = deps.responses;
   if (!finished.ok) return { kind: 'denied', request, error: signInFailure(request, finished, events, clientAddress) };
   if (deps.subjects.isDisabled(finished.sub)) {
-    const refused = { ok: false as const, parameters: finished.parameters, provider: finished.provider, reason: 'refused: the user is disabled' };
+    const refused = {
+      ok: false as const,
+      parameters: finished.parameters,
+      provider: finished.provider,
+      reason: 'refused: the user is disabled',
+    };
     return { kind: 'denied', request, error: signInFailure(request, refused, events, clientAddress) };
   }
   const user = await startFederatedSession(finished, request, browser, deps.session, upstream);

@@ -45,9 +45,6 @@ export class EntrySync {
   #log: EntrySyncLog = SILENT;
   #reachable = true;
   #stopped = false;
-  #attempted!: () => void;
-  /** Settles after the first snapshot was tried, taken or not. */
-  readonly #firstAttempt = new Promise<void>((resolve) => (this.#attempted = resolve));
 
   constructor(
     private readonly store: EntryStore,
@@ -66,18 +63,18 @@ export class EntrySync {
     });
     this.#timer = setInterval(() => this.#enqueue(() => this.#check()), this.options.intervalSeconds * 1000);
     this.#timer.unref();
-    this.#snapshotSoon();
   }
 
   /**
-   * Once the first snapshot was tried (start): true when it was taken, false when the store
-   * did not answer it, or not within `timeoutMs` (the copy then fills when the store answers).
+   * Takes a snapshot now (the start, once the store is connected): true once the copy holds
+   * one, false when the store did not answer, or not within `timeoutMs` (the copy then fills
+   * when it answers).
    */
   async ready(timeoutMs: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     try {
-      await Promise.race([this.#firstAttempt, timeout]);
+      await Promise.race([this.#enqueue(() => this.#snapshot()), timeout]);
       return this.#version !== undefined;
     } finally {
       clearTimeout(timer);
@@ -141,7 +138,7 @@ export class EntrySync {
   #snapshotSoon(): void {
     if (this.#snapshotQueued) return;
     this.#snapshotQueued = true;
-    void this.#enqueue(() => this.#snapshot()).then(() => this.#attempted());
+    void this.#enqueue(() => this.#snapshot());
   }
 
   async #applyChange(change: EntryChange): Promise<void> {
