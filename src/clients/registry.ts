@@ -170,6 +170,8 @@ export class ClientsFileError extends Error {
 const CLIENT_ENTRIES: EntryNaming = { member: 'clients', noun: 'client', keyField: 'client_id' };
 
 export class ClientRegistry extends Registry<Client> {
+  #inUse: { readonly from: object; readonly clients: readonly Client[] } | undefined;
+
   /** `documents`: the metadata each client was read from, in the same order. */
   constructor(clients: readonly Client[], documents: readonly unknown[] = []) {
     super(clients.map((c, i): FileEntry<Client> => [c.clientId, c, documents[i]]));
@@ -181,9 +183,11 @@ export class ClientRegistry extends Registry<Client> {
     return client?.disabled ? undefined : client;
   }
 
-  /** The clients in use (not disabled). */
+  /** The clients in use (not disabled); worked out once per change of the registry (CORS asks on every preflight). */
   all(): Client[] {
-    return this.entries().filter((client) => !client.disabled);
+    const current = this.current;
+    if (this.#inUse?.from !== current) this.#inUse = { from: current, clients: this.entries().filter((client) => !client.disabled) };
+    return [...this.#inUse.clients];
   }
 
   /** Validates metadata; throws ClientsFileError with one line per problem, naming the client and the field. */

@@ -2,10 +2,10 @@ import type { Test } from 'tap';
 import { newClientSecret } from '../../src/admin/clients.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { AUTHORIZE_CLIENTS, WEB_REDIRECT, WEB_SECRET } from '../helpers/authorize-fixtures.js';
-import { authorizeUrl, codeRequest, InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
+import { authorizeUrl, codeRequest, InjectBrowser, pkcePair, signInAndDecide } from '../helpers/browser-flow.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
 import type { RedisTestStore } from '../helpers/redis-stores.js';
-import { tokenRequest } from '../helpers/security-flows.js';
+import { codeFlowClient, refreshTokenOf, tokenRequest } from '../helpers/security-flows.js';
 import { buildTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -51,32 +51,6 @@ async function instances(t: Test, open: OpenPair): Promise<readonly [TestServer,
 const ccToken = (s: TestServer, clientId: string, secret: string, scope?: string) =>
   tokenRequest(s.app, clientId, secret, { grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
 
-const portal = (hash: string) => ({
-  client_id: 'portal',
-  client_secret_hash: hash,
-  redirect_uris: [WEB_REDIRECT],
-  grant_types: ['authorization_code', 'refresh_token'],
-  scope: 'read',
-});
-
-async function refreshTokenAt(
-  s: TestServer,
-  clientId: string,
-  secret: string,
-  credentials = { username: 'alice', password: 'wonderland-2026' },
-) {
-  const { verifier, challenge } = pkcePair();
-  const done = await signInAndDecide(new InjectBrowser(s.app), codeRequest(clientId, WEB_REDIRECT, challenge), credentials);
-  const { code } = redirectParams(done.headers.location as string);
-  const res = await tokenRequest(s.app, clientId, secret, {
-    grant_type: 'authorization_code',
-    code: code as string,
-    redirect_uri: WEB_REDIRECT,
-    code_verifier: verifier,
-  });
-  return res.json().refresh_token as string;
-}
-
 export function entriesAcrossInstances(t: Test, name: string, open: OpenPair): void {
   t.test(`${name}: a client created on A gets tokens from B within 1 s; changed on B, A honours it`, async (t) => {
     const [a, b] = await instances(t, open);
@@ -102,9 +76,9 @@ export function entriesAcrossInstances(t: Test, name: string, open: OpenPair): v
   t.test(`${name}: deleted on one, refused on both within 1 s, and its refresh tokens are dead`, async (t) => {
     const [a, b] = await instances(t, open);
     const { secret, hash } = newClientSecret();
-    await a.admin.clients.create(portal(hash));
+    await a.admin.clients.create(codeFlowClient('portal', hash));
     await timeUntil('B knows portal', async () => b.registries.clients.get('portal') !== undefined);
-    const refreshToken = await refreshTokenAt(b, 'portal', secret);
+    const refreshToken = await refreshTokenOf(b.app, 'portal', secret);
     t.same(await a.admin.clients.delete('portal'), { revokedGrants: 1 });
     const refusedByB = await timeUntil(
       'B refuses',
@@ -114,7 +88,7 @@ export function entriesAcrossInstances(t: Test, name: string, open: OpenPair): v
     t.ok(refusedByB < WITHIN_MS, `B refused the client ${refusedByB} ms after the delete`);
     const atA = await tokenRequest(a.app, 'portal', secret, { grant_type: 'refresh_token', refresh_token: refreshToken });
     t.same([atA.statusCode, atA.json().error], [401, 'invalid_client']);
-    await b.admin.clients.create(portal(hash));
+    await b.admin.clients.create(codeFlowClient('portal', hash));
     await timeUntil('A knows portal again', async () => a.registries.clients.get('portal') !== undefined);
     for (const s of [a, b]) {
       const res = await tokenRequest(s.app, 'portal', secret, { grant_type: 'refresh_token', refresh_token: refreshToken });

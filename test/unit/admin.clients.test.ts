@@ -3,10 +3,10 @@ import { newClientSecret } from '../../src/admin/clients.js';
 import { AdminProblem } from '../../src/admin/problems.js';
 import type { EntryStore } from '../../src/store/entry-types.js';
 import { AUTHORIZE_CLIENTS, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
-import { codeRequest, InjectBrowser, pkcePair, redirectParams, signInAndDecide } from '../helpers/browser-flow.js';
+import { codeRequest } from '../helpers/browser-flow.js';
 import { expectOAuthError } from '../helpers/oauth-error.js';
-import { tokenRequest } from '../helpers/security-flows.js';
-import { buildTestServer, type TestServer } from '../helpers/server.js';
+import { codeFlowClient, refreshTokenOf, tokenRequest } from '../helpers/security-flows.js';
+import { buildTestServer } from '../helpers/server.js';
 
 /**
  * Clients created, changed, disabled and deleted through the admin service (src/admin/clients.ts),
@@ -48,24 +48,6 @@ const server = (t: Test) => buildTestServer(t, { clients: AUTHORIZE_CLIENTS, use
 
 function serviceClient(clientId: string, hash: string, extra: Record<string, unknown> = {}) {
   return { client_id: clientId, client_secret_hash: hash, grant_types: ['client_credentials'], scope: 'read', ...extra };
-}
-
-/** A client of the code flow with refresh tokens, signed in by alice: its refresh token. */
-async function refreshTokenOf(s: TestServer, clientId: string, secret: string): Promise<string> {
-  const { verifier, challenge } = pkcePair();
-  const done = await signInAndDecide(new InjectBrowser(s.app), codeRequest(clientId, WEB_REDIRECT, challenge), {
-    username: 'alice',
-    password: 'wonderland-2026',
-  });
-  const { code } = redirectParams(done.headers.location as string);
-  const res = await tokenRequest(s.app, clientId, secret, {
-    grant_type: 'authorization_code',
-    code: code as string,
-    redirect_uri: WEB_REDIRECT,
-    code_verifier: verifier,
-  });
-  if (res.statusCode !== 200) throw new Error(`redeem: ${res.statusCode} ${res.body}`);
-  return res.json().refresh_token;
 }
 
 t.test('a client created through the admin service gets tokens at once, without a store round trip', async (t) => {
@@ -153,14 +135,8 @@ t.test('replaced with the right rev: honoured at once; with a stale one: 412 and
 t.test('disabled: refused at every endpoint, its grants revoked (enabled again, its old refresh tokens stay dead)', async (t) => {
   const s = await server(t);
   const { secret, hash } = newClientSecret();
-  await s.admin.clients.create({
-    client_id: 'portal',
-    client_secret_hash: hash,
-    redirect_uris: [WEB_REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    scope: 'read',
-  });
-  const refreshToken = await refreshTokenOf(s, 'portal', secret);
+  await s.admin.clients.create(codeFlowClient('portal', hash));
+  const refreshToken = await refreshTokenOf(s.app, 'portal', secret);
   const disabled = await s.admin.clients.setDisabled('portal', true);
   t.equal(disabled.revokedGrants, 1, "alice's grant revoked");
   t.equal(disabled.entry.document.disabled, true);
@@ -185,20 +161,14 @@ t.test('disabled: refused at every endpoint, its grants revoked (enabled again, 
   const refreshed = await tokenRequest(s.app, 'portal', secret, { grant_type: 'refresh_token', refresh_token: refreshToken });
   t.equal(refreshed.statusCode, 400);
   t.equal(refreshed.json().error, 'invalid_grant', 'the grant stayed revoked');
-  t.ok((await refreshTokenOf(s, 'portal', secret)).length > 0, 'a new grant works');
+  t.ok((await refreshTokenOf(s.app, 'portal', secret)).length > 0, 'a new grant works');
 });
 
 t.test('deleted: unknown everywhere, its grants revoked; the id is free again', async (t) => {
   const s = await server(t);
   const { secret, hash } = newClientSecret();
-  await s.admin.clients.create({
-    client_id: 'portal',
-    client_secret_hash: hash,
-    redirect_uris: [WEB_REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    scope: 'read',
-  });
-  const refreshToken = await refreshTokenOf(s, 'portal', secret);
+  await s.admin.clients.create(codeFlowClient('portal', hash));
+  const refreshToken = await refreshTokenOf(s.app, 'portal', secret);
   t.same(await problemOf(s.admin.clients.delete('portal', 7)), {
     type: 'urn:oauth2-token-service:problem:precondition-failed',
     status: 412,
@@ -214,13 +184,7 @@ t.test('deleted: unknown everywhere, its grants revoked; the id is free again', 
   });
   t.match(await problemOf(s.admin.clients.delete('portal')), { status: 404 });
   t.match(await problemOf(s.admin.clients.delete('web')), { status: 409 });
-  await s.admin.clients.create({
-    client_id: 'portal',
-    client_secret_hash: hash,
-    redirect_uris: [WEB_REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    scope: 'read',
-  });
+  await s.admin.clients.create(codeFlowClient('portal', hash));
   const refreshed = await tokenRequest(s.app, 'portal', secret, { grant_type: 'refresh_token', refresh_token: refreshToken });
   t.equal(refreshed.json().error, 'invalid_grant', 'created again, the old grant stays revoked');
 });
