@@ -45,6 +45,7 @@ export class EntrySync {
   #log: EntrySyncLog = SILENT;
   #reachable = true;
   #stopped = false;
+  #subscribed = false;
 
   constructor(
     private readonly store: EntryStore,
@@ -57,7 +58,10 @@ export class EntrySync {
     this.#log = log;
     this.#subscription = this.store.subscribeToEntryChanges({
       onChange: (change) => this.#enqueue(() => this.#applyChange(change)),
-      onSubscribed: () => this.#snapshotSoon(),
+      onSubscribed: () => {
+        this.#subscribed = true;
+        this.#snapshotSoon();
+      },
       onMalformed: (message) =>
         this.#log.warn({ length: message.length }, 'entries: a message on the change channel that is not a change, ignored'),
     });
@@ -79,6 +83,16 @@ export class EntrySync {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Whether the change channel's subscription has been in place (then each change arrives as it is made). */
+  get subscribed(): boolean {
+    return this.#subscribed;
+  }
+
+  /** Resolves once the work queued so far (changes, snapshots) is done. */
+  idle(): Promise<void> {
+    return this.#work;
   }
 
   /** The store's version this copy is at; undefined before the first snapshot. */

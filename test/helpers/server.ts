@@ -15,6 +15,7 @@ import { UserRegistry } from '../../src/users/registry.js';
 import type { AdminServices } from '../../src/admin/index.js';
 import { EntrySync } from '../../src/entries/sync.js';
 import { adminServicesFor } from '../../src/services/entries.js';
+import { until } from './sign-in.js';
 import { keysDirWithSigningKey } from './keys.js';
 import { memoryStore, type TestClock, type TestStore } from './stores.js';
 
@@ -156,6 +157,9 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     ...(options.outboundFetch ? { outboundFetch: options.outboundFetch } : {}),
   });
   t.teardown(() => app.close());
+  // Followed from here on: the subscription is in place and its snapshot taken (a test counting commands sees none of it).
+  await until(() => entrySync.subscribed, 'the entries subscription');
+  await entrySync.idle();
   const admin = adminServicesFor(config, { store, sync: entrySync, registries, clock: () => clock.now });
   return { app, config, keystore, keysDir, store, clock, advance, metrics, admin, entrySync, registries };
 }
