@@ -238,6 +238,7 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   useUnroutedAnswers(app, { ...edges, realm: config.issuer });
   app.addHook('onSend', async (request, reply) => commonHeaders(request, reply));
   const services = buildServices(config, deps, app.log);
+  if (services.entries.owned) app.addHook('onClose', () => services.entries.sync.stop());
   await registerRoutes(app, config, deps, services, pages);
   discoverProvidersWhenReady(app, services);
   return app;

@@ -1,12 +1,11 @@
-import type { Client } from './clients/client.js';
 import { ClientRegistry } from './clients/registry.js';
-import type { Config } from './config/index.js';
 import { ProviderRegistry } from './identity/providers.js';
 import { assertDistinctSubjects, type RegistrySources } from './clients/subjects.js';
 import type { Registry } from './registry/registry.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { UserRegistry } from './users/registry.js';
 import { WorkloadTrustRegistry } from './workloads/trusts.js';
+import { type ClientsRefusal, loadAtStart, type RegistryFiles, type RegistryName } from './registry-files.js';
 
 /**
  * The registries a server reads — CLIENTS_FILE, USERS_FILE, RESOURCES_FILE,
@@ -17,66 +16,17 @@ import { WorkloadTrustRegistry } from './workloads/trusts.js';
  * Results are returned, not logged: this module knows no logger.
  */
 
-export interface RegistryFiles {
-  /** Undefined: clients given in code (the dev entry's demo client) or none; never reloaded. */
-  readonly clients: string | undefined;
-  readonly users: string | undefined;
-  readonly resources?: string | undefined;
-  readonly providers?: string | undefined;
-  /** IDENTITY_PROVIDERS_ALLOW_INSECURE: providers at http:// URLs. */
-  readonly providersAllowHttp?: boolean | undefined;
-  /** The identifiers of the server's built-in resources (its admin API): RESOURCES_FILE may not name them. */
-  readonly reservedResources?: readonly string[] | undefined;
-  readonly workloads?: string | undefined;
-  /** WORKLOAD_TRUSTS_ALLOW_INSECURE: issuers and keys at http:// URLs. */
-  readonly workloadsAllowHttp?: boolean | undefined;
-}
-
-/** The line saying why `clients` may not be served; undefined when they may. */
-export type ClientsRefusal = (clients: readonly Client[]) => string | undefined;
-
-/** The files the configuration names; `reservedResources`: the built-in resources' identifiers. */
-export function registryFilesOf(config: Config, reservedResources: readonly string[] = []): RegistryFiles {
-  const { identityProviders, workloadTrusts } = config;
-  return {
-    clients: config.clientsFile,
-    users: config.usersFile,
-    resources: config.resourcesFile,
-    providers: identityProviders.file,
-    providersAllowHttp: identityProviders.allowInsecure,
-    reservedResources,
-    workloads: workloadTrusts.file,
-    workloadsAllowHttp: workloadTrusts.allowInsecure,
-  };
-}
-
-export type RegistryName = 'clients' | 'users' | 'resources' | 'providers' | 'workloads';
-
-/** The variable that names each file: a file that cannot be used at start is reported under it. */
-const VARIABLES: Record<RegistryName, string> = {
-  clients: 'CLIENTS_FILE',
-  users: 'USERS_FILE',
-  resources: 'RESOURCES_FILE',
-  providers: 'IDENTITY_PROVIDERS_FILE',
-  workloads: 'WORKLOAD_TRUSTS_FILE',
-};
-
-/** Loads a registry at start; its errors name the variable (`USERS_FILE: /srv/users.json: no such file`). */
-async function loadAtStart<R>(name: RegistryName, file: string, load: (file: string) => Promise<R>): Promise<R> {
-  try {
-    return await load(file);
-  } catch (err) {
-    const error = err as Error;
-    error.message = error.message
-      .split('\n')
-      .map((line) => `${VARIABLES[name]}: ${line}`)
-      .join('\n');
-    throw error;
-  }
-}
+export { type ClientsRefusal, type RegistryFiles, registryFilesOf, type RegistryName } from './registry-files.js';
 
 export type RegistryReload =
-  | { readonly registry: RegistryName; readonly file: string; readonly ok: true; readonly count: number }
+  | {
+      readonly registry: RegistryName;
+      readonly file: string;
+      readonly ok: true;
+      readonly count: number;
+      /** Entries the reload added whose id the store's entries hold (the admin API had it first): left out; absent when none. */
+      readonly refused?: readonly string[];
+    }
   | { readonly registry: RegistryName; readonly file: string; readonly ok: false; readonly error: Error };
 
 type Loaded<R> = { readonly ok: true; readonly registry: R } | { readonly ok: false; readonly error: Error };
@@ -101,12 +51,22 @@ async function reread<R extends Registry<unknown>>(held: Held<R>): Promise<Loade
 }
 
 /** What a reload of `held` reports: the count it now serves, or why it kept the previous entries. */
-function outcome(held: Held<Registry<unknown>>, loaded: Loaded<Registry<unknown>> | undefined, refused?: Error): RegistryReload[] {
+function outcome(
+  held: Held<Registry<unknown>>,
+  loaded: Loaded<Registry<unknown>> | undefined,
+  taken: { readonly refused?: readonly string[]; readonly collision?: Error | undefined },
+): RegistryReload[] {
   if (held.file === undefined || !loaded) return [];
   const { name: registry, file } = held;
   if (!loaded.ok) return [{ registry, file, ok: false, error: loaded.error }];
-  if (refused) return [{ registry, file, ok: false, error: refused }];
-  return [{ registry, file, ok: true, count: loaded.registry.size }];
+  if (taken.collision) return [{ registry, file, ok: false, error: taken.collision }];
+  const refused = taken.refused ?? [];
+  return [{ registry, file, ok: true, count: loaded.registry.size - refused.length, ...(refused.length > 0 ? { refused } : {}) }];
+}
+
+/** Takes a reloaded file's entries into the registry served; the keys refused (the store holds them). */
+function take<R extends Registry<unknown>>(held: Held<R>, loaded: Loaded<R> | undefined): readonly string[] {
+  return loaded?.ok ? held.registry.replace(loaded.registry) : [];
 }
 
 export class Registries {
@@ -213,11 +173,11 @@ export class Registries {
       reread(workloads),
     ]);
     // Resources, providers and workload trusts are independent of the other two: a valid file is always taken.
-    if (nextResources?.ok) resources.registry.replace(nextResources.registry);
-    if (nextProviders?.ok) providers.registry.replace(nextProviders.registry);
+    const refusedResources = take(resources, nextResources);
+    const refusedProviders = take(providers, nextProviders);
+    const refusedWorkloads = take(workloads, nextWorkloads);
     const refusal = readClients?.ok ? this.refuseClients?.(readClients.registry.all()) : undefined;
     const nextClients: Loaded<ClientRegistry> | undefined = refusal === undefined ? readClients : { ok: false, error: new Error(refusal) };
-    if (nextWorkloads?.ok) workloads.registry.replace(nextWorkloads.registry);
     const pair = {
       clients: nextClients?.ok ? nextClients.registry : clients.registry,
       users: nextUsers?.ok ? nextUsers.registry : users.registry,
@@ -228,16 +188,35 @@ export class Registries {
     } catch (err) {
       collision = err as Error;
     }
-    if (!collision) {
-      if (nextClients?.ok) clients.registry.replace(nextClients.registry);
-      if (nextUsers?.ok) users.registry.replace(nextUsers.registry);
-    }
+    const refusedClients = collision ? [] : take(clients, nextClients);
+    const refusedUsers = collision ? [] : take(users, nextUsers);
     return [
-      ...outcome(clients, nextClients, collision),
-      ...outcome(users, nextUsers, collision),
-      ...outcome(resources, nextResources),
-      ...outcome(providers, nextProviders),
-      ...outcome(workloads, nextWorkloads),
+      ...outcome(clients, nextClients, { refused: refusedClients, collision }),
+      ...outcome(users, nextUsers, { refused: refusedUsers, collision }),
+      ...outcome(resources, nextResources, { refused: refusedResources }),
+      ...outcome(providers, nextProviders, { refused: refusedProviders }),
+      ...outcome(workloads, nextWorkloads, { refused: refusedWorkloads }),
     ];
+  }
+}
+
+/** What a reload says in the log: counts and reasons, an entry's id when it is refused, never its content. */
+export function logReloads(
+  results: readonly RegistryReload[],
+  reason: string,
+  log: { info(fields: object, message: string): void; error(fields: object, message: string): void },
+): void {
+  for (const result of results) {
+    if (result.ok) {
+      log.info({ reason, file: result.file, [result.registry]: result.count }, `${result.registry} reloaded`);
+      for (const id of result.refused ?? [])
+        log.error(
+          { reason, file: result.file, id },
+          `${result.registry} reload: an entry added to the file is refused, its id is the admin API's (in the store)`,
+        );
+    } else {
+      const { registry, file, error } = result;
+      log.error({ reason, file, err: { message: error.message } }, `${registry} reload failed; keeping the previous ${registry}`);
+    }
   }
 }

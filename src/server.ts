@@ -12,13 +12,15 @@ import { missingSigningAlgorithms } from './keys/signing-algorithms.js';
 import { reportMetricsToPrimary } from './metrics/cluster.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import type { RegistrySources } from './clients/subjects.js';
-import { Registries, registryFilesOf } from './registries.js';
+import { logReloads, Registries, registryFilesOf } from './registries.js';
 import { warnAboutIdentityProviders } from './identity/start-warnings.js';
 import { warnAboutWorkloadTrusts } from './workloads/start-warnings.js';
 import type { ResourceRegistry } from './resources/registry.js';
 import { endpointsOf } from './endpoints.js';
 import { Signer } from './session/signer.js';
 import { storeOf } from './store/open-store.js';
+import { EntrySync } from './entries/sync.js';
+import { entriesAtStart } from './services/entries.js';
 import { RedisStore } from './store/redis.js';
 import type { UserRegistry } from './users/registry.js';
 
@@ -79,7 +81,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const signer = config.sessionSecret ? new Signer(config.sessionSecret) : Signer.withRandomSecret();
   const metrics = config.metricsPort === undefined ? undefined : new ServerMetrics({ keys: keystore, clock: Date.now });
   const store = storeOf(config, { observer: metrics });
+  const entrySync = new EntrySync(store.entries, { intervalSeconds: config.entries.syncIntervalSeconds });
   const app = await buildServer(config, {
+    entrySync,
     keystore,
     clients,
     users,
@@ -105,6 +109,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app.log.warn(
       'none of REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS is set: using the in-memory store. State is single-instance and lost on restart.',
     );
+  }
+  const unusable = await entriesAtStart(entrySync, config);
+  if (unusable) {
+    await Promise.all([app.close(), entrySync.stop()]);
+    await store.close();
+    throw unusable;
   }
   // Clients may also come by themselves (dynamic registration, metadata documents): then an empty file is no mistake.
   const clientsMayArrive = config.dynamicClientRegistration !== 'off' || config.clientIdMetadata.enabled;
@@ -149,15 +159,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   };
   // Each registry reloads on its own; counts and reasons are logged, never an entry's content.
-  const reloadRegistries = async (reason: string) => {
-    for (const result of await registries.reload()) {
-      if (result.ok) app.log.info({ reason, file: result.file, [result.registry]: result.count }, `${result.registry} reloaded`);
-      else {
-        const { registry, file, error } = result;
-        app.log.error({ reason, file, err: { message: error.message } }, `${registry} reload failed; keeping the previous ${registry}`);
-      }
-    }
-  };
+  const reloadRegistries = async (reason: string) => logReloads(await registries.reload(), reason, app.log);
   // Checked once both have reloaded: a client of the new CLIENTS_FILE may need another algorithm.
   const onHangup = () => void Promise.all([reloadKeys('SIGHUP'), reloadRegistries('SIGHUP')]).then(warnAboutAlgorithms);
   process.on('SIGHUP', onHangup);
@@ -179,7 +181,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   } catch (err) {
     // A port in use: nothing of this server may stay behind (signal handler, timer, app, store).
     unwire();
-    await app.close();
+    await Promise.all([app.close(), entrySync.stop()]);
     await store.close();
     throw err;
   }
@@ -204,6 +206,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     async stop() {
       unwire();
       await Promise.all([graceful.close(config.shutdownTimeout * 1000), metricsAddress?.close()]);
+      await entrySync.stop();
       await store.close();
     },
   };

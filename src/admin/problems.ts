@@ -73,10 +73,23 @@ export class AdminProblem extends Error {
     this.status = PROBLEMS[code].status;
   }
 
+  /** The problem's URN (`type`), its title, and the fields of a validation problem. */
+  get type(): string {
+    return `${PROBLEM_TYPE_PREFIX}${this.code}`;
+  }
+
+  get title(): string {
+    return PROBLEMS[this.code].title;
+  }
+
+  get errors(): readonly FieldProblem[] {
+    return this.extras.errors ?? [];
+  }
+
   toJSON(): ProblemDocument {
     return {
-      type: `${PROBLEM_TYPE_PREFIX}${this.code}`,
-      title: PROBLEMS[this.code].title,
+      type: this.type,
+      title: this.title,
       status: this.status,
       detail: this.detail,
       ...(this.extras.errors ? { errors: this.extras.errors } : {}),
@@ -104,4 +117,42 @@ export function validationProblem(issues: readonly z.core.$ZodIssue[], detail = 
     }
   }
   return new AdminProblem('validation', detail, { errors });
+}
+
+/** What the admin services refuse with (src/admin/entries.ts and the services of each entity). */
+
+export class ValidationProblem extends AdminProblem {
+  constructor(detail: string, errors: readonly FieldProblem[]) {
+    super('validation', detail, { errors });
+  }
+}
+
+export class NotFound extends AdminProblem {
+  constructor(detail: string) {
+    super('not-found', detail);
+  }
+}
+
+/** The id belongs to a file entry: read-only here, changed in its file. */
+export class FileEntryConflict extends AdminProblem {
+  constructor(detail: string) {
+    super('conflict-file-entry', detail);
+  }
+}
+
+export class AlreadyExists extends AdminProblem {
+  constructor(detail: string) {
+    super('conflict-exists', detail);
+  }
+}
+
+/** If-Match named another rev: nothing was written. */
+export class PreconditionFailed extends AdminProblem {
+  constructor(
+    detail: string,
+    /** The entry's rev now. */
+    readonly currentRev: number,
+  ) {
+    super('precondition-failed', detail);
+  }
 }

@@ -28,6 +28,7 @@ import type { Signer } from '../session/signer.js';
 import type { RoleHolders } from '../users/roles.js';
 import { forUser } from './granted-scope.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import { approve, type ConsentQuestion, type ConsentSettings, consentQuestion } from './consent.js';
 import { submittedParameters } from './interaction.js';
 import { type SignInReason, signInNeeded } from './interaction-policy.js';
@@ -85,6 +86,8 @@ export interface AuthorizeDependencies {
   readonly upstream?: UpstreamSignInDependencies | undefined;
   /** How the pages name a signed-in user ("Signed in as …"): a federated user by their email or username, not their `fed_` sub. */
   displayNameOf(sub: string): Promise<string>;
+  /** The operator's marks: a user disabled is refused after an upstream sign-in too (the password form checks in PasswordSignIn). */
+  readonly subjects: SubjectChecks;
 }
 
 /** What the route shows or sends for a step's result. */

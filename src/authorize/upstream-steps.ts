@@ -44,6 +44,15 @@ export async function upstreamCallback(
   const request = await validRequest(finished.parameters, deps);
   const { events } = deps.responses;
   if (!finished.ok) return { kind: 'denied', request, error: signInFailure(request, finished, events, clientAddress) };
+  if (deps.subjects.isDisabled(finished.sub)) {
+    const refused = {
+      ok: false as const,
+      parameters: finished.parameters,
+      provider: finished.provider,
+      reason: 'refused: the user is disabled',
+    };
+    return { kind: 'denied', request, error: signInFailure(request, refused, events, clientAddress) };
+  }
   const user = await startFederatedSession(finished, request, browser, deps.session, upstream);
   events.emit({
     event: 'login.succeeded',

@@ -1,5 +1,5 @@
 import { loadOperatorDefaults } from '../config/operator.js';
-import { hashPassword } from '../users/password.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../users/password.js';
 import { UserRegistry } from '../users/registry.js';
 import { claimsFromOptions } from './claim-options.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, readFirstLine, UsageError } from './command.js';
@@ -10,7 +10,6 @@ import { addEntry, chosenFile, fileFailure, removeEntry } from './registry-files
 const FILE_OPTION = { file: { type: 'string' } } as const;
 const usersFile = (value: string | undefined, io: CliIo) => chosenFile(value, loadOperatorDefaults(io.env).usersFile, 'users');
 
-const MIN_PASSWORD_LENGTH = 8;
 const RELOAD = 'Running servers apply the change on SIGHUP.';
 
 const add: Command = {

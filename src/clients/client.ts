@@ -64,4 +64,6 @@ export interface Client {
   readonly fromMetadataDocument?: true;
   /** Registered by itself at the registration endpoint (RFC 7591): not reviewed by the operator (registrations.ts). */
   readonly dynamicallyRegistered?: true;
+  /** Disabled by the operator (`"disabled": true`): unknown to every endpoint (ClientRegistry.get). */
+  readonly disabled?: true;
 }

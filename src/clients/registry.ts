@@ -5,7 +5,7 @@ import { parseScope } from '../oauth/scope.js';
 import { isHttpsOrLocalUrl } from '../oauth/urls.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../oauth/client-assertion.js';
 import { type ClientKeysSource, clientJwksProblem, type PublicJwks } from './client-jwks.js';
-import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
+import { type EntryNaming, type FileEntry, parseEntries, readEntries, Registry } from '../registry/registry.js';
 import { DEFAULT_MAX_AGE_PROBLEM, idTokenAlgorithmProblem, isDefaultMaxAge } from './openid-metadata.js';
 import { isSerializedWebOrigin, originsAllowedBy } from './origins.js';
 import { SECRET_HASH_PATTERN, storedSecretDigest } from './secret.js';
@@ -86,6 +86,8 @@ const ClientSchema = z
       .refine(isHttpsOrLocalUrl, 'must be an absolute https URL (http only on localhost, for development), without fragment')
       .optional(),
     token_endpoint_auth_signing_alg: z.enum(CLIENT_ASSERTION_ALGORITHMS).optional(),
+    /** Refused everywhere (the token, authorization and every other endpoint) while true; its grants were revoked. */
+    disabled: z.boolean().default(false),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -147,6 +149,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
     ...(c.require_auth_time ? { requireAuthTime: true as const } : {}),
     ...(c.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true as const } : {}),
     ...(c.token_exchange ? { tokenExchange: tokenExchangePolicyOf(c.token_exchange) } : {}),
+    ...(c.disabled ? { disabled: true as const } : {}),
     ...keysOf(c),
     corsOrigins: originsAllowedBy({
       isPublic: c.token_endpoint_auth_method === 'none',
@@ -158,7 +161,7 @@ function toClient(c: z.output<typeof ClientSchema>): Client {
 
 /** One client's metadata under the CLIENTS_FILE rules; throws ClientsFileError naming the field. */
 export function clientFromMetadata(entry: unknown, source: string): Client {
-  return ClientRegistry.fromMetadata([entry], source).all()[0] as Client;
+  return (ClientRegistry.fromMetadata([entry], source).listed()[0] as { value: Client }).value;
 }
 
 export class ClientsFileError extends Error {
@@ -171,32 +174,44 @@ export class ClientsFileError extends Error {
 const CLIENT_ENTRIES: EntryNaming = { member: 'clients', noun: 'client', keyField: 'client_id' };
 
 export class ClientRegistry extends Registry<Client> {
-  constructor(clients: readonly Client[]) {
-    super(clients.map((c) => [c.clientId, c]));
+  #inUse: { readonly from: object; readonly clients: readonly Client[] } | undefined;
+
+  /** `documents`: the metadata each client was read from, in the same order. */
+  constructor(clients: readonly Client[], documents: readonly unknown[] = []) {
+    super(clients.map((c, i): FileEntry<Client> => [c.clientId, c, documents[i]]));
   }
 
+  /** The client registered under exactly this id; a disabled one is unknown here, as everywhere. */
   get(clientId: string): Client | undefined {
-    return this.entry(clientId);
+    const client = this.entry(clientId);
+    return client?.disabled ? undefined : client;
   }
 
+  /** The clients in use (not disabled); worked out once per change of the registry (CORS asks on every preflight). */
   all(): Client[] {
-    return this.entries();
+    const current = this.current;
+    if (this.#inUse?.from !== current) this.#inUse = { from: current, clients: this.entries().filter((client) => !client.disabled) };
+    return [...this.#inUse.clients];
   }
 
   /** Validates metadata; throws ClientsFileError with one line per problem, naming the client and the field. */
   static fromMetadata(entries: readonly unknown[], source = 'clients'): ClientRegistry {
     const { parsed, problems } = parseEntries(entries, ClientSchema, CLIENT_ENTRIES, source);
     const clients: Client[] = [];
-    for (const { name, value } of parsed) {
+    const documents: unknown[] = [];
+    for (const { name, value, document } of parsed) {
       if (clients.some((c) => c.clientId === value.client_id)) problems.push(`${source}: ${name}: client_id: registered twice`);
       else if (value.grant_types.includes('client_credentials') && value.client_id.startsWith(FEDERATED_PREFIX))
         problems.push(
           `${source}: ${name}: client_id: a client_credentials client's id is its tokens' sub, and ${FEDERATED_PREFIX_RESERVED}`,
         );
-      else clients.push(toClient(value));
+      else {
+        clients.push(toClient(value));
+        documents.push(document);
+      }
     }
     if (problems.length > 0) throw new ClientsFileError(problems.join('\n'));
-    return new ClientRegistry(clients);
+    return new ClientRegistry(clients, documents);
   }
 
   static async load(file: string): Promise<ClientRegistry> {

@@ -3,6 +3,7 @@ import { BRAND_FIELDS } from './brand.js';
 import { CLIENT_ADDRESS_FIELDS } from './client-address.js';
 import { DEVICE_FIELDS } from './device.js';
 import { DPOP_FIELDS } from './dpop.js';
+import { ENTRIES_FIELDS } from './entries.js';
 import { flag, integer } from './fields.js';
 import { IDENTITY_FIELDS } from './identity.js';
 import { REDIS_FIELDS } from './redis.js';
@@ -93,6 +94,7 @@ export const EnvSchema = z.object({
   ...DEVICE_FIELDS,
   ...SIGNING_FIELDS,
   ...IDENTITY_FIELDS,
+  ...ENTRIES_FIELDS,
   ...BRAND_FIELDS,
 });
 

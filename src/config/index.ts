@@ -4,6 +4,7 @@ import { brandConfig } from './brand.js';
 import { type ClientAddressConfig, clientAddressConfig } from './client-address.js';
 import { type DeviceConfig, deviceConfig } from './device.js';
 import { type DpopConfig, dpopConfig } from './dpop.js';
+import { type EntriesConfig, entriesConfig } from './entries.js';
 import { type IdentityConfig, identityConfig } from './identity.js';
 import { ConfigError, EnvSchema, type LOG_LEVELS, problemLines, withoutBlanks } from './environment.js';
 import type { RedisSettings } from '../store/open-store.js';
@@ -32,7 +33,8 @@ export interface ClientIdMetadataConfig {
   readonly maxBytes: number;
 }
 
-export interface Config extends ClientAddressConfig, RegistrationConfig, DpopConfig, DeviceConfig, SigningConfig, IdentityConfig {
+export interface Config
+  extends ClientAddressConfig, RegistrationConfig, DpopConfig, DeviceConfig, SigningConfig, IdentityConfig, EntriesConfig {
   readonly port: number;
   /** The listening address: 0.0.0.0 (every interface) unless HOST says otherwise; the dev entry defaults to 127.0.0.1. */
   readonly host: string;
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Reado
     ...deviceConfig(e),
     ...signingConfig(e, workers, availableParallelism()),
     ...identityConfig(e),
+    ...entriesConfig(e),
     brand: brandConfig(e),
   });
 }

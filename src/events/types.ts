@@ -32,15 +32,9 @@ import type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './
 
 export type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './client-authentication.js';
 
-/** Who changed something through the admin API: a person (their `sub`), or a client acting for itself. */
-export type AdminActor = { readonly sub: string } | { readonly client_id: string };
+import type { AdminAction, AdminActor, AdminEntity } from './admin-changes.js';
 
-/** What the admin API changes. */
-export type AdminEntity = 'client' | 'resource' | 'provider' | 'workload_trust' | 'user' | 'grant';
-
-/** How: `updated` is a merge patch, `replaced` a PUT; `secret_rotated` and `password_set` name no value. */
-export type AdminAction =
-  'created' | 'replaced' | 'updated' | 'deleted' | 'revoked' | 'disabled' | 'enabled' | 'secret_rotated' | 'password_set';
+export type { AdminAction, AdminActor, AdminEntity } from './admin-changes.js';
 
 export type SecurityEvent =
   | {
@@ -79,7 +73,13 @@ export type SecurityEvent =
   | { readonly event: 'device.expired'; readonly clientId: string; readonly grantId: string }
   | { readonly event: 'signin.succeeded'; readonly sub: string; readonly channel: SignInChannel; readonly address: string }
   /** No username: people type passwords into the username field. */
-  | { readonly event: 'signin.failed'; readonly channel: SignInChannel; readonly address: string }
+  | {
+      readonly event: 'signin.failed';
+      readonly channel: SignInChannel;
+      readonly address: string;
+      /** The password was right, but the operator disabled the user (answered as wrong credentials). */
+      readonly reason?: 'user_disabled';
+    }
   /** A sign-in through an upstream identity provider (IDENTITY_PROVIDERS_FILE), for the client `clientId`. */
   | {
       readonly event: 'login.succeeded';

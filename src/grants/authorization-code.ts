@@ -12,6 +12,8 @@ import type { FormParams } from '../oauth/form-params.js';
 import { idTokenFor, isAuthentication } from './identity.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 import type { IdTokens } from '../oidc/id-token.js';
+import type { SubjectChecks } from '../users/subject-status.js';
+import { USER_DISABLED } from './refresh-rotation.js';
 
 export interface AuthorizationCodeGrantDependencies {
   readonly codes: AuthorizationCodeStore;
@@ -25,6 +27,8 @@ export interface AuthorizationCodeGrantDependencies {
   /** How long the revocation mark of a replayed code's grant is kept: the longest a refresh family lives. */
   readonly revocationMarkSeconds: number;
   readonly events: SecurityEvents;
+  /** A code of a user disabled since it was issued is refused (in memory). */
+  readonly subjects: SubjectChecks;
 }
 
 const INVALID_CODE = 'the authorization code is invalid, expired, or was issued to another client';
@@ -59,6 +63,7 @@ export function authorizationCodeGrant(deps: AuthorizationCodeGrantDependencies)
       let target: AccessTarget;
       try {
         target = checkedTarget(record, client.clientId, params, dpop?.jkt, deps);
+        if (deps.subjects.isDisabled(record.sub)) throw new InvalidGrant(USER_DISABLED);
       } catch (err) {
         // The family's first token was never handed out: nothing may use the family.
         if (outcome.familyStarted) await deps.grants.revokeGrant(ref.grantId, deps.revocationMarkSeconds);

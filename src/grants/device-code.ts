@@ -8,6 +8,8 @@ import type { DevicePoll, RefreshFamilyStore } from '../store/types.js';
 import type { AccessTokens } from '../tokens/access-token.js';
 import { idTokenFor, isAuthentication } from './identity.js';
 import { familyKeyBinding, type RefreshFamilies } from './refresh-family.js';
+import { USER_DISABLED } from './refresh-rotation.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import { type Grant, issuedEvent, targetRequest, tokenResponse } from './types.js';
 
 export interface DeviceCodeGrantDependencies {
@@ -18,6 +20,8 @@ export interface DeviceCodeGrantDependencies {
   readonly idTokens: IdTokens;
   readonly resources: ResourceLookup;
   readonly events: SecurityEvents;
+  /** A user the operator disabled since approving gets nothing (in memory). */
+  readonly subjects: SubjectChecks;
 }
 
 const INVALID_CODE = 'the device code is invalid, expired, or was issued to another client';
@@ -55,6 +59,7 @@ export function deviceCodeGrant(deps: DeviceCodeGrantDependencies): Grant {
       if (poll.status !== 'approved') throw refusal(poll);
       const grantId = poll.grantId as string;
       const { record, approval } = poll;
+      if (deps.subjects.isDisabled(approval.sub)) throw new InvalidGrant(USER_DISABLED);
       const granted = { scope: approval.scope, resources: record.resources };
       const { resources, scope } = narrowGrantTarget(targetRequest(params), granted, deps.resources);
       const identity = {

@@ -7,6 +7,7 @@ import type { AccessTokens } from '../tokens/access-token.js';
 import type { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
 import type { RoleHolders } from '../users/roles.js';
 import type { PasswordSignIn } from '../users/sign-in.js';
+import { NO_SUBJECT_CHECKS, type SubjectChecks } from '../users/subject-status.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import type { DeviceAuthorizations } from '../device/device-authorizations.js';
 import { deviceCodeGrant } from './device-code.js';
@@ -44,6 +45,8 @@ export interface GrantTableDependencies {
   readonly upstreamTokens?: UpstreamTokenSource | undefined;
   /** ID-JAGs of the providers trusted for them (IDENTITY_PROVIDERS_FILE); none: no JWT bearer grant. */
   readonly idJag?: Pick<JwtBearerDependencies, 'idJag' | 'providerConfig'> | undefined;
+  /** The operator's marks on users (disabled), checked in memory by the grants that issue for a user; default: none. */
+  readonly subjects?: SubjectChecks | undefined;
 }
 
 /**
@@ -54,6 +57,7 @@ export type GrantTable = ReadonlyMap<string, Grant>;
 
 export function grantTable(deps: GrantTableDependencies): GrantTable {
   const { store, accessTokens, idTokens, resources, users, refreshLifetimes, events } = deps;
+  const subjects = deps.subjects ?? NO_SUBJECT_CHECKS;
   const refreshFamilies = new RefreshFamilies(store, refreshLifetimes, deps.grantIndexing, deps.refreshTokenSealing);
   const grants: Grant[] = [
     authorizationCodeGrant({
@@ -66,6 +70,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       users,
       revocationMarkSeconds: refreshLifetimes.absoluteSeconds,
       events,
+      subjects,
     }),
     clientCredentialsGrant({ accessTokens, resources, events }),
     passwordGrant({
@@ -89,6 +94,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       idleSeconds: refreshLifetimes.idleSeconds,
       reuseGraceSeconds: deps.refreshReuseGraceSeconds,
       events,
+      subjects,
     }),
     tokenExchangeGrant({
       accessTokens,
@@ -100,8 +106,10 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       events,
       upstream: deps.upstreamTokens,
     }),
-    deviceCodeGrant({ devices: deps.devices, refreshFamilies, families: store, accessTokens, idTokens, resources, events }),
-    ...(deps.idJag ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, users, grantIndexing: deps.grantIndexing, events })] : []),
+    deviceCodeGrant({ devices: deps.devices, refreshFamilies, families: store, accessTokens, idTokens, resources, events, subjects }),
+    ...(deps.idJag
+      ? [jwtBearerGrant({ ...deps.idJag, accessTokens, resources, users, grantIndexing: deps.grantIndexing, events, subjects })]
+      : []),
   ];
   return new Map(grants.map((grant) => [grant.grantType, grant]));
 }

@@ -10,7 +10,9 @@ import { type ResourceLookup, resolveNewTarget } from '../resources/indicators.j
 import type { AccessTokens } from '../tokens/access-token.js';
 import { type RoleHolders, scopeForUser } from '../users/roles.js';
 import { newGrantId } from '../tokens/opaque.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import type { GrantIndexing } from './grant-index.js';
+import { USER_DISABLED } from './refresh-rotation.js';
 import { type Grant, type GrantRequest, issuedEvent, tokenResponse } from './types.js';
 
 /**
@@ -36,6 +38,8 @@ export interface JwtBearerDependencies {
   readonly users: RoleHolders;
   readonly grantIndexing: GrantIndexing;
   readonly events: SecurityEvents;
+  /** A federated user the operator disabled gets nothing (in memory). */
+  readonly subjects: SubjectChecks;
 }
 
 /** One description for every refused ID-JAG: RFC 7521 §4.1.1, invalid_grant, "The provided authorization grant [...] is invalid". */
@@ -85,6 +89,7 @@ export function jwtBearerGrant(deps: JwtBearerDependencies): Grant {
         false,
       );
       const sub = federatedSubject(idJag.providerId, idJag.subject);
+      if (deps.subjects.isDisabled(sub)) throw new InvalidGrant(USER_DISABLED);
       const scope = scopeForUser(requested, { sub, clientScope: client.scope, decidedRoles: idJag.roles }, deps.users);
       const grantId = newGrantId();
       await deps.grantIndexing.recordFor({ grantId, sub, clientId: client.clientId }, deps.accessTokens.longestLifetimeSeconds);

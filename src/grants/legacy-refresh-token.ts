@@ -28,7 +28,7 @@ export async function legacyRotation(
   if (!ref) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
   // The family record is immutable, so reading it before the atomic rotation is safe.
   const view = await store.readRefreshToken(ref);
-  const family = checkedFamily(view && view.state !== 'revoked' ? view.family : undefined, client, dpop);
+  const family = checkedFamily(view && view.state !== 'revoked' ? view.family : undefined, client, dpop, deps.subjects);
   const { resources, scope } = heldTarget(targetRequest(params), family, deps);
 
   const successor = mintOpaqueToken(ref.grantId);

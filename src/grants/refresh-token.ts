@@ -42,7 +42,7 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
       }
       const sealer = await deps.sealing.sealer();
       // Not sealed under our key for this head: not ours, and the store is not asked anything.
-      const family = checkedFamily(sealer.open(presented), client, dpop);
+      const family = checkedFamily(sealer.open(presented), client, dpop, deps.subjects);
       // §6: "The requested scope MUST NOT include any scope not originally granted by the
       // resource owner"; the new refresh token keeps the original grant's scope and resources.
       const { resources, scope } = heldTarget(targetRequest(params), family, deps);

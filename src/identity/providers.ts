@@ -150,19 +150,26 @@ const PROVIDER_ENTRIES: EntryNaming = { member: 'providers', noun: 'provider', k
 export class ProviderRegistry extends Registry<ProviderConfig> {
   readonly #replaced = new Set<() => void>();
 
-  protected constructor(providers: readonly ProviderConfig[]) {
-    super(providers.map((p) => [p.id, p]));
+  protected constructor(providers: readonly ProviderConfig[], documents: readonly unknown[] = []) {
+    super(providers.map((p, i) => [p.id, p, documents[i]] as const));
   }
 
-  /** Calls `listener` after each reload that replaced the entries; returns how to stop. */
+  /** Calls `listener` after each change of the entries (a reload of the file, the store's entries); returns how to stop. */
   onReplace(listener: () => void): () => void {
     this.#replaced.add(listener);
     return () => void this.#replaced.delete(listener);
   }
 
-  override replace(next: this): void {
-    super.replace(next);
+  override replace(next: this): string[] {
+    const refused = super.replace(next);
     for (const listener of this.#replaced) listener();
+    return refused;
+  }
+
+  override replaceStoreEntries(entries: Parameters<Registry<ProviderConfig>['replaceStoreEntries']>[0]): string[] {
+    const shadowed = super.replaceStoreEntries(entries);
+    for (const listener of this.#replaced) listener();
+    return shadowed;
   }
 
   get(id: string): ProviderConfig | undefined {
@@ -184,7 +191,8 @@ export class ProviderRegistry extends Registry<ProviderConfig> {
   static fromEntries(entries: readonly unknown[], source = 'providers', { allowHttp = false } = {}): ProviderRegistry {
     const { parsed, problems } = parseEntries(entries, ProviderSchema, PROVIDER_ENTRIES, source);
     const providers: ProviderConfig[] = [];
-    for (const { name, value } of parsed) {
+    const documents: unknown[] = [];
+    for (const { name, value, document } of parsed) {
       const plain = urlFieldsOf(value).filter(([, url]) => url.startsWith('http:'));
       if (providers.some((p) => p.id === value.id)) problems.push(`${source}: ${name}: id: registered twice`);
       else if (!allowHttp && plain.length > 0)
@@ -193,10 +201,13 @@ export class ProviderRegistry extends Registry<ProviderConfig> {
             ([field]) => `${source}: ${name}: ${field}: must be an https URL (http only with IDENTITY_PROVIDERS_ALLOW_INSECURE=true)`,
           ),
         );
-      else providers.push(Object.freeze(value));
+      else {
+        providers.push(Object.freeze(value));
+        documents.push(document);
+      }
     }
     if (problems.length > 0) throw new ProvidersFileError(problems.join('\n'));
-    return new ProviderRegistry(providers);
+    return new ProviderRegistry(providers, documents);
   }
 
   /** Reads IDENTITY_PROVIDERS_FILE, refusing one that group or others may read (it holds client secrets). */

@@ -91,8 +91,8 @@ export interface ResourceFileOptions {
 const RESOURCE_ENTRIES: EntryNaming = { member: 'resources', noun: 'resource', keyField: 'resource' };
 
 export class ResourceRegistry extends Registry<ProtectedResource> {
-  protected constructor(resources: readonly ProtectedResource[]) {
-    super(resources.map((r) => [r.resource, r]));
+  protected constructor(resources: readonly ProtectedResource[], documents: readonly unknown[] = []) {
+    super(resources.map((r, i) => [r.resource, r, documents[i]] as const));
   }
 
   /** The resource registered under exactly this string. */
@@ -112,7 +112,8 @@ export class ResourceRegistry extends Registry<ProtectedResource> {
   static fromEntries(entries: readonly unknown[], source = 'resources', options: ResourceFileOptions = {}): ResourceRegistry {
     const { parsed, problems } = parseEntries(entries, ResourceSchema, RESOURCE_ENTRIES, source);
     const resources: ProtectedResource[] = [];
-    for (const { name, value } of parsed) {
+    const documents: unknown[] = [];
+    for (const { name, value, document } of parsed) {
       if (options.reserved?.includes(value.resource)) {
         problems.push(`${source}: ${name}: resource: is this server's own admin API, built in: it cannot be redefined`);
         continue;
@@ -130,9 +131,10 @@ export class ResourceRegistry extends Registry<ProtectedResource> {
           scopeDescriptions: new Map(Object.entries(value.scope_descriptions ?? {})),
         }),
       );
+      documents.push(document);
     }
     if (problems.length > 0) throw new ResourcesFileError(problems.join('\n'));
-    return new ResourceRegistry(resources);
+    return new ResourceRegistry(resources, documents);
   }
 
   static async load(file: string, options: ResourceFileOptions = {}): Promise<ResourceRegistry> {

@@ -8,11 +8,10 @@ import { DpopNonces } from '../dpop/nonce.js';
 import { TokenEndpointProofs } from '../dpop/token-endpoint.js';
 import { endpointsOf } from '../endpoints.js';
 import { clientAuthentication, dynamicRegistrations, metadataDocumentSource, selfAssertedClientPolicy } from './clients.js';
-import { auditLog, type AuditSink } from '../events/audit-log.js';
-import { fanOut, type SecurityEvents } from '../events/types.js';
+import type { AuditSink } from '../events/audit-log.js';
+import { serverEvents } from './events.js';
 import type { Resolver } from '../fetch/safe-fetch.js';
-import { DeviceAuthorizations } from '../device/device-authorizations.js';
-import { UserCodeAttempts } from '../device/user-code-limit.js';
+import { deviceServices } from './device.js';
 import { GrantIndexing } from '../grants/grant-index.js';
 import { type GrantTable, grantTable } from '../grants/index.js';
 import type { Keystore } from '../keys/keystore.js';
@@ -38,6 +37,8 @@ import { upstreamServices } from './upstream.js';
 import { adminServices } from './admin.js';
 import type { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { workloadServices } from './workloads.js';
+import type { EntrySync } from '../entries/sync.js';
+import { entriesServices } from './entries.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -66,23 +67,18 @@ export interface ServiceDependencies {
    * buildMetricsServer, or by this app when METRICS_PORT equals PORT); none: nothing is measured.
    */
   readonly metrics?: ServerMetrics | undefined;
+  /** The admin API's entries followed from the store (startServer's, started); default: one made here, stopped with the app. */
+  readonly entrySync?: EntrySync | undefined;
 }
+
+export { serverEvents } from './events.js';
 
 /** The log the services write to (the app's). */
 export type ServiceLog = AuditSink & {
   info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 };
-
-/**
- * Where the server's security events go: the audit log (one `info` line each), and the
- * metrics when there are any. A consumer that throws is logged, never fails the request.
- */
-export function serverEvents(log: ServiceLog | (AuditSink & Pick<ServiceLog, 'error'>), metrics?: ServerMetrics): SecurityEvents {
-  return fanOut([auditLog(log), ...(metrics ? [metrics] : [])], (err) =>
-    log.error({ err: { message: (err as Error).message } }, 'security event consumer failed'),
-  );
-}
 
 export type Services = ReturnType<typeof buildServices>;
 
@@ -91,8 +87,11 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   const clock = deps.clock ?? systemClock;
   const endpoints = endpointsOf(config.issuer);
   // RESOURCES_FILE's resources, and the admin API every server has.
-  const resources = withBuiltInResources(deps.resources ?? ResourceRegistry.fromEntries([]), [adminApiResource(endpoints.url('admin'))]);
+  const registeredResources = deps.resources ?? ResourceRegistry.fromEntries([]);
+  const resources = withBuiltInResources(registeredResources, [adminApiResource(endpoints.url('admin'))]);
   const events = serverEvents(log, deps.metrics);
+  const entries = entriesServices(config, deps, { log, clock, resources: registeredResources });
+  const { subjects } = entries;
   const accessTokens = new AccessTokens(
     keystore,
     {
@@ -119,11 +118,12 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     }),
     new VerificationSlots(config.passwordVerifyConcurrency, config.passwordVerifyQueue),
     events,
+    subjects,
   );
   const grantIndexing = new GrantIndexing(store.grantIndex, clock);
   const upstream = upstreamServices(config, deps, { endpoints, clock, longestAccessTokenSeconds: accessTokens.longestLifetimeSeconds });
   const refreshTokenSealing = new RefreshTokenSealing(store, clock);
-  const devices = new DeviceAuthorizations(store.deviceCodes, resources, { lifetimeSeconds: config.device.codeTtlSeconds }, events);
+  const { devices, verification } = deviceServices(config, store, resources, events);
   const grants: GrantTable = grantTable({
     store,
     accessTokens,
@@ -140,6 +140,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     devices,
     upstreamTokens: upstream?.tokens,
     idJag: upstream?.idJag,
+    subjects,
   });
   const selfAsserted = selfAssertedClientPolicy(config, resources);
   const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });
@@ -166,6 +167,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     deps.signer,
     { cookies: browserCookiesFor(config.issuer, endpoints.browserCookiePath), ttlSeconds: config.sessionTtl },
     clock,
+    subjects,
   );
   const authorizePipeline: AuthorizeDependencies = {
     registries: { clients: directory, resources },
@@ -179,11 +181,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     users: deps.users,
     upstream: upstream?.signIn,
     displayNameOf: async (sub) => (await upstream?.profiles.displayNameOf(sub)) ?? sub,
-    device: {
-      devices,
-      attempts: new UserCodeAttempts(store.attempts, { perAddress: config.device.userCodeMaxFailures, ipv6Prefix: config.ipv6LimitPrefix }),
-      codeTtlSeconds: config.device.codeTtlSeconds,
-    },
+    device: verification,
+    subjects,
     responses: {
       codes: store,
       accessTokens,
@@ -239,5 +238,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     upstream,
     /** The admin API: who may call it, the grants routes' services, its OpenAPI settings. */
     admin: adminServices(config, deps, { endpoints, clock, events, accessTokens }),
+    /** The admin API's entries: the sync, the subject marks, the admin services (src/admin/). */
+    entries,
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { BrowserCookies } from './cookies.js';
+import { NO_SUBJECT_CHECKS, type SubjectChecks } from '../users/subject-status.js';
 import type { Signer } from './signer.js';
 
 /**
@@ -31,6 +32,8 @@ export interface AuthenticatedUser {
 interface SessionPayload {
   readonly sub: string;
   readonly auth_time: number;
+  /** When this session was started (seconds); cookies made before it was recorded: auth_time. */
+  readonly iat?: number;
   readonly sid?: string;
   readonly amr?: string[];
   readonly roles?: string[];
@@ -63,11 +66,15 @@ export class BrowserSession {
     private readonly signer: Signer,
     private readonly options: BrowserSessionOptions,
     private readonly clock: Clock,
+    /** The operator's marks: a disabled user's sessions, and those started before their sessions were revoked, have ended. */
+    private readonly subjects: SubjectChecks = NO_SUBJECT_CHECKS,
   ) {}
 
+  /** The signed-in user; none without a valid cookie, or when the operator ended the session (checked in memory). */
   current(cookies: CookieJar): AuthenticatedUser | undefined {
     const session = this.signer.verify<SessionPayload>('session', cookies.get(this.options.cookies.session), nowSeconds(this.clock));
     if (!session) return undefined;
+    if (!this.subjects.sessionStands(session.sub, typeof session.iat === 'number' ? session.iat : session.auth_time)) return undefined;
     return {
       sub: session.sub,
       authTime: session.auth_time,
@@ -89,11 +96,12 @@ export class BrowserSession {
     authenticatedAt?: number,
     roles: readonly string[] = [],
   ): AuthenticatedUser {
-    const authTime = authenticatedAt ?? nowSeconds(this.clock);
+    const now = nowSeconds(this.clock);
+    const authTime = authenticatedAt ?? now;
     const sid = randomBytes(16).toString('base64url');
     const optional = { ...(amr.length > 0 ? { amr: [...amr] } : {}), ...(roles.length > 0 ? { roles: [...roles] } : {}) };
-    const payload: SessionPayload = { sub, auth_time: authTime, sid, ...optional };
-    const value = this.signer.sign('session', payload, nowSeconds(this.clock) + this.options.ttlSeconds);
+    const payload: SessionPayload = { sub, auth_time: authTime, iat: now, sid, ...optional };
+    const value = this.signer.sign('session', payload, now + this.options.ttlSeconds);
     cookies.set(this.options.cookies.session, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
     return { sub, authTime, sid, ...optional };
   }

@@ -19,27 +19,8 @@ import { type Expiring, ExpiringMap } from './expiring-map.js';
 import { MemoryReplays } from './memory-replays.js';
 import { MemoryUpstream } from './memory-upstream.js';
 import { MemoryDeviceCodes } from './memory-devices.js';
-
-interface CodeEntry extends Expiring {
-  readonly record: AuthorizationCodeRecord;
-  used: boolean;
-}
-
-/** A family as Redis keeps it (src/store/lua.ts): constant size; `generation` undefined for a revocation mark only. */
-interface FamilyEntry extends Expiring {
-  generation: number | undefined;
-  current: string;
-  previous: string | undefined;
-  idleDeadline: number;
-  issuedAt: number;
-  revoked: boolean;
-}
-
-/** The one grace record of a family. */
-interface GraceEntry extends Expiring {
-  readonly sealed: string;
-  used: boolean;
-}
+import { MemoryEntries } from './memory-entries.js';
+import type { CodeEntry, FamilyEntry, GraceEntry } from './memory-records.js';
 
 /**
  * The embedded default: single-process, lost on restart. JavaScript runs one call at
@@ -62,6 +43,7 @@ export class MemoryStore implements Store {
   readonly consents: MemoryConsents;
   readonly upstream: MemoryUpstream;
   readonly deviceCodes: MemoryDeviceCodes;
+  readonly entries: MemoryEntries;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -78,8 +60,9 @@ export class MemoryStore implements Store {
     this.clientRegistrations = new MemoryClientRegistrations(this.registrations, clock);
     this.grantIndex = new MemoryGrantIndex(clock);
     this.consents = new MemoryConsents(clock);
-    this.upstream = new MemoryUpstream(clock, (grantId) => this.families.get(grantId)?.revoked === true);
     this.deviceCodes = new MemoryDeviceCodes(clock);
+    this.entries = new MemoryEntries(clock);
+    this.upstream = new MemoryUpstream(clock, (grantId) => this.families.get(grantId)?.revoked === true);
     this.sweeper = setInterval(() => {
       for (const map of this.maps()) map.sweep();
       this.grantIndex.sweep();

@@ -59,14 +59,20 @@ function nodeOptions(settings: RedisConnectionSettings): RedisOptions {
  */
 const reconnectOnReadOnly = (err: Error): 1 | false => (err.message.startsWith('READONLY') ? 1 : false);
 
-/** Builds the ioredis client for the topology, not yet connected (call `connect()`). */
-export function createRedisClient(settings: RedisConnectionSettings): RedisClient {
+/**
+ * Builds the ioredis client for the topology, not yet connected (call `connect()`). A
+ * `subscriber` follows a shard channel (SSUBSCRIBE, src/store/redis-entries.ts): on Cluster
+ * with ioredis' sharded subscribers (one connection to the primary of the channel's slot,
+ * moved when the slot moves), elsewhere subscribing again by itself on every reconnect.
+ */
+export function createRedisClient(settings: RedisConnectionSettings, { subscriber = false } = {}): RedisClient {
   const { topology } = settings;
   const common: RedisOptions = {
     ...nodeOptions(settings),
     lazyConnect: true,
     enableOfflineQueue: false,
     retryStrategy: reconnectDelay,
+    ...(subscriber ? { autoResubscribe: false } : {}),
   };
   let client: RedisClient;
   switch (topology.kind) {
@@ -92,7 +98,7 @@ export function createRedisClient(settings: RedisConnectionSettings): RedisClien
     case 'cluster':
       client = new Cluster(
         topology.nodes.map(({ host, port }) => ({ host, port })),
-        clusterOptions(settings),
+        { ...clusterOptions(settings), ...(subscriber ? { shardedSubscribers: true } : {}) },
       );
       break;
   }

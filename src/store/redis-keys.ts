@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { clientAssertionKey, dpopProofKey } from './replay-keys.js';
+import type { EntryKind } from './entry-types.js';
 import type { OpaqueTokenRef } from './types.js';
 
 /**
@@ -29,6 +30,11 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{sub:<digest>}:consents     a user's remembered consents (hash: client id → expiry and consent)
  *   <prefix>{client:<digest>}:grants    a client's grants (sorted set scored by expiry)
  *   <prefix>{client:<digest>}:consents  the users who consented to a client (sorted set of subs scored by expiry)
+ *   <prefix>{entries}:kind:<kind>       the admin API's entries of one kind (hash: id → rev, times, sequence, document)
+ *   <prefix>{entries}:ids:<kind>        their ids, scored by creation sequence (sorted set: listing)
+ *   <prefix>{entries}:version           bumped by every entry write (counter)
+ *   <prefix>{entries}:changes           the shard channel each entry write announces itself on (SPUBLISH), not a key
+ * The `{entries}` keys are configuration and have no TTL (like the refresh-token key).
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
  *   (a code redemption touches the code and the family, a rotation the family and its
@@ -40,6 +46,9 @@ import type { OpaqueTokenRef } from './types.js';
  * - a user's keys share `{sub:<digest>}` and a client's index has `{client:<digest>}`: the
  *   SHA-256 of the sub or client id, so any value (braces, spaces, long) makes a valid tag
  *   and no identifier sits in Redis in clear; a grant's own keys stay under `{grantId}`;
+ * - the admin API's entries share the one `{entries}` tag: a write touches its kind's hash,
+ *   the index and the version and announces itself in one script, and a snapshot reads them
+ *   all at once; they are configuration (thousands at most), so one slot holds them well;
  * - the prefix never contains `{` or `}` (config refuses it): a tag in the prefix would
  *   be the first one, and every key would land in its slot.
  */
@@ -159,6 +168,24 @@ export class RedisKeys {
   /** Session ids are random base64url, never braces. */
   sessionUpstreamTokens(sessionId: string): string {
     return `${this.prefix}session:{${sessionId}}:upstream`;
+  }
+
+  /** One hash per kind: the entries' ids are its fields, so any id is fine in it (no tag to break). */
+  entries(kind: EntryKind): string {
+    return `${this.prefix}{entries}:kind:${kind}`;
+  }
+
+  entryIds(kind: EntryKind): string {
+    return `${this.prefix}{entries}:ids:${kind}`;
+  }
+
+  entriesVersion(): string {
+    return `${this.prefix}{entries}:version`;
+  }
+
+  /** The shard channel of entry changes: in the `{entries}` slot, so the writing script may publish on it. */
+  entryChanges(): string {
+    return `${this.prefix}{entries}:changes`;
   }
 
   readinessProbe(instance: string): string {

@@ -19,6 +19,8 @@ import { CLEAR_ATTEMPTS, KEEP_ATTEMPT, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from '
 import { FIND_GRANT_UPSTREAM_TOKENS, SAVE_GRANT_UPSTREAM_TOKENS, TAKE_UPSTREAM_SIGN_IN } from './lua-upstream.js';
 import { DECIDE_DEVICE_AUTHORIZATION, POLL_DEVICE_AUTHORIZATION, START_DEVICE_AUTHORIZATION } from './lua-devices.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
+import { CREATE_ENTRY, DELETE_ENTRY, LIST_ENTRIES, READ_ENTRIES, REPLACE_ENTRY } from './lua-entries.js';
+import { ENTRY_KINDS } from './entry-types.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /** Every script, registered once per client with `defineCommand`; each touches only the keys it is given. */
@@ -49,6 +51,11 @@ export const SCRIPTS = {
   startDeviceAuthorization: { lua: START_DEVICE_AUTHORIZATION, numberOfKeys: 1 },
   decideDeviceAuthorization: { lua: DECIDE_DEVICE_AUTHORIZATION, numberOfKeys: 1 },
   pollDeviceAuthorization: { lua: POLL_DEVICE_AUTHORIZATION, numberOfKeys: 1 },
+  createEntry: { lua: CREATE_ENTRY, numberOfKeys: 4 },
+  replaceEntry: { lua: REPLACE_ENTRY, numberOfKeys: 3 },
+  deleteEntry: { lua: DELETE_ENTRY, numberOfKeys: 4 },
+  readEntries: { lua: READ_ENTRIES, numberOfKeys: 1 + ENTRY_KINDS.length },
+  listEntries: { lua: LIST_ENTRIES, numberOfKeys: 2 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

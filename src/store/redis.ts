@@ -3,7 +3,8 @@ import { Cluster } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors/index.js';
 import type { ReplicaAck } from './replica-ack.js';
-import type { RedisConnectionSettings } from './redis-connection.js';
+import { createRedisClient, type RedisConnectionSettings } from './redis-connection.js';
+import { RedisEntries } from './redis-entries.js';
 import { RedisCommands } from './redis-commands.js';
 import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
@@ -63,6 +64,7 @@ export class RedisStore implements Store {
   readonly attempts: RedisAttemptCounter;
   readonly upstream: RedisUpstream;
   readonly deviceCodes: RedisDeviceCodes;
+  readonly entries: RedisEntries;
   private readonly families: RedisRefreshFamilies;
 
   constructor(options: RedisStoreOptions) {
@@ -85,6 +87,15 @@ export class RedisStore implements Store {
     this.attempts = new RedisAttemptCounter(commands);
     this.upstream = new RedisUpstream(commands, commands.client);
     this.deviceCodes = new RedisDeviceCodes(commands, commands.client);
+    this.entries = new RedisEntries({
+      client: commands.client,
+      keys: this.keys,
+      clock: this.clock,
+      call: (operation, command) => commands.call(operation, command),
+      script: (name, keys, args) => commands.script(name, keys, args),
+      acknowledgedScript: (name, keys, args, stands) => commands.acknowledgedScript(name, keys, args, stands),
+      openSubscriber: () => createRedisClient(options.connection, { subscriber: true }),
+    });
   }
 
   /**

@@ -16,6 +16,8 @@ import type { ConsentStore, GrantIndex } from './grant-index-types.js';
 import type { ClientRegistrationStore } from './registration-types.js';
 import type { UpstreamStore } from './upstream-types.js';
 import type { DeviceCodeStore } from './device-types.js';
+export type * from './entry-types.js';
+import type { EntryStore } from './entry-types.js';
 
 /**
  * How the store names an authorization code (or a legacy refresh token): the grant it belongs to
@@ -201,6 +203,8 @@ export interface Store
   readonly upstream: UpstreamStore;
   /** Device authorizations (RFC 8628): their codes' digests and polling state. */
   readonly deviceCodes: DeviceCodeStore;
+  /** The entries of the admin API (clients, resources, providers, users, subject marks), followed by src/entries/. */
+  readonly entries: EntryStore;
 }
 
 /** Told about every Redis store operation as it ends (the metrics); must not throw. */

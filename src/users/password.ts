@@ -27,6 +27,9 @@ function scrypt(password: string, salt: Buffer, { N, r, p }: ScryptParameters): 
   return scryptAsync(password, salt, KEY_LENGTH, { N, r, p, maxmem: 2 * 128 * N * r });
 }
 
+/** The fewest characters (code points) a password set by an operator has (`users add`, the admin API). */
+export const MIN_PASSWORD_LENGTH = 8;
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
   const hash = await scrypt(password, salt, DEFAULTS);

@@ -1,5 +1,6 @@
 import { NO_EVENTS, type SecurityEvents, type SignInChannel } from '../events/types.js';
 import type { User } from './registry.js';
+import { NO_SUBJECT_CHECKS, type SubjectChecks } from './subject-status.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 import type { SlotOutcome, VerificationSlots } from './verification-slots.js';
 
@@ -36,6 +37,8 @@ export class PasswordSignIn {
     private readonly throttle: SignInThrottle,
     private readonly slots: VerificationSlots,
     private readonly events: SecurityEvents = NO_EVENTS,
+    /** A disabled user (file, store or subject mark) is refused like a wrong password: no oracle of the right one. */
+    private readonly subjects: SubjectChecks = NO_SUBJECT_CHECKS,
   ) {}
 
   /** `channel` only names where the attempt came from in the events it reports. */
@@ -60,8 +63,9 @@ export class PasswordSignIn {
       await attempt.unchecked();
       return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
-    if (!verified.value) {
-      this.events.emit({ event: 'signin.failed', channel, address });
+    const disabled = verified.value !== undefined && this.subjects.isDisabled(verified.value.sub);
+    if (!verified.value || disabled) {
+      this.events.emit({ event: 'signin.failed', channel, address, ...(disabled ? { reason: 'user_disabled' as const } : {}) });
       // Counted either way: a settle the store missed only leaves the attempt in flight a while (ATTEMPT_IN_FLIGHT_SECONDS).
       await attempt.failed().catch(() => undefined);
       return { outcome: 'wrong_credentials' };

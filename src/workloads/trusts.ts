@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 import { z } from 'zod';
 import { clientJwksProblem } from '../clients/client-jwks.js';
 import { parseScope } from '../oauth/scope.js';
-import { type EntryNaming, parseEntries, readEntries, Registry } from '../registry/registry.js';
+import { type EntryNaming, type HeldEntry, parseEntries, readEntries, Registry } from '../registry/registry.js';
 
 /**
  * The workload trusts of WORKLOAD_TRUSTS_FILE (MCP Workload Identity Federation, RFC 7523
@@ -134,16 +134,16 @@ function fetchedUrlsOf(trust: WorkloadTrust): [string, string][] {
 const TRUST_ENTRIES: EntryNaming = { member: 'trusts', noun: 'trust', keyField: 'id' };
 
 export class WorkloadTrustRegistry extends Registry<WorkloadTrust> {
-  #byIssuer: ReadonlyMap<string, WorkloadTrust>;
+  /** Trusts by issuer, derived from the entries served (the file's and the store's) when they change. */
+  #index: { readonly of: ReadonlyMap<string, HeldEntry<WorkloadTrust>>; readonly byIssuer: ReadonlyMap<string, WorkloadTrust> } | undefined;
 
-  protected constructor(trusts: readonly WorkloadTrust[]) {
-    super(trusts.map((trust) => [trust.id, trust]));
-    this.#byIssuer = new Map(trusts.map((trust) => [trust.issuer, trust]));
+  protected constructor(trusts: readonly WorkloadTrust[], documents: readonly unknown[] = []) {
+    super(trusts.map((trust, i) => [trust.id, trust, documents[i]] as const));
   }
 
-  override replace(next: this): void {
-    super.replace(next);
-    this.#byIssuer = next.#byIssuer;
+  /** One trust per issuer, whichever source it comes from: the issuer finds the trust. */
+  protected override claimsOf(key: string, trust: WorkloadTrust): readonly string[] {
+    return [key, `issuer ${trust.issuer}`];
   }
 
   get(id: string): WorkloadTrust | undefined {
@@ -152,7 +152,10 @@ export class WorkloadTrustRegistry extends Registry<WorkloadTrust> {
 
   /** The trust whose issuer is exactly `iss`. */
   byIssuer(iss: string): WorkloadTrust | undefined {
-    return this.#byIssuer.get(iss);
+    const entries = this.current;
+    if (this.#index?.of !== entries)
+      this.#index = { of: entries, byIssuer: new Map([...entries.values()].map((held) => [held.value.issuer, held.value])) };
+    return this.#index.byIssuer.get(iss);
   }
 
   all(): WorkloadTrust[] {
@@ -171,7 +174,8 @@ export class WorkloadTrustRegistry extends Registry<WorkloadTrust> {
   static fromEntries(entries: readonly unknown[], source = 'trusts', { allowHttp = false } = {}): WorkloadTrustRegistry {
     const { parsed, problems } = parseEntries(entries, WorkloadTrustSchema, TRUST_ENTRIES, source);
     const trusts: WorkloadTrust[] = [];
-    for (const { name, value } of parsed) {
+    const documents: unknown[] = [];
+    for (const { name, value, document } of parsed) {
       const plain = fetchedUrlsOf(value).filter(([, url]) => url.startsWith('http:'));
       const twin = trusts.find((t) => t.issuer === value.issuer);
       if (trusts.some((t) => t.id === value.id)) problems.push(`${source}: ${name}: id: registered twice`);
@@ -182,10 +186,13 @@ export class WorkloadTrustRegistry extends Registry<WorkloadTrust> {
             ([field]) => `${source}: ${name}: ${field}: must be an https URL (http only with WORKLOAD_TRUSTS_ALLOW_INSECURE=true)`,
           ),
         );
-      else trusts.push(Object.freeze(value));
+      else {
+        trusts.push(Object.freeze(value));
+        documents.push(document);
+      }
     }
     if (problems.length > 0) throw new WorkloadTrustsFileError(problems.join('\n'));
-    return new WorkloadTrustRegistry(trusts);
+    return new WorkloadTrustRegistry(trusts, documents);
   }
 
   static async load(file: string, options: { allowHttp?: boolean } = {}): Promise<WorkloadTrustRegistry> {

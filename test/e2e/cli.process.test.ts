@@ -54,7 +54,12 @@ t.test('users add reads the password from the standard input of the process', as
   const file = join(await tempDir(t), 'users.json');
   const run = await runNode(CLI, ['users', 'add', '--username', 'alice'], { USERS_FILE: file }, 'alice-password-1\r\nsecond line\n');
   t.same([run.code, run.stdout, run.stderr], [0, `added user alice to ${file}\n`, '']);
-  t.same(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), { username: 'alice', sub: 'alice', claims: {} });
+  t.same(await (await UserRegistry.load(file)).authenticate('alice', 'alice-password-1'), {
+    username: 'alice',
+    sub: 'alice',
+    claims: {},
+    roles: [],
+  });
   const closed = await runNode(CLI, ['users', 'add', '--username', 'bob'], { USERS_FILE: file });
   t.same([closed.code, closed.stderr.split('\n')[0]], [2, 'error: no password on standard input (pipe it in; see --help)']);
 });

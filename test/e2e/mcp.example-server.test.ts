@@ -72,7 +72,7 @@ t.test('the example MCP server (examples/mcp-server) with the verifier', async (
     });
     const asMetadata = (await (await fetch(`${as.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     t.equal(asMetadata.issuer, as.issuer, 'authorization_servers[0] is our issuer, exactly');
-    t.same(asMetadata.protected_resources, [a.resource, b.resource]);
+    t.same(asMetadata.protected_resources, [a.resource, b.resource, `${as.issuer}/admin/v1`], 'and the admin API every server has');
   });
 
   t.test('the official SDK client lists and calls the tools with a token for the server', async (t) => {

@@ -112,7 +112,7 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
     t.same([forResource.status, forResource.body.scope, forResource.body.expires_in], [200, 'read', 600]);
     t.equal(decodeJwt(forResource.body.access_token as string).aud, RESOURCE);
     const metadata = (await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    t.same(metadata.protected_resources, [RESOURCE]);
+    t.same(metadata.protected_resources, [RESOURCE, `${metadata.issuer as string}/admin/v1`], 'and the admin API every server has');
   });
 
   t.test('SIGHUP picks up a rotated folder without dropping requests', async (t) => {

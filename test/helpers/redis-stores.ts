@@ -72,7 +72,8 @@ export function sentinelOfThisFile(): Promise<PrivateRedisSentinel> {
 /**
  * Shortens the TTL of every key under ARGV[1] (a glob) by ARGV[2] ms, deleting the keys
  * with nothing left; a key without a TTL is an error (every key of ours has one), except
- * the refresh-token key ARGV[3], which lives as long as the tokens sealed under it.
+ * the refresh-token key ARGV[3], which lives as long as the tokens sealed under it, and the
+ * admin API's entries (`{entries}`), which are configuration.
  */
 const AGE_KEYS = `
 local cursor = '0'
@@ -81,7 +82,9 @@ repeat
   cursor = page[1]
   for _, key in ipairs(page[2]) do
     local ttl = redis.call('PTTL', key)
-    if ttl == -1 and key ~= ARGV[3] then return redis.error_reply('key without a TTL: ' .. key) end
+    if ttl == -1 and key ~= ARGV[3] and not string.find(key, '{entries}:', 1, true) then
+      return redis.error_reply('key without a TTL: ' .. key)
+    end
     if ttl > 0 then
       local left = ttl - tonumber(ARGV[2])
       if left <= 0 then redis.call('DEL', key) else redis.call('PEXPIRE', key, left) end

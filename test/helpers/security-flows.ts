@@ -55,3 +55,29 @@ export async function webTokens(app: FastifyInstance): Promise<{ access_token: s
   if (res.statusCode !== 200) throw new Error(`redeem: ${res.statusCode} ${res.body}`);
   return res.json();
 }
+
+/** A confidential client of the code flow with refresh tokens, redirecting to WEB_REDIRECT (created through the admin services). */
+export function codeFlowClient(clientId: string, secretHash: string) {
+  return {
+    client_id: clientId,
+    client_secret_hash: secretHash,
+    redirect_uris: [WEB_REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    scope: 'read',
+  };
+}
+
+/** `credentials` (alice) sign in and approve `clientId` (a codeFlowClient), its code redeemed: the refresh token. */
+export async function refreshTokenOf(app: FastifyInstance, clientId: string, secret: string, credentials = ALICE): Promise<string> {
+  const { verifier, challenge } = pkcePair();
+  const done = await signInAndDecide(new InjectBrowser(app), codeRequest(clientId, WEB_REDIRECT, challenge), credentials);
+  const code = redirectParams(done.headers.location as string).code as string;
+  const res = await tokenRequest(app, clientId, secret, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: WEB_REDIRECT,
+    code_verifier: verifier,
+  });
+  if (res.statusCode !== 200) throw new Error(`redeem: ${res.statusCode} ${res.body}`);
+  return res.json().refresh_token;
+}

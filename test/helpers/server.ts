@@ -13,6 +13,10 @@ import { Signer } from '../../src/session/signer.js';
 import type { Store } from '../../src/store/types.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { WorkloadTrustRegistry } from '../../src/workloads/trusts.js';
+import type { AdminServices } from '../../src/admin/index.js';
+import { EntrySync } from '../../src/entries/sync.js';
+import { adminServicesFor } from '../../src/services/entries.js';
+import { until } from './sign-in.js';
 import { keysDirWithSigningKey } from './keys.js';
 import { memoryStore, type TestClock, type TestStore } from './stores.js';
 
@@ -73,6 +77,11 @@ export interface TestServer {
   readonly advance: (seconds: number) => Promise<void>;
   /** With `metrics: true`: the series the app records into (no process metrics). */
   readonly metrics: ServerMetrics | undefined;
+  /** The admin services over the app's store, registries and entry sync (as the admin API calls them). */
+  readonly admin: AdminServices;
+  /** The app's copy of the store's entries. */
+  readonly entrySync: EntrySync;
+  readonly registries: { readonly clients: ClientRegistry; readonly users: UserRegistry; readonly resources: ResourceRegistry };
 }
 
 export interface TestServerOptions {
@@ -133,9 +142,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
         processMetrics: false,
       })
     : undefined;
-  const app = await buildServer(config, {
-    metrics,
-    keystore,
+  const registries = {
     clients: options.clientRegistry ?? ClientRegistry.fromMetadata(options.clients ?? TEST_CLIENTS),
     users: options.users ?? UserRegistry.fromEntries([]),
     resources: ResourceRegistry.fromEntries(options.resources ?? []),
@@ -149,6 +156,14 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     ...(options.workloads
       ? { workloads: WorkloadTrustRegistry.fromEntries(options.workloads, 'trusts', { allowHttp: config.workloadTrusts.allowInsecure }) }
       : {}),
+  };
+  const entrySync = new EntrySync(store.entries, { intervalSeconds: config.entries.syncIntervalSeconds });
+  t.teardown(() => entrySync.stop());
+  const app = await buildServer(config, {
+    metrics,
+    keystore,
+    ...registries,
+    entrySync,
     store,
     signer: new Signer('test-session-secret-0123456789abcdef'),
     clock: () => clock.now,
@@ -156,7 +171,11 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
     ...(options.outboundFetch ? { outboundFetch: options.outboundFetch } : {}),
   });
   t.teardown(() => app.close());
-  return { app, config, keystore, keysDir, store, clock, advance, metrics };
+  // Followed from here on: the subscription is in place and its snapshot taken (a test counting commands sees none of it).
+  await until(() => entrySync.subscribed, 'the entries subscription');
+  await entrySync.idle();
+  const admin = adminServicesFor(config, { store, sync: entrySync, registries, clock: () => clock.now });
+  return { app, config, keystore, keysDir, store, clock, advance, metrics, admin, entrySync, registries };
 }
 
 export function basic(clientId: string, secret: string): string {

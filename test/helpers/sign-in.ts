@@ -27,12 +27,14 @@ export class CountingAuthenticator implements PasswordAuthenticator {
     return this.inner.authenticate(username, password);
   }
 
-  /** The same registry, its verifications counted (for buildServer, which takes a UserRegistry). */
+  /**
+   * The same registry, its verifications counted from now on (for buildServer, which takes a
+   * UserRegistry): the instance itself, so its private state (the merged entries) stays its own.
+   */
   static around(registry: UserRegistry): { users: UserRegistry; counting: CountingAuthenticator } {
-    const counting = new CountingAuthenticator(registry);
-    const users = Object.create(registry) as UserRegistry;
-    users.authenticate = (username, password) => counting.authenticate(username, password);
-    return { users, counting };
+    const counting = new CountingAuthenticator({ authenticate: registry.authenticate.bind(registry) });
+    registry.authenticate = (username, password) => counting.authenticate(username, password);
+    return { users: registry, counting };
   }
 }
 

@@ -81,6 +81,17 @@ async function everyOperation(store: Store): Promise<void> {
   await store.deviceCodes.decideDeviceAuthorization(device, { approved: APPROVAL });
   await store.deviceCodes.pollDeviceAuthorization(device, 'tv', 5);
   await store.revokeKnownGrant(grantId, 60);
+  const entries = store.entries;
+  await entries.createEntry('client', 'slot-check', { client_id: 'slot-check' });
+  await entries.createEntry('client', 'slot-check', { client_id: 'slot-check' });
+  await entries.replaceEntry('client', 'slot-check', { client_id: 'slot-check', client_name: 'S' }, 1);
+  await entries.replaceEntry('client', 'slot-check', { client_id: 'slot-check' }, 1);
+  await entries.getEntry('client', 'slot-check');
+  await entries.listEntries('client', { limit: 10 });
+  await entries.entriesVersion();
+  await entries.readAllEntries();
+  await entries.deleteEntry('client', 'slot-check', 1);
+  await entries.deleteEntry('client', 'slot-check');
   await store.ping();
 }
 
@@ -147,6 +158,9 @@ t.test('on a cluster, every script the store runs declares keys of one slot, und
     'revokeGrant',
     'revokeKnownGrant',
     'pollDeviceAuthorization',
+    'createEntry',
+    'replaceEntry',
+    'deleteEntry',
   ]) {
     t.ok(names.has(`${name} (eval)`), `${name} also ran as EVAL in a pipeline with WAIT`);
   }
@@ -182,4 +196,22 @@ t.test('keys outside a grant spread over the slots: no global hash tag', async (
       t.ok(keys.length > 0 && keys.length < 60, `primary ${primary.port} holds ${keys.length} of the 60 ${kind}`);
     }
   }
+});
+
+t.test("the admin API's entries share the one {entries} slot, with their channel", async (t) => {
+  const cluster = await clusterOfThisFile();
+  const { store, keyPrefix } = await clusterStore(t);
+  await store.entries.createEntry('client', 'web', { client_id: 'web' });
+  await store.entries.createEntry('user', 'alice', { username: 'alice' });
+  const port = (await cluster.primaries())[0]?.port as number;
+  const slotOf = async (key: string) => Number(await nodeCommand(port, 'CLUSTER', 'KEYSLOT', key));
+  const expected = Number(await nodeCommand(port, 'CLUSTER', 'KEYSLOT', 'entries'));
+  const names = ['kind:client', 'ids:client', 'kind:user', 'ids:user', 'version', 'changes'].map((name) => `${keyPrefix}{entries}:${name}`);
+  t.same(
+    await Promise.all(names.map(slotOf)),
+    names.map(() => expected),
+    'the slot of the tag "entries"',
+  );
+  const raw = await (await clusterStore(t, { keyPrefix })).raw();
+  for (const key of names.slice(0, 5)) t.equal(await raw.pttl(key), -1, `${key}: configuration, no TTL`);
 });

@@ -6,6 +6,7 @@ import { deviceCodeStoreContract } from '../suites/store.devices.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
+import { entryStoreContract } from '../suites/store.entries.contract.js';
 
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 storeContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
@@ -17,5 +18,9 @@ upstreamStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 clientAssertionReplayContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 deviceCodeStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
 deviceCodeStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
+  clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
+);
+entryStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster', clusterStore);
+entryStoreContract(t, 'RedisStore on a 3 + 3 Redis Cluster, REDIS_MIN_REPLICAS_ACK=1', (t) =>
   clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
 );

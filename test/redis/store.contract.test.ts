@@ -12,6 +12,7 @@ import { DEVICE_START, deviceCodeStoreContract } from '../suites/store.devices.c
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
+import { entryStoreContract, listen } from '../suites/store.entries.contract.js';
 
 storeContract(t, 'RedisStore', redisStore);
 grantStoreContract(t, 'RedisStore', redisStore);
@@ -19,6 +20,7 @@ upstreamStoreContract(t, 'RedisStore', redisStore);
 registrationStoreContract(t, 'RedisStore', redisStore);
 clientAssertionReplayContract(t, 'RedisStore', redisStore);
 deviceCodeStoreContract(t, 'RedisStore', redisStore);
+entryStoreContract(t, 'RedisStore', redisStore);
 
 /** A client of the same redis-server that reads what the store wrote. */
 function inspect(t: Test, { redis }: StandaloneTestStore): Redis {
@@ -249,4 +251,16 @@ t.test('revokeKnownGrant of an unknown grant id writes no key', async (t) => {
   const inspector = inspect(t, opened);
   t.equal(await opened.store.revokeKnownGrant(newGrantId(), 600), false);
   t.same(await inspector.keys(`${opened.keyPrefix}*`), []);
+});
+
+t.test('the entries channel: a message that is not a change is reported as such, and changes keep coming', async (t) => {
+  const opened = await redisStore(t);
+  const heard = await listen(t, opened.store.entries);
+  const raw = await opened.raw();
+  await raw.spublish(`${opened.keyPrefix}{entries}:changes`, 'not a change');
+  await raw.spublish(`${opened.keyPrefix}{entries}:changes`, '7 planet mars');
+  await opened.store.entries.createEntry('client', 'web', { client_id: 'web' });
+  await heard.until(1);
+  t.same(heard.malformed, ['not a change', '7 planet mars']);
+  t.same(heard.changes, [{ version: 1, kind: 'client', id: 'web' }]);
 });

@@ -3,6 +3,7 @@ import { sentinelStore } from '../helpers/redis-stores.js';
 import { storeContract } from '../suites/store.contract.js';
 import { deviceCodeStoreContract } from '../suites/store.devices.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
+import { entryStoreContract } from '../suites/store.entries.contract.js';
 
 storeContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
 storeContract(t, 'RedisStore behind Redis Sentinel, REDIS_MIN_REPLICAS_ACK=1', (t) =>
@@ -10,3 +11,7 @@ storeContract(t, 'RedisStore behind Redis Sentinel, REDIS_MIN_REPLICAS_ACK=1', (
 );
 registrationStoreContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
 deviceCodeStoreContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
+entryStoreContract(t, 'RedisStore behind Redis Sentinel', sentinelStore);
+entryStoreContract(t, 'RedisStore behind Redis Sentinel, REDIS_MIN_REPLICAS_ACK=1', (t) =>
+  sentinelStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } }),
+);

@@ -191,6 +191,23 @@ export function upstreamSignInSuite(t: Test, openStore: OpenStore): void {
     t.ok((await federatedCode(f, { login: ACCOUNTS.ada.sub })).location.searchParams.has('code'), 'ada passes every rule');
   });
 
+  t.test('a federated user the operator disabled (a subject mark): their session ends, their next sign-in is access_denied', async (t) => {
+    const f = await federation(t, { store: await openStore(t) });
+    const first = await federatedCode(f, { login: ACCOUNTS.ada.sub });
+    t.ok(first.location.searchParams.has('code'));
+    const standing = await first.browser.get(authorizeUrl(codeRequest().params));
+    t.equal(standing.status, 302, 'her session stands: a code at once');
+    await f.server.admin.users.setDisabled(federatedSubject('corp', ACCOUNTS.ada.sub), true);
+    const ended = await first.browser.get(authorizeUrl(codeRequest().params));
+    t.equal(ended.status, 200, 'her session ended: the login page');
+    const { location } = await federatedCode(f, { login: ACCOUNTS.ada.sub });
+    t.same(
+      clientAnswer(location),
+      errorAtClient('access_denied', 'the identity provider signed the user in, but this server does not let that user sign in'),
+    );
+    t.ok((await federatedCode(f, { login: ACCOUNTS.bob.sub })).location.searchParams.has('code'), 'another user signs in');
+  });
+
   t.test(
     'the upstream receives our client id, our redirect URI, its scope, state, nonce and S256: nothing of the client request',
     async (t) => {

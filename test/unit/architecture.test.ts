@@ -11,7 +11,7 @@ import t from 'tap';
 const ROOT = REPOSITORY;
 export const LAYERS: readonly (readonly string[])[] = [
   ['main.ts', 'dev.ts', 'dev-credentials.ts', 'cluster', 'cli'],
-  ['server.ts', 'registries.ts'],
+  ['server.ts', 'registries.ts', 'registry-files.ts'],
   ['app.ts', 'services'],
   ['config'],
   ['routes'],
@@ -22,6 +22,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['authorize'],
   ['grants'],
   ['device'],
+  ['entries'],
   ['identity'],
   ['workloads'],
   ['oidc'],

@@ -69,6 +69,7 @@ t.test('loadConfig', async (t) => {
       brand: { name: undefined, logoUrl: undefined, primaryColor: '#0b57d0' },
       identityProviders: { file: undefined, allowInsecure: false, upstreamTokenSecret: undefined },
       workloadTrusts: { file: undefined, allowInsecure: false },
+      entries: { syncIntervalSeconds: 2, encryptionKey: undefined },
       // auto: the thread pool while a CPU is left over beside WORKERS=1.
       accessTokenSigning: availableParallelism() > 1 ? 'thread-pool' : 'main-thread',
     });
@@ -285,6 +286,7 @@ t.test('loadConfig', async (t) => {
       DPOP_PROOF_WINDOW: 'seconds',
       DEVICE_CODE_TTL: 'seconds',
       DEVICE_USER_CODE_MAX_FAILURES: '(none)',
+      ENTRIES_SYNC_INTERVAL: 'seconds',
     });
     t.same(problemsOf({ ACCESS_TOKEN_TTL: '0', CLIENT_ID_METADATA_TIMEOUT_MS: '99', CLIENT_ID_METADATA_MAX_BYTES: '2000000' }), [
       'ACCESS_TOKEN_TTL must be at least 1 second',
@@ -353,6 +355,17 @@ t.test('loadConfig', async (t) => {
     t.same(config.workloadTrusts, { file: '/etc/oauth/trusts.json', allowInsecure: true });
     t.ok(Object.isFrozen(config.workloadTrusts));
     t.same(problemsOf({ WORKLOAD_TRUSTS_ALLOW_INSECURE: 'yes' }), ['WORKLOAD_TRUSTS_ALLOW_INSECURE must be true or false']);
+  });
+
+  t.test('entries of the admin API: ENTRIES_SYNC_INTERVAL and ENTRIES_ENCRYPTION_KEY', async (t) => {
+    t.same(loadConfig({}).entries, { syncIntervalSeconds: 2, encryptionKey: undefined }, 'a check every 2 s; no key');
+    const config = loadConfig({ ENTRIES_SYNC_INTERVAL: '10', ENTRIES_ENCRYPTION_KEY: 'k'.repeat(32) });
+    t.same(config.entries, { syncIntervalSeconds: 10, encryptionKey: 'k'.repeat(32) });
+    t.ok(Object.isFrozen(config.entries));
+    t.same(problemsOf({ ENTRIES_SYNC_INTERVAL: '0' }), ['ENTRIES_SYNC_INTERVAL must be at least 1 second']);
+    t.same(problemsOf({ ENTRIES_SYNC_INTERVAL: '3601' }), ['ENTRIES_SYNC_INTERVAL must be at most 3600 seconds']);
+    t.same(problemsOf({ ENTRIES_SYNC_INTERVAL: '1.5' }), ['ENTRIES_SYNC_INTERVAL must be a whole number of seconds']);
+    t.same(problemsOf({ ENTRIES_ENCRYPTION_KEY: 'short' }), ['ENTRIES_ENCRYPTION_KEY must be at least 32 characters']);
   });
 
   t.test('CLIENT_ASSERTION_STRICT_AUDIENCE: private_key_jwt audiences (draft-ietf-oauth-rfc7523bis)', async (t) => {

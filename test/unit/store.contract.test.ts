@@ -6,6 +6,7 @@ import { deviceCodeStoreContract } from '../suites/store.devices.contract.js';
 import { grantStoreContract } from '../suites/store.grants.contract.js';
 import { registrationStoreContract } from '../suites/store.registrations.contract.js';
 import { upstreamStoreContract } from '../suites/store.upstream.contract.js';
+import { entryStoreContract } from '../suites/store.entries.contract.js';
 
 storeContract(t, 'MemoryStore', memoryStore);
 grantStoreContract(t, 'MemoryStore', memoryStore);
@@ -13,3 +14,4 @@ upstreamStoreContract(t, 'MemoryStore', memoryStore);
 registrationStoreContract(t, 'MemoryStore', memoryStore);
 clientAssertionReplayContract(t, 'MemoryStore', memoryStore);
 deviceCodeStoreContract(t, 'MemoryStore', memoryStore);
+entryStoreContract(t, 'MemoryStore', memoryStore);

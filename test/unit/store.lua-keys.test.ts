@@ -27,3 +27,16 @@ t.test('every key a script touches is one of the KEYS it declares', async (t) =>
     'no key discovery, no nesting, no WAIT in a script',
   );
 });
+
+t.test('every entry write announces itself on its last key, the {entries} shard channel, in the same script', async (t) => {
+  for (const name of ['createEntry', 'replaceEntry', 'deleteEntry'] as const) {
+    const { lua, numberOfKeys } = SCRIPTS[name];
+    t.match(lua, new RegExp(`redis\\.call\\('SPUBLISH', KEYS\\[${numberOfKeys}\\],`), `${name} publishes on KEYS[${numberOfKeys}]`);
+    t.equal(lua.match(/SPUBLISH/g)?.length, 1, `${name} publishes once`);
+  }
+  const others = Object.entries(SCRIPTS).filter(([name]) => !['createEntry', 'replaceEntry', 'deleteEntry'].includes(name));
+  t.notOk(
+    others.some(([, { lua }]) => /PUBLISH/.test(lua)),
+    'no other script publishes',
+  );
+});

@@ -1,0 +1,82 @@
+import type { ClientRegistry } from '../clients/registry.js';
+import type { Clock } from '../clock.js';
+import type { SealedSecrets } from '../entries/sealed-secrets.js';
+import type { EntrySync } from '../entries/sync.js';
+import type { ProviderRegistry } from '../identity/providers.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { Store } from '../store/types.js';
+import type { UserRegistry } from '../users/registry.js';
+import { AdminClients } from './clients.js';
+import { EntryWriter } from './entries.js';
+import { AdminProviders } from './providers.js';
+import { AdminResources } from './resources.js';
+import { AdminUsers } from './users.js';
+
+/**
+ * The admin services (no HTTP): what the admin API and the console call. Each takes validated
+ * JSON (the entry documents of the files), writes the store, applies the change to this
+ * instance at once and answers the entry as stored, or throws an AdminProblem.
+ */
+
+export interface AdminDependencies {
+  readonly store: Pick<
+    Store,
+    'entries' | 'grantIndex' | 'consents' | 'clientRegistrations' | 'revokeGrant' | 'isGrantRevoked' | 'revokeKnownGrant'
+  >;
+  readonly sync: EntrySync;
+  readonly registries: {
+    readonly clients: ClientRegistry;
+    readonly users: UserRegistry;
+    readonly resources: ResourceRegistry;
+    readonly providers?: ProviderRegistry | undefined;
+  };
+  /** ENTRIES_ENCRYPTION_KEY: provider secrets; undefined: no provider can be stored. */
+  readonly secrets: SealedSecrets | undefined;
+  /** IDENTITY_PROVIDERS_ALLOW_INSECURE. */
+  readonly providersAllowHttp: boolean;
+  /** Whether dynamically registered clients exist (DYNAMIC_CLIENT_REGISTRATION not off): their ids are taken. */
+  readonly registrations: boolean;
+  /** The least time a grant's revocation mark is kept (as `grants revoke`). */
+  readonly revocationMarkSeconds: number;
+  readonly clock: Clock;
+  /** How conflicts name the files (their paths), by registry. */
+  readonly files: { readonly clients: string; readonly users: string; readonly resources: string; readonly providers: string };
+}
+
+export interface AdminServices {
+  readonly clients: AdminClients;
+  readonly users: AdminUsers;
+  readonly resources: AdminResources;
+  readonly providers: AdminProviders;
+}
+
+export function adminServices(deps: AdminDependencies): AdminServices {
+  const { store, registries, clock, files } = deps;
+  const writer = new EntryWriter(store.entries, deps.sync);
+  const grants = {
+    index: store.grantIndex,
+    revocation: store,
+    consents: store.consents,
+    revocationMarkSeconds: deps.revocationMarkSeconds,
+    clock,
+  };
+  return {
+    clients: new AdminClients({
+      writer,
+      clients: registries.clients,
+      users: registries.users,
+      registrations: deps.registrations ? store.clientRegistrations : undefined,
+      grants,
+      file: files.clients,
+    }),
+    users: new AdminUsers({ writer, users: registries.users, clients: registries.clients, grants, clock, file: files.users }),
+    resources: new AdminResources({ writer, resources: registries.resources, file: files.resources }),
+    providers: new AdminProviders({
+      writer,
+      providers: registries.providers,
+      secrets: deps.secrets,
+      allowHttp: deps.providersAllowHttp,
+      file: files.providers,
+    }),
+  };
+}
