@@ -101,7 +101,7 @@ async function registerRoutes(
   services: Services,
   pages: Pages,
 ): Promise<void> {
-  const { keystore, clients, store, providers, workloads } = deps;
+  const { keystore, clients, store, providers } = deps;
   const { endpoints, clock, events, resources, grants, directory, authentication, registrations, tokenStatus } = services;
   const realm = config.issuer;
   await app.register(healthRoutes, { keystore, clients, store, clock });
@@ -120,7 +120,7 @@ async function registerRoutes(
     clock,
     registration: registrations && { grantTypes: config.dynamicClientGrants },
     trustsIdJags: providers && (() => trustsIdJags(providers)),
-    trustsWorkloads: workloads && (() => workloads.size > 0),
+    trustsWorkloads: () => services.workloads.size > 0,
   });
   await app.register(userinfoRoute, {
     path: endpoints.path('userinfo'),

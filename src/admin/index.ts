@@ -6,11 +6,13 @@ import type { ProviderRegistry } from '../identity/providers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { Store } from '../store/types.js';
 import type { UserRegistry } from '../users/registry.js';
+import { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { AdminClients } from './clients.js';
 import { EntryWriter } from './entries.js';
 import { AdminProviders } from './providers.js';
 import { AdminResources } from './resources.js';
 import { AdminUsers } from './users.js';
+import { AdminWorkloadTrusts } from './workload-trusts.js';
 
 /**
  * The admin services (no HTTP): what the admin API and the console call. Each takes validated
@@ -29,18 +31,27 @@ export interface AdminDependencies {
     readonly users: UserRegistry;
     readonly resources: ResourceRegistry;
     readonly providers?: ProviderRegistry | undefined;
+    readonly workloads?: WorkloadTrustRegistry | undefined;
   };
   /** ENTRIES_ENCRYPTION_KEY: provider secrets; undefined: no provider can be stored. */
   readonly secrets: SealedSecrets | undefined;
   /** IDENTITY_PROVIDERS_ALLOW_INSECURE. */
   readonly providersAllowHttp: boolean;
+  /** WORKLOAD_TRUSTS_ALLOW_INSECURE. */
+  readonly workloadsAllowHttp: boolean;
   /** Whether dynamically registered clients exist (DYNAMIC_CLIENT_REGISTRATION not off): their ids are taken. */
   readonly registrations: boolean;
   /** The least time a grant's revocation mark is kept (as `grants revoke`). */
   readonly revocationMarkSeconds: number;
   readonly clock: Clock;
   /** How conflicts name the files (their paths), by registry. */
-  readonly files: { readonly clients: string; readonly users: string; readonly resources: string; readonly providers: string };
+  readonly files: {
+    readonly clients: string;
+    readonly users: string;
+    readonly resources: string;
+    readonly providers: string;
+    readonly workloads: string;
+  };
 }
 
 export interface AdminServices {
@@ -48,6 +59,7 @@ export interface AdminServices {
   readonly users: AdminUsers;
   readonly resources: AdminResources;
   readonly providers: AdminProviders;
+  readonly workloadTrusts: AdminWorkloadTrusts;
 }
 
 export function adminServices(deps: AdminDependencies): AdminServices {
@@ -77,6 +89,13 @@ export function adminServices(deps: AdminDependencies): AdminServices {
       secrets: deps.secrets,
       allowHttp: deps.providersAllowHttp,
       file: files.providers,
+    }),
+    workloadTrusts: new AdminWorkloadTrusts({
+      writer,
+      // Without one, store trusts are validated and kept, and served once a registry follows them.
+      trusts: registries.workloads ?? WorkloadTrustRegistry.empty(),
+      allowHttp: deps.workloadsAllowHttp,
+      file: files.workloads,
     }),
   };
 }
