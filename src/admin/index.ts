@@ -8,6 +8,7 @@ import type { Store } from '../store/types.js';
 import type { UserRegistry } from '../users/registry.js';
 import { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { AdminClients } from './clients.js';
+import { type AdminApi, adminApi } from './api.js';
 import { EntryWriter } from './entries.js';
 import { AdminProviders } from './providers.js';
 import { AdminResources } from './resources.js';
@@ -23,7 +24,7 @@ import { AdminWorkloadTrusts } from './workload-trusts.js';
 export interface AdminDependencies {
   readonly store: Pick<
     Store,
-    'entries' | 'grantIndex' | 'consents' | 'clientRegistrations' | 'revokeGrant' | 'isGrantRevoked' | 'revokeKnownGrant'
+    'entries' | 'grantIndex' | 'consents' | 'clientRegistrations' | 'upstream' | 'revokeGrant' | 'isGrantRevoked' | 'revokeKnownGrant'
   >;
   readonly sync: EntrySync;
   readonly registries: {
@@ -41,6 +42,8 @@ export interface AdminDependencies {
   readonly workloadsAllowHttp: boolean;
   /** Whether dynamically registered clients exist (DYNAMIC_CLIENT_REGISTRATION not off): their ids are taken. */
   readonly registrations: boolean;
+  /** The built-in resources' identifiers (`{ISSUER}/admin/v1`): no resource entry may take one. */
+  readonly reservedResources: readonly string[];
   /** The least time a grant's revocation mark is kept (as `grants revoke`). */
   readonly revocationMarkSeconds: number;
   readonly clock: Clock;
@@ -60,6 +63,8 @@ export interface AdminServices {
   readonly resources: AdminResources;
   readonly providers: AdminProviders;
   readonly workloadTrusts: AdminWorkloadTrusts;
+  /** The admin API's operations over these (views, ETags, merge patches, merged lists). */
+  readonly api: AdminApi;
 }
 
 export function adminServices(deps: AdminDependencies): AdminServices {
@@ -72,17 +77,23 @@ export function adminServices(deps: AdminDependencies): AdminServices {
     revocationMarkSeconds: deps.revocationMarkSeconds,
     clock,
   };
-  return {
+  const registrations = deps.registrations ? store.clientRegistrations : undefined;
+  const services = {
     clients: new AdminClients({
       writer,
       clients: registries.clients,
       users: registries.users,
-      registrations: deps.registrations ? store.clientRegistrations : undefined,
+      registrations,
       grants,
       file: files.clients,
     }),
     users: new AdminUsers({ writer, users: registries.users, clients: registries.clients, grants, clock, file: files.users }),
-    resources: new AdminResources({ writer, resources: registries.resources, file: files.resources }),
+    resources: new AdminResources({
+      writer,
+      resources: registries.resources,
+      file: files.resources,
+      reserved: deps.reservedResources,
+    }),
     providers: new AdminProviders({
       writer,
       providers: registries.providers,
@@ -98,4 +109,12 @@ export function adminServices(deps: AdminDependencies): AdminServices {
       file: files.workloads,
     }),
   };
+  const api = adminApi({
+    writer,
+    services,
+    registries: { ...registries, providers: registries.providers, workloads: registries.workloads },
+    registrations,
+    federated: store.upstream,
+  });
+  return { ...services, api };
 }

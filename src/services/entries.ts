@@ -1,6 +1,7 @@
 import { type AdminServices, adminServices } from '../admin/index.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import { endpointsOf } from '../endpoints.js';
 import { type FollowedRegistries, followEntries } from '../entries/registries.js';
 import { SealedSecrets } from '../entries/sealed-secrets.js';
 import { EntrySync } from '../entries/sync.js';
@@ -37,6 +38,7 @@ export function adminServicesFor(
     providersAllowHttp: config.identityProviders.allowInsecure,
     workloadsAllowHttp: config.workloadTrusts.allowInsecure,
     registrations: config.dynamicClientRegistration !== 'off',
+    reservedResources: [endpointsOf(config.issuer).url('admin')],
     // As long as any grant can live: a refresh family, or a code and the access token it yields (as `grants revoke`).
     revocationMarkSeconds: Math.max(config.refreshTokenTtl, config.authorizationCodeTtl + config.accessTokenTtl),
     files: {
