@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { encodeCursor } from '../../src/admin/paging.js';
 import { ADMIN_CLIENTS, adminToken, expectProblem } from '../helpers/admin.js';
 import { adminCalls, adminChanges } from '../helpers/admin-api.js';
@@ -27,7 +27,7 @@ const DEFAULTS = {
   disabled: false,
 };
 
-async function server(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function server(t: Test) {
   const logs = capturedLogger('info');
   const fileClients = ClientRegistry.fromMetadata(ADMIN_CLIENTS);
   const s = await buildTestServer(t, {

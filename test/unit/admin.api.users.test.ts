@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { federatedSubject } from '../../src/identity/federated-subject.js';
 import { ADMIN_CLIENTS, ADMIN_SECRET, adminToken, expectProblem } from '../helpers/admin.js';
@@ -20,7 +20,7 @@ const CLIENTS = [
   { client_id: 'legacy', client_secret_hash: hashClientSecret(ADMIN_SECRET), grant_types: ['password', 'refresh_token'], scope: 'read' },
 ];
 
-async function server(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function server(t: Test) {
   const logs = capturedLogger('trace');
   const s = await buildTestServer(t, { clients: CLIENTS, users: testUsers(), logger: logs.logger });
   const api = adminCalls(s.app, await adminToken(s.app, 'operator'));
