@@ -461,8 +461,8 @@ t.test(
   },
 );
 
-t.test('a token with admin:read alone reads but cannot change', async (t) => {
-  const { app } = await server(t);
+t.test('a token with admin:read alone reads but cannot change (403); one for another audience is refused (401)', async (t) => {
+  const { app, registries } = await server(t);
   const reader = adminCalls(app, await adminToken(app, 'auditor'));
   t.equal((await reader.get('/clients')).statusCode, 200);
   const refused = await reader.post('/clients', { client_id: 'nope', grant_types: ['client_credentials'] });
@@ -470,4 +470,12 @@ t.test('a token with admin:read alone reads but cannot change', async (t) => {
     [refused.statusCode, refused.json().type, refused.json().scope],
     [403, 'urn:oauth2-token-service:problem:insufficient-scope', 'admin:write'],
   );
+  const elsewhere = adminCalls(app, await adminToken(app, 'auditor', { scope: 'read' }, 'https://api.example.com/'));
+  const unauthorized = await elsewhere.post('/clients', { client_id: 'nope', grant_types: ['client_credentials'] });
+  t.same(
+    [unauthorized.statusCode, unauthorized.json().type, unauthorized.json().detail],
+    [401, 'urn:oauth2-token-service:problem:unauthorized', "the access token's aud claim is not valid here"],
+  );
+  t.match(unauthorized.headers['www-authenticate'], /^Bearer .*error="invalid_token"/);
+  t.equal(registries.clients.held('nope'), undefined, 'nothing was written');
 });
