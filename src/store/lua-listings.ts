@@ -33,9 +33,15 @@ redis.call('ZADD', KEYS[1], 0, ARGV[1])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[4]) end
 prune(now, 100)
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-local ttl = tonumber(last[2] or '0') - now
-for i = 1, 3 do
-  if ttl > 0 then redis.call('PEXPIRE', KEYS[i], math.ceil(ttl)) else redis.call('DEL', KEYS[i]) end
+local ttl = math.ceil(tonumber(last[2] or '0') - now)
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[3], ttl)
+else
+  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[3])
 end
 return 1
 `;
@@ -80,11 +86,12 @@ return {members, expiries, details}
 `;
 
 /**
- * One member's expiry and details, if it is listed and unexpired.   ARGV[1] member   ARGV[2] now (ms)
+ * One member's expiry and details, if it is listed and unexpired: of the three keys, only
+ *   KEYS[1] expiries   KEYS[2] details   ARGV[1] member   ARGV[2] now (ms)
  *   returns {} or {expiry, details or ''}
  */
 export const READ_MEMBER = `
-local expiry = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '0')
+local expiry = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '0')
 if expiry <= tonumber(ARGV[2]) then return {} end
-return {tostring(expiry), redis.call('HGET', KEYS[3], ARGV[1]) or ''}
+return {tostring(expiry), redis.call('HGET', KEYS[2], ARGV[1]) or ''}
 `;

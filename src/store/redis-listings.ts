@@ -57,7 +57,7 @@ export class RedisListing {
 
   async read(member: string): Promise<ListedMember | undefined> {
     const reply = await this.redis.call(`read from ${this.name}`, () =>
-      this.redis.script<[] | [string, string]>('readMember', this.keys, [member, this.redis.clock()]),
+      this.redis.script<[] | [string, string]>('readMember', this.keys.slice(1), [member, this.redis.clock()]),
     );
     if (reply.length === 0) return undefined;
     return { member, expiresAt: Number(reply[0]), details: reply[1] === '' ? undefined : reply[1] };

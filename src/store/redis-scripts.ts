@@ -60,7 +60,7 @@ export const SCRIPTS = {
   listMember: { lua: LIST_MEMBER, numberOfKeys: 3 },
   unlistMember: { lua: UNLIST_MEMBER, numberOfKeys: 3 },
   pageMembers: { lua: PAGE_MEMBERS, numberOfKeys: 3 },
-  readMember: { lua: READ_MEMBER, numberOfKeys: 3 },
+  readMember: { lua: READ_MEMBER, numberOfKeys: 2 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

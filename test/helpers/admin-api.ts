@@ -45,3 +45,8 @@ export function adminChanges(lines: readonly string[]): Record<string, unknown>[
     .filter((line) => line.audit === true && line.event === 'admin.changed')
     .map(({ actor, entity, id, action, fields }) => ({ actor, entity, id, action, fields }));
 }
+
+/** The 400 validation problem with this detail and these fields (for expectProblem). */
+export function validationFailure(detail: string, errors: { field: string; problem: string }[]) {
+  return { status: 400, type: 'validation', title: 'The request is not valid', detail, errors };
+}

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { encodeCursor } from '../../src/admin/paging.js';
 import { ADMIN_CLIENTS, adminToken, expectProblem } from '../helpers/admin.js';
-import { adminCalls, adminChanges } from '../helpers/admin-api.js';
+import { adminCalls, adminChanges, validationFailure } from '../helpers/admin-api.js';
 import { ALICE, testUsers, WEB_REDIRECT } from '../helpers/authorize-fixtures.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { NATIVE_CLIENT, withRegistration } from '../helpers/registration.js';
@@ -113,13 +113,8 @@ t.test('POST /admin/v1/clients: RFC 7591 metadata, the generated secret once, se
 
 t.test('POST /admin/v1/clients: refused with each field named', async (t) => {
   const { api } = await server(t);
-  const problem = (errors: { field: string; problem: string }[], detail = 'the body has invalid fields') => ({
-    status: 400,
-    type: 'validation',
-    title: 'The request is not valid',
-    detail,
-    errors,
-  });
+  const problem = (errors: { field: string; problem: string }[], detail = 'the body has invalid fields') =>
+    validationFailure(detail, errors);
   expectProblem(
     t,
     await api.post('/clients', {

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { federatedSubject } from '../../src/identity/federated-subject.js';
 import { ADMIN_CLIENTS, ADMIN_SECRET, adminToken, expectProblem } from '../helpers/admin.js';
-import { adminCalls, adminChanges } from '../helpers/admin-api.js';
+import { adminCalls, adminChanges, validationFailure } from '../helpers/admin-api.js';
 import { testUsers } from '../helpers/authorize-fixtures.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { tokenRequest } from '../helpers/security-flows.js';
@@ -54,13 +54,7 @@ t.test('POST /admin/v1/users: a local user with a password (never answered), sig
   const read = await api.get('/users/carol');
   t.same([read.statusCode, read.headers.etag, read.json()], [200, '"user-1"', created.json()]);
   t.equal(/scrypt|password/.test(read.body), false, 'no password, no hash');
-  const problem = (errors: { field: string; problem: string }[], detail: string) => ({
-    status: 400,
-    type: 'validation',
-    title: 'The request is not valid',
-    detail,
-    errors,
-  });
+  const problem = (errors: { field: string; problem: string }[], detail: string) => validationFailure(detail, errors);
   expectProblem(
     t,
     await api.post('/users', { username: 'dave', password: 'short' }),
