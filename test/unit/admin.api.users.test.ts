@@ -89,7 +89,7 @@ t.test('POST /admin/v1/users: a local user with a password (never answered), sig
   t.equal(logs.text().includes('carol-password-1'), false, 'the password in no log line, at trace');
 });
 
-t.test('PATCH, disabled, PUT …/password, DELETE: every instance of the change at once', async (t) => {
+t.test('PATCH, disabled, PUT …/password, DELETE: each served at once, each audited by field name', async (t) => {
   const { app, api, signIn, logs } = await server(t);
   await api.post('/users', { username: 'erin', password: 'erin-password-1', sub: 'user-erin' });
   const patched = await api.patch('/users/user-erin', { claims: { name: 'Erin' }, roles: ['admin'] }, '"user-1"');
