@@ -12,8 +12,7 @@ import { endpointsOf } from './endpoints.js';
 import { trustsIdJags } from './identity/id-jag-issuers.js';
 import { Pages } from './pages/view.js';
 import { adminApi } from './routes/admin/index.js';
-import { grantRoutes } from './routes/admin/grants.js';
-import { keyRoutes } from './routes/admin/keys.js';
+import { adminEntityRoutes } from './routes/admin/entities.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { deviceAuthorizationRoute } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -101,7 +100,7 @@ async function registerRoutes(
   services: Services,
   pages: Pages,
 ): Promise<void> {
-  const { keystore, clients, store, providers, workloads } = deps;
+  const { keystore, clients, store, providers } = deps;
   const { endpoints, clock, events, resources, grants, directory, authentication, registrations, tokenStatus } = services;
   const realm = config.issuer;
   await app.register(healthRoutes, { keystore, clients, store, clock });
@@ -120,7 +119,7 @@ async function registerRoutes(
     clock,
     registration: registrations && { grantTypes: config.dynamicClientGrants },
     trustsIdJags: providers && (() => trustsIdJags(providers)),
-    trustsWorkloads: workloads && (() => workloads.size > 0),
+    trustsWorkloads: () => services.workloads.size > 0,
   });
   await app.register(userinfoRoute, {
     path: endpoints.path('userinfo'),
@@ -219,7 +218,13 @@ async function registerAdminApi(app: FastifyInstance, config: Config, deps: Serv
   });
   await app.register(adminApi, {
     prefix: endpoints.path('admin'),
-    routes: [...grantRoutes(admin.grants), ...keyRoutes({ keystore: deps.keystore, clock })],
+    routes: adminEntityRoutes({
+      api: services.entries.admin.api,
+      grants: admin.grants,
+      keystore: deps.keystore,
+      clock,
+      adminUrl: endpoints.url('admin'),
+    }),
     callers: admin.callers,
     events,
     origin: new URL(config.issuer).origin,

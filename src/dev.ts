@@ -26,11 +26,8 @@ const DEMO_RESOURCE = 'http://localhost:4000/api';
 /** The example MCP server's own URL (npm run example:mcp-server), and the scope its tools require. */
 const DEMO_MCP_SERVER = 'http://localhost:4100/mcp';
 const MCP_TOOLS_SCOPE = 'mcp:tools';
-/**
- * What the banner's admin line lists. The lead switches it to `/admin/v1/clients` once that
- * route lands (issue 30's clients plugin).
- */
-const ADMIN_BANNER_PATH = '/admin/v1/grants?client_id=demo-client';
+/** What the banner's admin line lists: the clients (the demo client among them). */
+const ADMIN_BANNER_PATH = '/admin/v1/clients';
 /**
  * Development only, unless the variables say otherwise: clients may register themselves (an MCP
  * client, a curl line), and only this computer reaches the server (production listens on 0.0.0.0).

@@ -54,12 +54,14 @@ export class AdminClients {
     return this.deps.writer.create('client', clientId, document);
   }
 
-  /** Replaces a store client's metadata (PUT); `expectedRev`: If-Match. */
+  /** Replaces a store client's metadata (PUT); `expectedRev`: If-Match. A client replaced disabled has its grants revoked. */
   async replace(clientId: string, document: EntryDocument, expectedRev?: number): Promise<StoredEntry> {
     this.refuseFileEntry(clientId);
     if (this.valid(document).clientId !== clientId)
       throw new ValidationProblem('client_id cannot change', [{ field: 'client_id', problem: `must be "${clientId}", the client's id` }]);
-    return this.deps.writer.replace('client', clientId, document, expectedRev);
+    const entry = await this.deps.writer.replace('client', clientId, document, expectedRev);
+    if (document.disabled === true) await this.revokeGrants(clientId);
+    return entry;
   }
 
   /** Disables (refused everywhere within a second, its grants revoked) or enables a store client. */
@@ -96,7 +98,8 @@ export class AdminClients {
     return { clientId: client.clientId };
   }
 
-  private refuseFileEntry(clientId: string): void {
+  /** A client of CLIENTS_FILE is changed there: the 409 problem naming the file. */
+  refuseFileEntry(clientId: string): void {
     if (this.deps.clients.claimedByFile(clientId))
       throw new FileEntryConflict(`${entryNoun('client', clientId)} is declared in ${this.deps.file}: change it there`);
   }

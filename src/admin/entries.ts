@@ -57,6 +57,16 @@ export class EntryWriter {
     return entry;
   }
 
+  /** This instance's copy of a kind's entries (a second behind the store at most), in creation order. */
+  all(kind: EntryKind): StoredEntry[] {
+    return this.sync.entries(kind);
+  }
+
+  /** This instance's copy of one entry (a second behind the store at most). */
+  copy(kind: EntryKind, id: string): StoredEntry | undefined {
+    return this.sync.entry(kind, id);
+  }
+
   /** The entry as the store holds it now, if any. */
   find(kind: EntryKind, id: string): Promise<StoredEntry | undefined> {
     return this.store.getEntry(kind, id);

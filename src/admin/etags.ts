@@ -15,7 +15,12 @@ export function entryTag(kind: string, rev: number): string {
 
 /** The tag of a file entry: a digest of its document, so it changes when the file does. */
 export function fileEntryTag(document: unknown): string {
-  return `"file-${createHash('sha256').update(JSON.stringify(document)).digest('base64url').slice(0, 22)}"`;
+  return documentTag('file', document);
+}
+
+/** `"<label>-<digest>"`: the tag of what has no revision (a file entry, a dynamic registration), by its content. */
+export function documentTag(label: string, document: unknown): string {
+  return `"${label}-${createHash('sha256').update(JSON.stringify(document)).digest('base64url').slice(0, 22)}"`;
 }
 
 /** A parsed If-Match: `*` (any current entry), or the strong tags listed. */
@@ -58,6 +63,18 @@ export function ifMatchHolds(ifMatch: IfMatch | undefined, currentTag: string | 
 export function requireIfMatch(ifMatch: IfMatch | undefined, currentTag: string | undefined): void {
   if (!ifMatchHolds(ifMatch, currentTag))
     throw new AdminProblem('precondition-failed', 'If-Match does not name the current version of this entry: read it again');
+}
+
+/**
+ * The revision a change of the store entry of `kind` must find (the store checks it in the
+ * same step as the write): undefined without If-Match or with `*`; with tags that name no
+ * revision of this kind, the 412 problem (nothing could match).
+ */
+export function requiredRevision(ifMatch: IfMatch | undefined, kind: string): number | undefined {
+  if (ifMatch === undefined || ifMatch.any) return undefined;
+  const rev = expectedRevision(ifMatch, kind);
+  if (rev === undefined) requireIfMatch(ifMatch, undefined);
+  return rev;
 }
 
 /**

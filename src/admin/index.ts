@@ -6,11 +6,14 @@ import type { ProviderRegistry } from '../identity/providers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { Store } from '../store/types.js';
 import type { UserRegistry } from '../users/registry.js';
+import { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { AdminClients } from './clients.js';
+import { type AdminApi, adminApi } from './api.js';
 import { EntryWriter } from './entries.js';
 import { AdminProviders } from './providers.js';
 import { AdminResources } from './resources.js';
 import { AdminUsers } from './users.js';
+import { AdminWorkloadTrusts } from './workload-trusts.js';
 
 /**
  * The admin services (no HTTP): what the admin API and the console call. Each takes validated
@@ -21,7 +24,7 @@ import { AdminUsers } from './users.js';
 export interface AdminDependencies {
   readonly store: Pick<
     Store,
-    'entries' | 'grantIndex' | 'consents' | 'clientRegistrations' | 'revokeGrant' | 'isGrantRevoked' | 'revokeKnownGrant'
+    'entries' | 'grantIndex' | 'consents' | 'clientRegistrations' | 'upstream' | 'revokeGrant' | 'isGrantRevoked' | 'revokeKnownGrant'
   >;
   readonly sync: EntrySync;
   readonly registries: {
@@ -29,18 +32,29 @@ export interface AdminDependencies {
     readonly users: UserRegistry;
     readonly resources: ResourceRegistry;
     readonly providers?: ProviderRegistry | undefined;
+    readonly workloads?: WorkloadTrustRegistry | undefined;
   };
   /** ENTRIES_ENCRYPTION_KEY: provider secrets; undefined: no provider can be stored. */
   readonly secrets: SealedSecrets | undefined;
   /** IDENTITY_PROVIDERS_ALLOW_INSECURE. */
   readonly providersAllowHttp: boolean;
+  /** WORKLOAD_TRUSTS_ALLOW_INSECURE. */
+  readonly workloadsAllowHttp: boolean;
   /** Whether dynamically registered clients exist (DYNAMIC_CLIENT_REGISTRATION not off): their ids are taken. */
   readonly registrations: boolean;
+  /** The built-in resources' identifiers (`{ISSUER}/admin/v1`): no resource entry may take one. */
+  readonly reservedResources: readonly string[];
   /** The least time a grant's revocation mark is kept (as `grants revoke`). */
   readonly revocationMarkSeconds: number;
   readonly clock: Clock;
   /** How conflicts name the files (their paths), by registry. */
-  readonly files: { readonly clients: string; readonly users: string; readonly resources: string; readonly providers: string };
+  readonly files: {
+    readonly clients: string;
+    readonly users: string;
+    readonly resources: string;
+    readonly providers: string;
+    readonly workloads: string;
+  };
 }
 
 export interface AdminServices {
@@ -48,6 +62,9 @@ export interface AdminServices {
   readonly users: AdminUsers;
   readonly resources: AdminResources;
   readonly providers: AdminProviders;
+  readonly workloadTrusts: AdminWorkloadTrusts;
+  /** The admin API's operations over these (views, ETags, merge patches, merged lists). */
+  readonly api: AdminApi;
 }
 
 export function adminServices(deps: AdminDependencies): AdminServices {
@@ -60,17 +77,23 @@ export function adminServices(deps: AdminDependencies): AdminServices {
     revocationMarkSeconds: deps.revocationMarkSeconds,
     clock,
   };
-  return {
+  const registrations = deps.registrations ? store.clientRegistrations : undefined;
+  const services = {
     clients: new AdminClients({
       writer,
       clients: registries.clients,
       users: registries.users,
-      registrations: deps.registrations ? store.clientRegistrations : undefined,
+      registrations,
       grants,
       file: files.clients,
     }),
     users: new AdminUsers({ writer, users: registries.users, clients: registries.clients, grants, clock, file: files.users }),
-    resources: new AdminResources({ writer, resources: registries.resources, file: files.resources }),
+    resources: new AdminResources({
+      writer,
+      resources: registries.resources,
+      file: files.resources,
+      reserved: deps.reservedResources,
+    }),
     providers: new AdminProviders({
       writer,
       providers: registries.providers,
@@ -78,5 +101,20 @@ export function adminServices(deps: AdminDependencies): AdminServices {
       allowHttp: deps.providersAllowHttp,
       file: files.providers,
     }),
+    workloadTrusts: new AdminWorkloadTrusts({
+      writer,
+      // Without one, store trusts are validated and kept, and served once a registry follows them.
+      trusts: registries.workloads ?? WorkloadTrustRegistry.empty(),
+      allowHttp: deps.workloadsAllowHttp,
+      file: files.workloads,
+    }),
   };
+  const api = adminApi({
+    writer,
+    services,
+    registries: { ...registries, providers: registries.providers, workloads: registries.workloads },
+    registrations,
+    federated: store.upstream,
+  });
+  return { ...services, api };
 }

@@ -32,9 +32,31 @@ export const ProblemSchema = z
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+/**
+ * Where the definitions of recursive schemas go (a workload rule's claims): zod writes them
+ * in the schema's own `$defs`, which a `$ref` inside the OpenAPI document would resolve
+ * against the document; they move to `components/schemas`, named after where they occur.
+ */
+type Definitions = Record<string, JsonSchema>;
+
+function rewrittenRefs(value: unknown, names: Record<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => rewrittenRefs(item, names));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => {
+      const local = key === '$ref' && typeof member === 'string' ? /^#\/\$defs\/(.+)$/.exec(member) : null;
+      return [key, local ? `#/components/schemas/${names[local[1] as string]}` : rewrittenRefs(member, names)];
+    }),
+  );
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output', definitions?: Definitions, name = 'schema'): JsonSchema {
+  const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  if (!$defs || !definitions) return rest;
+  const names = Object.fromEntries(Object.keys($defs as JsonSchema).map((key) => [key, `${name}_${key.replace(/^_+/, '')}`]));
+  for (const [key, definition] of Object.entries($defs as JsonSchema))
+    definitions[names[key] as string] = rewrittenRefs(definition, names) as JsonSchema;
+  return rewrittenRefs(rest, names) as JsonSchema;
 }
 
 function parameters(route: AdminRoute): JsonSchema[] {
@@ -61,13 +83,14 @@ function problemsOf(route: AdminRoute, isPublic: boolean): ProblemName[] {
 
 const problemContent = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
-function responses(route: AdminRoute, isPublic: boolean): JsonSchema {
+function responses(route: AdminRoute, isPublic: boolean, definitions: Definitions): JsonSchema {
   const answers: JsonSchema = {};
   for (const [status, spec] of Object.entries(route.responses)) {
+    const schema = spec.schema && jsonSchema(spec.schema, 'output', definitions, `${route.operationId}_${status}`);
     answers[status] = {
       description: spec.description,
       ...(spec.headers?.length ? { headers: Object.fromEntries(spec.headers.map((name) => [name, { schema: { type: 'string' } }])) } : {}),
-      ...(spec.schema ? { content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } } : {}),
+      ...(schema ? { content: { 'application/json': { schema } } } : {}),
     };
   }
   const byStatus = new Map<number, ProblemName[]>();
@@ -81,7 +104,7 @@ function responses(route: AdminRoute, isPublic: boolean): JsonSchema {
   return answers;
 }
 
-function operation(route: AdminRoute, isPublic = false): JsonSchema {
+function operation(route: AdminRoute, definitions: Definitions, isPublic = false): JsonSchema {
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -107,20 +130,24 @@ function operation(route: AdminRoute, isPublic = false): JsonSchema {
           requestBody: {
             required: true,
             content: Object.fromEntries(
-              route.bodyMediaTypes.map((type) => [type, { schema: jsonSchema(route.body as z.ZodType, 'input') }]),
+              route.bodyMediaTypes.map((type) => [
+                type,
+                { schema: jsonSchema(route.body as z.ZodType, 'input', definitions, `${route.operationId}_body`) },
+              ]),
             ),
           },
         }
       : {}),
-    responses: responses(route, isPublic),
+    responses: responses(route, isPublic, definitions),
   };
 }
 
 /** The document for `routes`; `publicRoutes` need no token (the document itself). */
 export function openApiDocument(routes: readonly AdminRoute[], publicRoutes: readonly AdminRoute[], settings: OpenApiSettings): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const definitions: Definitions = {};
   const add = (route: AdminRoute, isPublic: boolean) => {
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, isPublic) };
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, definitions, isPublic) };
   };
   for (const route of publicRoutes) add(route, true);
   for (const route of routes) add(route, false);
@@ -136,7 +163,7 @@ export function openApiDocument(routes: readonly AdminRoute[], publicRoutes: rea
     servers: [{ url: settings.serverUrl }],
     paths,
     components: {
-      schemas: { Problem: jsonSchema(ProblemSchema, 'output') },
+      schemas: { Problem: jsonSchema(ProblemSchema, 'output'), ...definitions },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',

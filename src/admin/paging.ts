@@ -97,3 +97,41 @@ export function pageOf<T>(
   const last = page[page.length - 1];
   return rest.length > page.length && last !== undefined ? { items: page, next: encodeCursor(positionOf(last)) } : { items: page };
 }
+
+/** Items placed in a list: where (their position), and what is answered. */
+export interface Placed<T> {
+  readonly position: Position;
+  readonly item: T;
+}
+
+/** The section of a merged list that follows the entries held in memory: what the store pages through by key. */
+const TAIL = 2;
+
+/**
+ * One page of a list made of `held` (in memory, in position order: the file's and the
+ * store's entries) and then a tail the store pages through by key (registrations,
+ * federated users; each at position [2, key]); `tail(after)` reads the next batch after a
+ * key, already filtered, and says where the following one starts.
+ */
+export async function pageWithTail<T>(
+  held: readonly Placed<T>[],
+  request: { readonly limit: number; readonly cursor?: string | undefined },
+  tail: ((after: string | undefined) => Promise<{ items: { key: string; item: T }[]; next?: string | undefined }>) | undefined,
+): Promise<Page<T>> {
+  const unwrapped = (page: Page<Placed<T>>): Page<T> => ({
+    items: page.items.map((placed) => placed.item),
+    ...(page.next === undefined ? {} : { next: page.next }),
+  });
+  const head = pageOf(held, (placed) => placed.position, request);
+  if (head.next !== undefined || tail === undefined) return unwrapped(head);
+  const found = [...head.items];
+  const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
+  let from = after?.[0] === TAIL ? String(after[1]) : undefined;
+  while (found.length <= request.limit) {
+    const batch = await tail(from);
+    found.push(...batch.items.map(({ key, item }) => ({ position: [TAIL, key], item })));
+    if (batch.next === undefined) break;
+    from = batch.next;
+  }
+  return unwrapped(pageOf(found, (placed) => placed.position, { limit: request.limit }));
+}

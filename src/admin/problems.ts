@@ -18,6 +18,8 @@ const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'The method is not allowed here' },
   'conflict-file-entry': { status: 409, title: 'The entry comes from a file and is read-only here' },
   'conflict-exists': { status: 409, title: 'An entry with this id exists already' },
+  'conflict-federated': { status: 409, title: 'The user signs in through an identity provider: only disabled can change here' },
+  'conflict-registration': { status: 409, title: 'The client is dynamically registered: it can only be deleted here' },
   'precondition-failed': { status: 412, title: 'The entry changed since it was read (If-Match)' },
   'payload-too-large': { status: 413, title: 'The body is larger than 64 KiB' },
   'unsupported-media-type': { status: 415, title: 'The body must be JSON' },

@@ -13,6 +13,8 @@ export interface AdminResourcesDependencies {
   readonly resources: ResourceRegistry;
   /** How a conflict names RESOURCES_FILE. */
   readonly file: string;
+  /** The built-in resources' identifiers (the admin API's own): never an entry. */
+  readonly reserved: readonly string[];
 }
 
 const NAMES = { noun: 'resource', keyField: 'resource' };
@@ -41,7 +43,11 @@ export class AdminResources {
   }
 
   private valid(document: EntryDocument): string {
-    const held = validated(document, NAMES, () => ResourceRegistry.fromEntries([document], VALIDATING).listed()[0]);
+    const held = validated(
+      document,
+      NAMES,
+      () => ResourceRegistry.fromEntries([document], VALIDATING, { reserved: this.deps.reserved }).listed()[0],
+    );
     return held?.key ?? '';
   }
 

@@ -7,7 +7,7 @@ import { type User, UserRegistry } from '../users/registry.js';
 import type { SubjectMarkDocument } from '../users/subject-status.js';
 import type { RevokedGrants } from './clients.js';
 import { entryNoun, type EntryWriter, VALIDATING, validated } from './entries.js';
-import { AlreadyExists, FileEntryConflict, NotFound, ValidationProblem } from './problems.js';
+import { AlreadyExists, FileEntryConflict, NotFound, PreconditionFailed, ValidationProblem } from './problems.js';
 
 /**
  * Users at runtime: local users in the store (USERS_FILE's schema: username, the scrypt
@@ -35,6 +35,17 @@ export interface AdminUsersDependencies {
 export type UserDocument = Readonly<Record<string, unknown>>;
 
 const NAMES = { noun: 'user', keyField: 'username' };
+/** A well-formed hash, to validate the rest of a user before paying for scrypt. */
+const PLACEHOLDER_HASH = `scrypt$16384$8$1$${'A'.repeat(22)}$${'A'.repeat(43)}`;
+
+/** The length rule of `users add`, then scrypt. */
+async function hashed(password: string): Promise<string> {
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    throw new ValidationProblem('the password is too short', [
+      { field: 'password', problem: `must have at least ${MIN_PASSWORD_LENGTH} characters` },
+    ]);
+  return hashPassword(password);
+}
 /** What a sub may be (USERS_FILE's rule, which a federated `fed_` sub meets too). */
 const SUB = /^[\x21-\x7E]{1,255}$/;
 
@@ -60,15 +71,19 @@ export class AdminUsers {
     return this.deps.writer.replace('user', sub, document, expectedRev);
   }
 
+  /** Creates a local user with this password (write-only: the length rule of `users add`, then scrypt). */
+  async createWithPassword(document: UserDocument, password: string): Promise<StoredEntry> {
+    const user = this.valid({ ...document, password_hash: PLACEHOLDER_HASH });
+    this.refuseFileEntry(user.sub, user.username);
+    return this.create({ ...document, password_hash: await hashed(password) });
+  }
+
   /** Sets a store user's password (write-only): the length rule of `users add`, then scrypt. */
   async setPassword(sub: string, password: string, expectedRev?: number): Promise<StoredEntry> {
     this.refuseFileEntry(sub);
-    if ([...password].length < MIN_PASSWORD_LENGTH)
-      throw new ValidationProblem('the password is too short', [
-        { field: 'password', problem: `must have at least ${MIN_PASSWORD_LENGTH} characters` },
-      ]);
+    const hash = await hashed(password);
     const current = await this.deps.writer.current('user', sub);
-    const document = { ...current.document, password_hash: await hashPassword(password) };
+    const document = { ...current.document, password_hash: hash };
     return this.deps.writer.replace('user', sub, document, expectedRev ?? current.rev);
   }
 
@@ -89,6 +104,10 @@ export class AdminUsers {
     this.refuseFileEntry(sub);
     if (!SUB.test(sub)) throw new NotFound(`"${sub}" is not a subject`);
     const now = nowSeconds(this.deps.clock);
+    const user = await this.deps.writer.find('user', sub);
+    // A stale If-Match writes nothing, the mark included.
+    if (user && expectedRev !== undefined && user.rev !== expectedRev)
+      throw new PreconditionFailed(`${entryNoun('user', sub)} is at rev ${user.rev}, not ${expectedRev}: read it again`, user.rev);
     await this.mark(sub, (current) => ({ ...current, disabled, ...(disabled ? { sessions_revoked_at: now } : {}) }));
     const current = await this.deps.writer.find('user', sub);
     if (current) {
@@ -118,7 +137,8 @@ export class AdminUsers {
     return user;
   }
 
-  private refuseFileEntry(sub: string, username?: string): void {
+  /** A user of USERS_FILE is changed there: the 409 problem naming the file. */
+  refuseFileEntry(sub: string, username?: string): void {
     if (this.deps.users.heldByFile({ sub, username }))
       throw new FileEntryConflict(`${entryNoun('user', username ?? sub)} is declared in ${this.deps.file}: change it there`);
   }

@@ -29,34 +29,35 @@ export function isDynamicClientId(clientId: string): boolean {
 export function clientOf(record: ClientRegistrationRecord, allowedGrants: readonly DynamicGrantType[]): Client {
   const metadata = record.metadata as unknown as RegisteredMetadata;
   const grantTypes = metadata.grant_types.filter((grant) => allowedGrants.includes(grant));
-  const client = clientFromMetadata(
-    {
-      client_id: record.clientId,
-      ...(metadata.client_name === undefined ? {} : { client_name: metadata.client_name }),
-      ...(metadata.client_uri === undefined ? {} : { client_uri: metadata.client_uri }),
-      ...(metadata.logo_uri === undefined ? {} : { logo_uri: metadata.logo_uri }),
-      ...(record.clientSecretHash === undefined ? {} : { client_secret_hash: record.clientSecretHash }),
-      redirect_uris: metadata.redirect_uris,
-      grant_types: grantTypes,
-      response_types: grantTypes.includes('authorization_code') ? metadata.response_types : [],
-      scope: metadata.scope ?? '',
-      token_endpoint_auth_method: metadata.token_endpoint_auth_method,
-      ...(metadata.dpop_bound_access_tokens === true ? { dpop_bound_access_tokens: true } : {}),
-      ...(metadata.post_logout_redirect_uris === undefined ? {} : { post_logout_redirect_uris: metadata.post_logout_redirect_uris }),
-      ...(metadata.id_token_signed_response_alg === undefined
-        ? {}
-        : { id_token_signed_response_alg: metadata.id_token_signed_response_alg }),
-      ...(metadata.default_max_age === undefined ? {} : { default_max_age: metadata.default_max_age }),
-      ...(metadata.require_auth_time === true ? { require_auth_time: true } : {}),
-      ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
-      ...(metadata.jwks_uri === undefined ? {} : { jwks_uri: metadata.jwks_uri }),
-      ...(metadata.token_endpoint_auth_signing_alg === undefined
-        ? {}
-        : { token_endpoint_auth_signing_alg: metadata.token_endpoint_auth_signing_alg }),
-    },
-    'registration',
-  );
+  const client = clientFromMetadata(registeredClientMetadata(record, grantTypes), 'registration');
   return Object.freeze({ ...client, dynamicallyRegistered: true as const });
+}
+
+/** A registration's metadata in the form of CLIENTS_FILE (its secret's digest included), with these grants. */
+export function registeredClientMetadata(record: ClientRegistrationRecord, grantTypes: readonly string[]): Record<string, unknown> {
+  const metadata = record.metadata as unknown as RegisteredMetadata;
+  return {
+    client_id: record.clientId,
+    ...(metadata.client_name === undefined ? {} : { client_name: metadata.client_name }),
+    ...(metadata.client_uri === undefined ? {} : { client_uri: metadata.client_uri }),
+    ...(metadata.logo_uri === undefined ? {} : { logo_uri: metadata.logo_uri }),
+    ...(record.clientSecretHash === undefined ? {} : { client_secret_hash: record.clientSecretHash }),
+    redirect_uris: metadata.redirect_uris,
+    grant_types: grantTypes,
+    response_types: grantTypes.includes('authorization_code') ? metadata.response_types : [],
+    scope: metadata.scope ?? '',
+    token_endpoint_auth_method: metadata.token_endpoint_auth_method,
+    ...(metadata.dpop_bound_access_tokens === true ? { dpop_bound_access_tokens: true } : {}),
+    ...(metadata.post_logout_redirect_uris === undefined ? {} : { post_logout_redirect_uris: metadata.post_logout_redirect_uris }),
+    ...(metadata.id_token_signed_response_alg === undefined ? {} : { id_token_signed_response_alg: metadata.id_token_signed_response_alg }),
+    ...(metadata.default_max_age === undefined ? {} : { default_max_age: metadata.default_max_age }),
+    ...(metadata.require_auth_time === true ? { require_auth_time: true } : {}),
+    ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+    ...(metadata.jwks_uri === undefined ? {} : { jwks_uri: metadata.jwks_uri }),
+    ...(metadata.token_endpoint_auth_signing_alg === undefined
+      ? {}
+      : { token_endpoint_auth_signing_alg: metadata.token_endpoint_auth_signing_alg }),
+  };
 }
 
 export interface IssuedCredentials {

@@ -45,7 +45,8 @@ function refusing<T>(problemOf: (value: T) => string | undefined) {
   };
 }
 
-const ClientSchema = z
+/** A client's metadata as CLIENTS_FILE, the store's entries and the admin API hold it (one validation function). */
+export const ClientSchema = z
   .object({
     client_id: z
       .string()

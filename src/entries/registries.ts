@@ -5,6 +5,7 @@ import { ResourceRegistry } from '../resources/registry.js';
 import type { EntryKind, StoredEntry } from '../store/entry-types.js';
 import { type RegisteredUser, UserRegistry } from '../users/registry.js';
 import { type SubjectMark, SubjectMarkSchema, type SubjectMarks } from '../users/subject-status.js';
+import { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import type { SealedSecrets } from './sealed-secrets.js';
 import type { EntrySync, EntrySyncLog } from './sync.js';
 
@@ -22,6 +23,7 @@ export interface FollowedRegistries {
   readonly users: UserRegistry;
   readonly resources: ResourceRegistry;
   readonly providers?: ProviderRegistry | undefined;
+  readonly workloads?: WorkloadTrustRegistry | undefined;
 }
 
 export interface FollowOptions {
@@ -30,6 +32,8 @@ export interface FollowOptions {
   readonly secrets: SealedSecrets | undefined;
   /** IDENTITY_PROVIDERS_ALLOW_INSECURE: provider entries at http:// URLs. */
   readonly providersAllowHttp: boolean;
+  /** WORKLOAD_TRUSTS_ALLOW_INSECURE: workload trust entries whose keys are at http:// URLs. */
+  readonly workloadsAllowHttp?: boolean | undefined;
 }
 
 /** The field of a provider entry that holds its client secret, sealed (never `client_secret`). */
@@ -108,6 +112,11 @@ export function followEntries(sync: EntrySync, registries: FollowedRegistries, o
     only(UserRegistry.fromEntries([entry.document], SOURCE), entry, (held) => held.value.user.sub, 'sub'),
   );
   if (registries.providers) feed('provider', registries.providers, providerConversion(options));
+  const allowHttp = options.workloadsAllowHttp === true;
+  if (registries.workloads)
+    feed('workload_trust', registries.workloads, (entry) =>
+      only(WorkloadTrustRegistry.fromEntries([entry.document], SOURCE, { allowHttp }), entry, (held) => held.key, 'id'),
+    );
   return subjectMarks(sync, log);
 }
 

@@ -85,7 +85,7 @@ const common = {
     .optional(),
 };
 
-const OidcProviderSchema = z
+export const OidcProviderSchema = z
   .object({
     ...common,
     type: z.literal('oidc'),
@@ -102,7 +102,7 @@ const OidcProviderSchema = z
   })
   .strict();
 
-const GithubProviderSchema = z
+export const GithubProviderSchema = z
   .object({
     ...common,
     type: z.literal('github'),
@@ -120,9 +120,17 @@ const GithubProviderSchema = z
   })
   .strict();
 
-const ProviderSchema = z.discriminatedUnion('type', [OidcProviderSchema, GithubProviderSchema], {
+/** A provider entry: of IDENTITY_PROVIDERS_FILE, of the store, of the admin API (one validation function). */
+export const ProviderSchema = z.discriminatedUnion('type', [OidcProviderSchema, GithubProviderSchema], {
   error: 'type must be "oidc" or "github"',
 });
+
+/** A replacement through the admin API, whose `client_secret` may be left out (the one kept stays). */
+export const ProviderReplacementSchema = z.discriminatedUnion(
+  'type',
+  [OidcProviderSchema.extend({ client_secret: secret.optional() }), GithubProviderSchema.extend({ client_secret: secret.optional() })],
+  { error: 'type must be "oidc" or "github"' },
+);
 
 export type OidcProviderConfig = z.output<typeof OidcProviderSchema>;
 export type GithubProviderConfig = z.output<typeof GithubProviderSchema>;

@@ -198,7 +198,7 @@ export class UpstreamSignIns {
     const decision = accessDecision(provider.config, identity);
     if (!decision.allowed) return fail(`refused: ${decision.reason}`);
     const sub = federatedSubject(providerId, identity.subject);
-    await this.deps.store.saveFederatedProfile(sub, identity.profile, this.deps.profileTtlSeconds);
+    await this.deps.store.saveFederatedProfile(sub, identity.profile, this.deps.profileTtlSeconds, providerId);
     const { keep_tokens: keepTokens, end_session: endSession } = provider.config;
     const kept: KeptUpstream | undefined =
       keepTokens || endSession

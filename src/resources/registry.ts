@@ -37,7 +37,8 @@ const resourceUri = z.string().superRefine((value, ctx) => {
   if ((parts[2] ?? '') !== (parts[2] ?? '').toLowerCase()) problem('the host must be in lowercase');
 });
 
-const ResourceSchema = z
+/** A resource entry: of RESOURCES_FILE, of the store, of the admin API (one validation function). */
+export const ResourceSchema = z
   .object({
     resource: resourceUri,
     name: z.string().min(1).max(200).optional(),

@@ -1,6 +1,7 @@
 import { type AdminServices, adminServices } from '../admin/index.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import { endpointsOf } from '../endpoints.js';
 import { type FollowedRegistries, followEntries } from '../entries/registries.js';
 import { SealedSecrets } from '../entries/sealed-secrets.js';
 import { EntrySync } from '../entries/sync.js';
@@ -35,7 +36,9 @@ export function adminServicesFor(
     ...deps,
     secrets: secretsOf(config),
     providersAllowHttp: config.identityProviders.allowInsecure,
+    workloadsAllowHttp: config.workloadTrusts.allowInsecure,
     registrations: config.dynamicClientRegistration !== 'off',
+    reservedResources: [endpointsOf(config.issuer).url('admin')],
     // As long as any grant can live: a refresh family, or a code and the access token it yields (as `grants revoke`).
     revocationMarkSeconds: Math.max(config.refreshTokenTtl, config.authorizationCodeTtl + config.accessTokenTtl),
     files: {
@@ -43,6 +46,7 @@ export function adminServicesFor(
       users: config.usersFile ?? 'USERS_FILE',
       resources: config.resourcesFile ?? 'RESOURCES_FILE',
       providers: config.identityProviders.file ?? 'IDENTITY_PROVIDERS_FILE',
+      workloads: config.workloadTrusts.file ?? 'WORKLOAD_TRUSTS_FILE',
     },
   });
 }
@@ -50,15 +54,21 @@ export function adminServicesFor(
 export function entriesServices(
   config: Config,
   deps: ServiceDependencies,
-  context: { readonly log: ServiceLog; readonly clock: Clock; readonly resources: FollowedRegistries['resources'] },
+  context: {
+    readonly log: ServiceLog;
+    readonly clock: Clock;
+    readonly resources: FollowedRegistries['resources'];
+    readonly workloads: FollowedRegistries['workloads'];
+  },
 ): EntriesServices {
   const { log, clock, resources } = context;
   const sync = deps.entrySync ?? new EntrySync(deps.store.entries, { intervalSeconds: config.entries.syncIntervalSeconds });
-  const registries = { clients: deps.clients, users: deps.users, resources, providers: deps.providers };
+  const registries = { clients: deps.clients, users: deps.users, resources, providers: deps.providers, workloads: context.workloads };
   const marks = followEntries(sync, registries, {
     log,
     secrets: secretsOf(config),
     providersAllowHttp: config.identityProviders.allowInsecure,
+    workloadsAllowHttp: config.workloadTrusts.allowInsecure,
   });
   sync.start(log);
   return {

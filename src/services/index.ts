@@ -35,7 +35,7 @@ import { VerificationSlots } from '../users/verification-slots.js';
 import type { ProviderRegistry } from '../identity/providers.js';
 import { upstreamServices } from './upstream.js';
 import { adminServices } from './admin.js';
-import type { WorkloadTrustRegistry } from '../workloads/trusts.js';
+import { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { workloadServices } from './workloads.js';
 import type { EntrySync } from '../entries/sync.js';
 import { entriesServices } from './entries.js';
@@ -90,7 +90,9 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   const registeredResources = deps.resources ?? ResourceRegistry.fromEntries([]);
   const resources = withBuiltInResources(registeredResources, [adminApiResource(endpoints.url('admin'))]);
   const events = serverEvents(log, deps.metrics);
-  const entries = entriesServices(config, deps, { log, clock, resources: registeredResources });
+  // Workload trusts come from WORKLOAD_TRUSTS_FILE and the admin API: a registry even without the file.
+  const workloads = deps.workloads ?? WorkloadTrustRegistry.empty();
+  const entries = entriesServices(config, deps, { log, clock, resources: registeredResources, workloads });
   const { subjects } = entries;
   const accessTokens = new AccessTokens(
     keystore,
@@ -219,8 +221,9 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     signIn,
     grantIndexing,
     grants,
-    /** The JWT bearer grant of workloads, without a client (WORKLOAD_TRUSTS_FILE); undefined without the file. */
-    workloadGrant: workloadServices(config, deps, { endpoints, clock, accessTokens, resources, events }),
+    /** The workload trusts served (WORKLOAD_TRUSTS_FILE's and the store's), and their JWT bearer grant, without a client. */
+    workloads,
+    workloadGrant: workloadServices(config, { ...deps, workloads }, { endpoints, clock, accessTokens, resources, events }),
     /** Device authorizations (RFC 8628): started at their endpoint, decided at /device, polled at the token endpoint. */
     devices,
     /** What revocation and introspection read of a token's state. */

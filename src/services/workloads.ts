@@ -13,8 +13,8 @@ import { WorkloadAssertions } from '../workloads/verifier.js';
 import type { ServiceDependencies } from './index.js';
 
 /**
- * Workload identity federation, when the server reads a WORKLOAD_TRUSTS_FILE (the file may be
- * emptied and filled again by reloads: the grant stays, and serves nothing while it is empty).
+ * Workload identity federation: the trusts of WORKLOAD_TRUSTS_FILE and of the admin API (both
+ * may be emptied and filled again: the grant stays, and serves nothing while there is none).
  */
 export function workloadServices(
   config: Config,

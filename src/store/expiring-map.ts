@@ -27,6 +27,14 @@ export class ExpiringMap<V extends Expiring> {
     this.entries.delete(key);
   }
 
+  /** The unexpired entries, by key in byte order (the admin API pages through them). */
+  live(): [string, V][] {
+    const now = this.clock();
+    return [...this.entries]
+      .filter(([, entry]) => entry.expiresAt > now)
+      .sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  }
+
   sweep(): void {
     const now = this.clock();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);

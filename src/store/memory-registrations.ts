@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ExpiringMap } from './expiring-map.js';
-import type { ClientRegistrationRecord, ClientRegistrationStore, StoredClientRegistration } from './types.js';
+import type { ClientRegistrationRecord, ClientRegistrationStore, RegistrationPage, StoredClientRegistration } from './types.js';
 
 export interface RegistrationEntry {
   record: ClientRegistrationRecord;
@@ -44,6 +44,16 @@ export class MemoryClientRegistrations implements ClientRegistrationStore {
     if (!entry) return false;
     entry.expiresAt = this.expiry(ttlSeconds);
     return true;
+  }
+
+  async listClientRegistrations(page: { readonly after?: string | undefined; readonly limit: number }): Promise<RegistrationPage> {
+    const { after } = page;
+    const rest = this.entries
+      .live()
+      .filter(([clientId]) => after === undefined || Buffer.compare(Buffer.from(clientId), Buffer.from(after)) > 0);
+    const registrations = rest.slice(0, page.limit).map(([, entry]) => ({ record: entry.record, expiresAt: entry.expiresAt }));
+    const last = registrations[registrations.length - 1];
+    return rest.length > page.limit && last ? { registrations, next: last.record.clientId } : { registrations };
   }
 
   private expiry(seconds: number): number {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { type Expiring, ExpiringMap } from './expiring-map.js';
-import type { TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+import type { FederatedUser, FederatedUserPage, TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
 
 interface ValueEntry<V> extends Expiring {
   readonly value: V;
@@ -11,10 +11,12 @@ export function holderKey(holder: UpstreamTokenHolder): string {
   return 'grantId' in holder ? `grant:${holder.grantId}` : `session:${holder.sessionId}`;
 }
 
+const listed = ({ sub, provider, lastSignInAt, expiresAt }: FederatedUser): FederatedUser => ({ sub, provider, lastSignInAt, expiresAt });
+
 /** UpstreamStore in memory: one call at a time, so every check-and-update is atomic without locks. */
 export class MemoryUpstream implements UpstreamStore {
   private readonly signIns: ExpiringMap<ValueEntry<string> & { readonly binding: string }>;
-  private readonly profiles: ExpiringMap<ValueEntry<Readonly<Record<string, unknown>>>>;
+  private readonly profiles: ExpiringMap<ValueEntry<Readonly<Record<string, unknown>>> & Omit<FederatedUser, 'expiresAt'>>;
   private readonly tokens: ExpiringMap<ValueEntry<string>>;
 
   constructor(
@@ -39,8 +41,22 @@ export class MemoryUpstream implements UpstreamStore {
     return { sealed: entry.value };
   }
 
-  async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void> {
-    this.profiles.set(sub, { value: structuredClone(profile), expiresAt: this.expiry(ttlSeconds) });
+  async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number, provider: string): Promise<void> {
+    const lastSignInAt = Math.floor(this.clock() / 1000);
+    this.profiles.set(sub, { value: structuredClone(profile), expiresAt: this.expiry(ttlSeconds), sub, provider, lastSignInAt });
+  }
+
+  async listFederatedUsers(page: { readonly after?: string | undefined; readonly limit: number }): Promise<FederatedUserPage> {
+    const { after } = page;
+    const rest = this.profiles.live().filter(([sub]) => after === undefined || Buffer.compare(Buffer.from(sub), Buffer.from(after)) > 0);
+    const users = rest.slice(0, page.limit).map(([, entry]) => listed(entry));
+    const last = users[users.length - 1];
+    return rest.length > page.limit && last ? { users, next: last.sub } : { users };
+  }
+
+  async findFederatedUser(sub: string): Promise<FederatedUser | undefined> {
+    const entry = this.profiles.get(sub);
+    return entry && listed(entry);
   }
 
   async findFederatedProfile(sub: string): Promise<Readonly<Record<string, unknown>> | undefined> {

@@ -34,6 +34,8 @@ import type { OpaqueTokenRef } from './types.js';
  *   <prefix>{entries}:ids:<kind>        their ids, scored by creation sequence (sorted set: listing)
  *   <prefix>{entries}:version           bumped by every entry write (counter)
  *   <prefix>{entries}:changes           the shard channel each entry write announces itself on (SPUBLISH), not a key
+ *   <prefix>{registrations}:ids|expiries|details   the registered clients listed (src/store/lua-listings.ts)
+ *   <prefix>{federated}:ids|expiries|details       the federated users listed: their provider and last sign-in
  * The `{entries}` keys are configuration and have no TTL (like the refresh-token key).
  * Redis Cluster hashes only what is inside the first `{...}` of a key, so:
  * - the `{grantId}` tag puts every key of one grant in one slot: the multi-key scripts
@@ -46,6 +48,8 @@ import type { OpaqueTokenRef } from './types.js';
  * - a user's keys share `{sub:<digest>}` and a client's index has `{client:<digest>}`: the
  *   SHA-256 of the sub or client id, so any value (braces, spaces, long) makes a valid tag
  *   and no identifier sits in Redis in clear; a grant's own keys stay under `{grantId}`;
+ * - a listing's keys share its name as their tag (`{registrations}`, `{federated}`): the
+ *   records they list keep their own keys and slots, each listed in a second write;
  * - the admin API's entries share the one `{entries}` tag: a write touches its kind's hash,
  *   the index and the version and announces itself in one script, and a snapshot reads them
  *   all at once; they are configuration (thousands at most), so one slot holds them well;
@@ -188,10 +192,18 @@ export class RedisKeys {
     return `${this.prefix}{entries}:changes`;
   }
 
+  /** A listing's three keys (ids, expiries, details) under its own tag: one slot for the scripts that page through it. */
+  listing(name: ListingName): [ids: string, expiries: string, details: string] {
+    return [`${this.prefix}{${name}}:ids`, `${this.prefix}{${name}}:expiries`, `${this.prefix}{${name}}:details`];
+  }
+
   readinessProbe(instance: string): string {
     return `${this.prefix}{readyz}:${instance}`;
   }
 }
+
+/** The listings of records kept in keys of their own (src/store/lua-listings.ts). */
+export type ListingName = 'registrations' | 'federated';
 
 /** A hash tag for any identifier: its SHA-256, base64url (never a brace). */
 function tagOf(value: string): string {

@@ -20,6 +20,7 @@ import { FIND_GRANT_UPSTREAM_TOKENS, SAVE_GRANT_UPSTREAM_TOKENS, TAKE_UPSTREAM_S
 import { DECIDE_DEVICE_AUTHORIZATION, POLL_DEVICE_AUTHORIZATION, START_DEVICE_AUTHORIZATION } from './lua-devices.js';
 import { LEGACY_READ_REFRESH_TOKEN, LEGACY_ROTATE_REFRESH_TOKEN } from './lua-legacy.js';
 import { CREATE_ENTRY, DELETE_ENTRY, LIST_ENTRIES, READ_ENTRIES, REPLACE_ENTRY } from './lua-entries.js';
+import { LIST_MEMBER, PAGE_MEMBERS, READ_MEMBER, UNLIST_MEMBER } from './lua-listings.js';
 import { ENTRY_KINDS } from './entry-types.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -56,6 +57,10 @@ export const SCRIPTS = {
   deleteEntry: { lua: DELETE_ENTRY, numberOfKeys: 4 },
   readEntries: { lua: READ_ENTRIES, numberOfKeys: 1 + ENTRY_KINDS.length },
   listEntries: { lua: LIST_ENTRIES, numberOfKeys: 2 },
+  listMember: { lua: LIST_MEMBER, numberOfKeys: 3 },
+  unlistMember: { lua: UNLIST_MEMBER, numberOfKeys: 3 },
+  pageMembers: { lua: PAGE_MEMBERS, numberOfKeys: 3 },
+  readMember: { lua: READ_MEMBER, numberOfKeys: 2 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

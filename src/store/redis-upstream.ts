@@ -1,19 +1,34 @@
+import { z } from 'zod';
 import type { RedisClient } from './redis-connection.js';
+import { type ListedMember, RedisListing } from './redis-listings.js';
 import type { ScriptCommands } from './redis-scripts.js';
-import type { TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+import type { FederatedUser, FederatedUserPage, TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
+
+/** What the `{federated}` listing says of a user beside their sub (a version that wrote other details lists them without). */
+const DETAILS = z.object({ provider: z.string(), last_sign_in_at: z.number() });
+
+function federatedUser(listed: ListedMember): FederatedUser {
+  const details = DETAILS.safeParse(JSON.parse(listed.details ?? 'null'));
+  const { provider, last_sign_in_at: lastSignInAt } = details.success ? details.data : { provider: '', last_sign_in_at: 0 };
+  return { sub: listed.member, provider, lastSignInAt, expiresAt: listed.expiresAt };
+}
 
 /**
  * UpstreamStore on Redis. A sign-in in progress is one key under its state's digest, its
  * value `<binding>.<sealed>`, taken by one script that checks the binding first (one
  * callback of the right browser wins; another browser's leaves it); a profile sits with the user's other keys
- * (`{sub:<digest>}`); a grant's upstream tokens sit with the grant (`{grantId}`), so the
+ * (`{sub:<digest>}`), listed in `{federated}` first (provider and last sign-in); a grant's upstream tokens sit with the grant (`{grantId}`), so the
  * scripts of src/store/lua-upstream.ts check its revocation mark in the same step.
  */
 export class RedisUpstream implements UpstreamStore {
+  private readonly listing: RedisListing;
+
   constructor(
     private readonly redis: ScriptCommands,
     private readonly client: RedisClient,
-  ) {}
+  ) {
+    this.listing = new RedisListing(redis, 'federated');
+  }
 
   async saveUpstreamSignIn(stateDigest: string, binding: string, sealed: string, ttlSeconds: number): Promise<void> {
     const key = this.redis.keys.upstreamSignIn(stateDigest);
@@ -29,7 +44,10 @@ export class RedisUpstream implements UpstreamStore {
     return reply === null ? 'unknown' : 'elsewhere';
   }
 
-  async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void> {
+  async saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number, provider: string): Promise<void> {
+    const now = this.redis.clock();
+    const details = JSON.stringify({ provider, last_sign_in_at: Math.floor(now / 1000) });
+    await this.listing.list(sub, now + ttlSeconds * 1000, details);
     const key = this.redis.keys.federatedProfile(sub);
     await this.redis.call('save federated profile', () => this.client.set(key, JSON.stringify(profile), 'PX', ttlSeconds * 1000));
   }
@@ -37,6 +55,17 @@ export class RedisUpstream implements UpstreamStore {
   async findFederatedProfile(sub: string): Promise<Readonly<Record<string, unknown>> | undefined> {
     const value = await this.redis.call('read federated profile', () => this.client.get(this.redis.keys.federatedProfile(sub)));
     return value === null ? undefined : (JSON.parse(value) as Record<string, unknown>);
+  }
+
+  async listFederatedUsers(page: { readonly after?: string | undefined; readonly limit: number }): Promise<FederatedUserPage> {
+    const listed = await this.listing.page(page.after, page.limit);
+    const users = listed.members.map(federatedUser);
+    return listed.next === undefined ? { users } : { users, next: listed.next };
+  }
+
+  async findFederatedUser(sub: string): Promise<FederatedUser | undefined> {
+    const listed = await this.listing.read(sub);
+    return listed && federatedUser(listed);
   }
 
   async saveUpstreamTokens(holder: UpstreamTokenHolder, sealed: string, ttlSeconds: number | 'keep'): Promise<boolean> {

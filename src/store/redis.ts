@@ -10,6 +10,7 @@ import { clusterIsServing } from './redis-readiness.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisConsents, RedisGrantIndex } from './redis-grants.js';
 import { RedisClientRegistrations } from './redis-registrations.js';
+import { RedisListing } from './redis-listings.js';
 import { RedisLegacyRefreshTokens } from './redis-legacy-refresh.js';
 import { RedisAttemptCounter } from './redis-attempts.js';
 import { RedisRefreshFamilies } from './redis-refresh.js';
@@ -79,6 +80,7 @@ export class RedisStore implements Store {
       clock: this.clock,
       call: (operation, command) => commands.call(operation, command),
       readClientRegistration: (key) => commands.script('readClientRegistration', [key], []),
+      listing: new RedisListing(commands, 'registrations'),
     });
     this.grantIndex = new RedisGrantIndex(commands);
     this.consents = new RedisConsents(commands);

@@ -22,6 +22,13 @@ export interface StoredClientRegistration {
   readonly expiresAt: number;
 }
 
+/** A page of registrations in the order of their client ids. */
+export interface RegistrationPage {
+  readonly registrations: StoredClientRegistration[];
+  /** The last client id of this page, when another page may follow: the next page starts after it. */
+  readonly next?: string;
+}
+
 /**
  * Registered clients, shared by every instance. Each registration expires `ttlSeconds`
  * after it was created, replaced or last touched, so unused ones disappear on their own.
@@ -36,4 +43,9 @@ export interface ClientRegistrationStore {
   deleteClientRegistration(clientId: string): Promise<boolean>;
   /** Restarts the expiry of an existing registration (the client was used); resolves false when it is gone. */
   touchClientRegistration(clientId: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * The unexpired registrations after the client id `after`, in the order of their ids, at
+   * most `limit` (the admin API's list): a page never repeats or skips one listed before it.
+   */
+  listClientRegistrations(page: { readonly after?: string | undefined; readonly limit: number }): Promise<RegistrationPage>;
 }

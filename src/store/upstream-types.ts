@@ -16,6 +16,24 @@ export type UpstreamTokenHolder = { readonly sessionId: string } | { readonly gr
  */
 export type TakenUpstreamSignIn = { readonly sealed: string } | 'unknown' | 'elsewhere';
 
+/** A federated user as listed: who signed in, through which provider, when last; as long as their profile is kept. */
+export interface FederatedUser {
+  readonly sub: string;
+  /** The id of the provider they last signed in through. */
+  readonly provider: string;
+  /** Their last sign-in, in seconds since the epoch. */
+  readonly lastSignInAt: number;
+  /** When their profile expires unless they sign in again (ms since the epoch). */
+  readonly expiresAt: number;
+}
+
+/** A page of federated users in the order of their subs. */
+export interface FederatedUserPage {
+  readonly users: FederatedUser[];
+  /** The last sub of this page, when another page may follow. */
+  readonly next?: string;
+}
+
 export interface UpstreamStore {
   /**
    * Records a sign-in in progress under the digest of its `state`, for `ttlSeconds`, with
@@ -29,9 +47,15 @@ export interface UpstreamStore {
    */
   takeUpstreamSignIn(stateDigest: string, binding: string): Promise<TakenUpstreamSignIn>;
 
-  /** Replaces the profile (the standard claims) of a federated user, kept `ttlSeconds`. */
-  saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number): Promise<void>;
+  /**
+   * Replaces the profile (the standard claims) of a federated user who just signed in through
+   * `provider`, kept `ttlSeconds`; the user is listed as long (the admin API's list of users).
+   */
+  saveFederatedProfile(sub: string, profile: Readonly<Record<string, unknown>>, ttlSeconds: number, provider: string): Promise<void>;
   findFederatedProfile(sub: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /** The federated users whose profile is kept, after the sub `after`, in the order of their subs, at most `limit`. */
+  listFederatedUsers(page: { readonly after?: string | undefined; readonly limit: number }): Promise<FederatedUserPage>;
+  findFederatedUser(sub: string): Promise<FederatedUser | undefined>;
 
   /**
    * Replaces the sealed upstream tokens of `holder`, kept `ttlSeconds`; with `'keep'`, only

@@ -10,7 +10,8 @@ import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated
 export const USER_ROLES = ['admin'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-const UserSchema = z
+/** A local user: of USERS_FILE, of the store, of the admin API (one validation function). */
+export const UserSchema = z
   .object({
     username: z
       .string()

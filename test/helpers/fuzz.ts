@@ -61,6 +61,18 @@ export const ENDPOINTS = [
   '/admin/v1/grants/AAAAAAAAAAAAAAAAAAAAAA',
   '/admin/v1/keys',
   '/admin/v1/openapi.json',
+  '/admin/v1/clients',
+  '/admin/v1/clients/web',
+  '/admin/v1/clients/web/secret',
+  '/admin/v1/resources',
+  '/admin/v1/resources/https%3A%2F%2Fapi.example.com%2F',
+  '/admin/v1/providers',
+  '/admin/v1/providers/corp',
+  '/admin/v1/workload-trusts',
+  '/admin/v1/workload-trusts/mesh',
+  '/admin/v1/users',
+  '/admin/v1/users/user-alice',
+  '/admin/v1/users/user-alice/password',
 ] as const;
 const UNKNOWN_PATHS = [
   '/',
@@ -77,6 +89,8 @@ const UNKNOWN_PATHS = [
   '/admin/v1/',
   '/admin/v1/grants/a/b',
   '/admin/v1/%F0%9F%94%91',
+  '/admin/v1/clients/web/secret/x',
+  '/admin/v1/resources/https://api.example.com/',
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH'];
 
@@ -261,6 +275,7 @@ export class RequestGenerator {
         },
         body: r.pick(['{}', '{"a":', 'null', '[]', '{"__proto__":{"x":1}}']),
       }),
+      () => this.adminEntityRequest(),
       () => ({
         method: 'GET',
         path: `/oauth2/authorize?response_type=code&client_id=web&redirect_uri=${encodeURIComponent(WEB_REDIRECT)}&scope=read&state=${this.headerSecret()}&code_challenge=${MARKER}${'c'.repeat(35)}&code_challenge_method=S256`,
@@ -280,6 +295,78 @@ export class RequestGenerator {
     return base.method === 'GET'
       ? { ...base, path: `${base.path}&${encodeURIComponent(name)}=${encodeURIComponent(value)}` }
       : { ...base, body: mutated };
+  }
+
+  /** A change or read of an admin entity, well-formed or nearly; its secrets (passwords, provider secrets) planted. */
+  private adminEntityRequest(): FuzzRequest {
+    const r = this.random;
+    const secret = this.headerSecret();
+    const id = `fz${r.int(1e6)}`;
+    const [method, path, body]: [string, string, unknown] = r.pick<[string, string, unknown]>([
+      [
+        'POST',
+        '/admin/v1/clients',
+        {
+          client_id: id,
+          grant_types: [r.pick(['client_credentials', 'authorization_code'])],
+          redirect_uris: [r.pick(PUBLIC.redirect_uri as string[])],
+        },
+      ],
+      [
+        'PATCH',
+        `/admin/v1/clients/${r.pick(['web', id])}`,
+        { disabled: r.pick([true, 'yes', null]), scope: r.pick(PUBLIC.scope as string[]) },
+      ],
+      ['POST', `/admin/v1/clients/${r.pick(['web', id])}/secret`, undefined],
+      [
+        'PUT',
+        `/admin/v1/resources/${encodeURIComponent(r.pick(PUBLIC.resource as string[]))}`,
+        { resource: r.pick(PUBLIC.resource as string[]), scope: 'read' },
+      ],
+      [
+        'POST',
+        '/admin/v1/providers',
+        {
+          id: 'corp',
+          type: r.pick(['github', 'saml']),
+          name: 'Corp',
+          issuer: 'https://login.example.com',
+          client_id: 'ours',
+          client_secret: secret,
+        },
+      ],
+      ['PUT', '/admin/v1/providers/corp', { id: 'corp', type: 'github', name: 'Corp', client_id: 'ours', client_secret: secret }],
+      [
+        'POST',
+        '/admin/v1/workload-trusts',
+        { id: 'mesh', issuer: r.pick(['spiffe://example.org', 'http://x', '']), rules: r.pick([[], [{ sub: '*' }]]) },
+      ],
+      ['POST', '/admin/v1/users', { username: id, password: r.pick(['short', secret]), roles: r.pick([['admin'], ['root']]) }],
+      ['PUT', `/admin/v1/users/${r.pick(['user-alice', 'fed_x', id])}/password`, { password: secret }],
+      [
+        'PATCH',
+        `/admin/v1/users/${r.pick(['user-alice', 'fed_x', id])}`,
+        { disabled: r.pick([true, false, 'no']), claims: r.pick([{}, null]) },
+      ],
+      ['DELETE', `/admin/v1/${r.pick(['clients', 'users', 'resources', 'providers', 'workload-trusts'])}/${id}`, undefined],
+      [
+        'GET',
+        `/admin/v1/${r.pick(['clients', 'users', 'resources', 'providers', 'workload-trusts'])}?${r.pick(['source', 'q', 'grant_type', 'limit', 'cursor'])}=${r.pick(['file', 'admin', 'federated', 'registration', '0', '%zz', 'WzJd', ''])}`,
+        undefined,
+      ],
+    ]);
+    return {
+      method,
+      path,
+      headers: {
+        authorization: `Bearer ${this.adminToken ?? this.headerSecret()}`,
+        ...(body === undefined
+          ? {}
+          : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : r.pick(['application/json', 'text/plain']) }),
+        ...(r.chance(0.2) ? { 'if-match': r.pick(['"client-1"', '*', 'W/"x"', 'nonsense']) } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
   }
 
   next(): FuzzRequest {

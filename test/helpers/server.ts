@@ -81,7 +81,13 @@ export interface TestServer {
   readonly admin: AdminServices;
   /** The app's copy of the store's entries. */
   readonly entrySync: EntrySync;
-  readonly registries: { readonly clients: ClientRegistry; readonly users: UserRegistry; readonly resources: ResourceRegistry };
+  readonly registries: {
+    readonly clients: ClientRegistry;
+    readonly users: UserRegistry;
+    readonly resources: ResourceRegistry;
+    readonly providers?: ProviderRegistry;
+    readonly workloads: WorkloadTrustRegistry;
+  };
 }
 
 export interface TestServerOptions {
@@ -153,9 +159,7 @@ export async function buildTestServer(t: Test, options: TestServerOptions = {}):
             ProviderRegistry.fromEntries(options.providers ?? [], 'providers', { allowHttp: config.identityProviders.allowInsecure }),
         }
       : {}),
-    ...(options.workloads
-      ? { workloads: WorkloadTrustRegistry.fromEntries(options.workloads, 'trusts', { allowHttp: config.workloadTrusts.allowInsecure }) }
-      : {}),
+    workloads: WorkloadTrustRegistry.fromEntries(options.workloads ?? [], 'trusts', { allowHttp: config.workloadTrusts.allowInsecure }),
   };
   const entrySync = new EntrySync(store.entries, { intervalSeconds: config.entries.syncIntervalSeconds });
   t.teardown(() => entrySync.stop());

@@ -3,12 +3,14 @@ import type { RedisTestStore } from './redis-stores.js';
 
 /**
  * Everything a test store holds, as lines of text: on Redis "key value" for every key of the
- * store's prefix (every field of a hash, every member of a set or sorted set); in memory,
+ * store's prefix, or of the server with `everyKey` (every field of a hash, every member of a set or sorted set); in memory,
  * "path value" for every string the MemoryStore reaches, map keys included. To look for what
  * must never be there (a token in clear), or for a key that must be gone.
  */
-export async function storeContents(s: TestStore): Promise<string[]> {
-  return 'raw' in s ? redisContents(s as RedisTestStore) : memoryContents(s.store);
+export async function storeContents(s: TestStore, options: { readonly everyKey?: boolean } = {}): Promise<string[]> {
+  return 'raw' in s
+    ? redisContents(s as RedisTestStore, options.everyKey === true ? '*' : `${(s as RedisTestStore).keyPrefix}*`)
+    : memoryContents(s.store);
 }
 
 /** Whether `lines` hold the upstream tokens of grant `grantId` (memory: `grant:<id>`, Redis: `{<id>}:upstream`). */
@@ -16,12 +18,13 @@ export function holdsGrantUpstreamTokens(lines: readonly string[], grantId: stri
   return lines.some((line) => line.includes(`/grant:${grantId}`) || line.includes(`{${grantId}}:upstream`));
 }
 
-async function redisContents(s: RedisTestStore): Promise<string[]> {
+/** `pattern`: the store's prefix, or `*` for every key of the server (a standalone one: SCAN reads one node). */
+async function redisContents(s: RedisTestStore, pattern: string): Promise<string[]> {
   const redis = await s.raw();
   const lines: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${s.keyPrefix}*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
     cursor = next;
     for (const key of keys) {
       const type = await redis.type(key);

@@ -25,16 +25,20 @@ async function commandCalls(redis: Redis): Promise<Record<string, number>> {
   return Object.fromEntries([...info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)].map((m) => [m[1] as string, Number(m[2])]));
 }
 
-t.test('a registration is one key, its own hash tag, with a TTL, holding digests only', async (t) => {
+t.test('a registration is one key, its own hash tag, with a TTL, holding digests only; listed for the admin API', async (t) => {
   const opened = await redisStore(t);
   const inspector = inspect(t, opened);
   const server = await registrationServer(t, opened);
   const info = await server.registered(t, WEB_CLIENT);
   const key = `${opened.keyPrefix}client:{${info.client_id}}`;
+  const listing = [`${opened.keyPrefix}{registrations}:ids`, `${opened.keyPrefix}{registrations}:expiries`];
   const keys = (await inspector.keys(`${opened.keyPrefix}*`)).filter((k) => !k.includes('attempts:'));
-  t.same(keys, [key]);
-  const ttl = await inspector.pttl(key);
-  t.ok(ttl > 2_591_990_000 && ttl <= 2_592_000_000, `TTL ${ttl} ms: DYNAMIC_CLIENT_TTL`);
+  t.same(keys.sort(), [key, ...listing].sort());
+  for (const listed of [key, ...listing]) {
+    const ttl = await inspector.pttl(listed);
+    t.ok(ttl > 2_591_990_000 && ttl <= 2_592_000_000, `${listed}: TTL ${ttl} ms: DYNAMIC_CLIENT_TTL`);
+  }
+  t.same(await inspector.zrange(listing[0] as string, 0, -1), [info.client_id], 'listed by its id alone');
   const stored = (await inspector.get(key)) as string;
   t.notMatch(stored, info.client_secret as string, 'not the client secret');
   t.notMatch(stored, info.registration_access_token, 'not the registration access token');
@@ -64,7 +68,7 @@ t.test('using a client costs one read per request and at most one write an hour'
   await inspector.config('RESETSTAT');
   await requests(100);
   calls = await commandCalls(inspector);
-  t.equal(calls.pexpire, 1, 'one restart of the expiry for 100 requests an hour later');
+  t.equal(calls.pexpire, 4, "one restart of the expiry for 100 requests an hour later: the record's, and its listing's three keys");
   t.notOk(calls.set, 'no other write');
 });
 

@@ -51,6 +51,7 @@ async function everyOperation(store: Store): Promise<void> {
   await registrations.findClientRegistration(REGISTRATION.clientId);
   await registrations.touchClientRegistration(REGISTRATION.clientId, 60);
   await registrations.replaceClientRegistration(REGISTRATION, 60);
+  await registrations.listClientRegistrations({ limit: 10 });
   await registrations.deleteClientRegistration(REGISTRATION.clientId);
   const indexed = { grantId, sub: 'alice', clientId: 'webapp', expiresAt: Date.now() + 60_000 };
   await store.grantIndex.indexGrant(indexed);
@@ -66,8 +67,10 @@ async function everyOperation(store: Store): Promise<void> {
   await upstream.saveUpstreamSignIn('state-digest', 'binding', 'sealed', 60);
   await upstream.takeUpstreamSignIn('state-digest', 'another');
   await upstream.takeUpstreamSignIn('state-digest', 'binding');
-  await upstream.saveFederatedProfile('fed_slot-check', { email: 'a@example.com' }, 60);
+  await upstream.saveFederatedProfile('fed_slot-check', { email: 'a@example.com' }, 60, 'corp');
   await upstream.findFederatedProfile('fed_slot-check');
+  await upstream.listFederatedUsers({ limit: 10 });
+  await upstream.findFederatedUser('fed_slot-check');
   for (const holder of [{ sessionId: 'session-slot-check' }, { grantId }]) {
     await upstream.saveUpstreamTokens(holder, 'sealed', 60);
     await upstream.saveUpstreamTokens(holder, 'sealed', 'keep');

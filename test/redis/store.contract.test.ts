@@ -104,12 +104,16 @@ t.test("upstream sign-ins, profiles and tokens: their own hash tags (a grant's u
   const grantId = newGrantId();
   const subTag = createHash('sha256').update('fed_someone').digest('base64url');
   await store.upstream.saveUpstreamSignIn('c3RhdGUtZGlnZXN0', 'YmluZGluZw', 'sealed-sign-in', 600);
-  await store.upstream.saveFederatedProfile('fed_someone', { email: 'someone@example.com' }, 900);
+  await store.upstream.saveFederatedProfile('fed_someone', { email: 'someone@example.com' }, 900, 'corp');
   await store.upstream.saveUpstreamTokens({ sessionId: 'c2Vzc2lvbg' }, 'sealed-session', 300);
   await store.upstream.saveUpstreamTokens({ grantId }, 'sealed-grant', 1200);
   const expected = {
     [`${keyPrefix}upstream:{c3RhdGUtZGlnZXN0}`]: 600_000,
     [`${keyPrefix}{sub:${subTag}}:profile`]: 900_000,
+    // The listing of federated users (the admin API's): as long as its latest profile.
+    [`${keyPrefix}{federated}:ids`]: 900_000,
+    [`${keyPrefix}{federated}:expiries`]: 900_000,
+    [`${keyPrefix}{federated}:details`]: 900_000,
     [`${keyPrefix}session:{c2Vzc2lvbg}:upstream`]: 300_000,
     [`${keyPrefix}{${grantId}}:upstream`]: 1_200_000,
   };

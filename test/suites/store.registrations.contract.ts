@@ -62,5 +62,44 @@ export function registrationStoreContract(t: Test, name: string, open: OpenStore
       t.equal(await registrations.deleteClientRegistration(REGISTRATION.clientId), false);
       t.equal(await registrations.findClientRegistration(REGISTRATION.clientId), undefined);
     });
+
+    t.test('listed by client id while they live: paged, a touch or replace keeps them listed, deleted and expired ones go', async (t) => {
+      const { store, advance } = await open(t);
+      const registrations = store.clientRegistrations;
+      const id = (letter: string) => `dyn_${letter.repeat(22)}`;
+      t.same(await registrations.listClientRegistrations({ limit: 10 }), { registrations: [] });
+      for (const letter of ['E', 'B', 'D', 'C'])
+        await registrations.createClientRegistration({ ...REGISTRATION, clientId: id(letter) }, 100);
+      const first = await registrations.listClientRegistrations({ limit: 2 });
+      t.same(
+        first.registrations.map((r) => r.record.clientId),
+        [id('B'), id('C')],
+        'in the order of their ids',
+      );
+      t.equal(first.next, id('C'));
+      t.same(first.registrations[0]?.record, { ...REGISTRATION, clientId: id('B') }, 'with their records');
+      await registrations.createClientRegistration({ ...REGISTRATION, clientId: id('A') }, 100);
+      const second = await registrations.listClientRegistrations({ after: first.next, limit: 2 });
+      t.same(
+        second.registrations.map((r) => r.record.clientId),
+        [id('D'), id('E')],
+        'the next page after the cursor: one added before it is not listed again',
+      );
+      t.equal(second.next, undefined, 'the last page has no next');
+      await advance(60);
+      t.equal(await registrations.touchClientRegistration(id('B'), 100), true);
+      t.equal(await registrations.replaceClientRegistration({ ...REGISTRATION, clientId: id('C') }, 100), true);
+      t.equal(await registrations.deleteClientRegistration(id('D')), true);
+      await advance(41);
+      const left = await registrations.listClientRegistrations({ limit: 10 });
+      t.same(
+        left.registrations.map((r) => r.record.clientId),
+        [id('B'), id('C')],
+        'touched and replaced ones stay; the deleted and the expired go',
+      );
+      t.ok(left.registrations.every((r) => r.expiresAt > 0));
+      await advance(60);
+      t.same(await registrations.listClientRegistrations({ limit: 10 }), { registrations: [] });
+    });
   });
 }

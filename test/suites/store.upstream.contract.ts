@@ -37,12 +37,54 @@ export function upstreamStoreContract(t: Test, name: string, open: OpenStore): v
       const { store, advance } = await open(t);
       const sub = 'fed_abc';
       t.equal(await store.upstream.findFederatedProfile(sub), undefined);
-      await store.upstream.saveFederatedProfile(sub, { email: 'a@example.com', email_verified: true }, 100);
-      await store.upstream.saveFederatedProfile(sub, { email: 'b@example.com', email_verified: false, name: 'B' }, 100);
+      await store.upstream.saveFederatedProfile(sub, { email: 'a@example.com', email_verified: true }, 100, 'corp');
+      await store.upstream.saveFederatedProfile(sub, { email: 'b@example.com', email_verified: false, name: 'B' }, 100, 'corp');
       t.same(await store.upstream.findFederatedProfile(sub), { email: 'b@example.com', email_verified: false, name: 'B' });
       t.equal(await store.upstream.findFederatedProfile('fed_other'), undefined);
       await advance(101);
       t.equal(await store.upstream.findFederatedProfile(sub), undefined, 'expired');
+    });
+
+    t.test('federated users are listed by sub while their profile is kept: provider and last sign-in, paged', async (t) => {
+      const { store, clock, advance } = await open(t);
+      const upstream = store.upstream;
+      t.same(await upstream.listFederatedUsers({ limit: 10 }), { users: [] });
+      const firstSignIn = Math.floor(clock.now / 1000);
+      for (const sub of ['fed_c', 'fed_a', 'fed_b']) await upstream.saveFederatedProfile(sub, { name: sub }, 100, 'corp');
+      await advance(50);
+      await upstream.saveFederatedProfile('fed_b', { name: 'again' }, 100, 'github');
+      const signedInAgain = Math.floor(clock.now / 1000);
+      const expiry = (signedInAt: number) => (signedInAt + 100) * 1000;
+      const first = await upstream.listFederatedUsers({ limit: 2 });
+      t.same(
+        first.users.map((u) => [u.sub, u.provider, u.lastSignInAt]),
+        [
+          ['fed_a', 'corp', firstSignIn],
+          ['fed_b', 'github', signedInAgain],
+        ],
+        'in the order of their subs; the last sign-in and its provider',
+      );
+      t.equal(first.next, 'fed_b');
+      t.ok(Math.abs((first.users[1]?.expiresAt ?? 0) - expiry(signedInAgain)) < 1000, 'expires with the profile');
+      await upstream.saveFederatedProfile('fed_aa', { name: 'added meanwhile' }, 100, 'corp');
+      const second = await upstream.listFederatedUsers({ after: first.next, limit: 2 });
+      t.same(second, { users: [second.users[0]] }, 'the last page has no next');
+      t.same(
+        second.users.map((u) => u.sub),
+        ['fed_c'],
+        'one added before the cursor is not listed on a later page',
+      );
+      t.same((await upstream.findFederatedUser('fed_b'))?.provider, 'github');
+      t.equal(await upstream.findFederatedUser('fed_nobody'), undefined);
+      await advance(51);
+      t.same(
+        (await upstream.listFederatedUsers({ limit: 10 })).users.map((u) => u.sub),
+        ['fed_aa', 'fed_b'],
+        'a user whose profile expired is listed no more',
+      );
+      t.equal(await upstream.findFederatedUser('fed_a'), undefined);
+      await advance(50);
+      t.same(await upstream.listFederatedUsers({ limit: 10 }), { users: [] });
     });
 
     t.test("a session's upstream tokens: saved, read, replaced keeping their expiry, deleted", async (t) => {

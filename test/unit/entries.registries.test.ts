@@ -11,6 +11,7 @@ import { writeRegistryEntries } from '../../src/registry/file.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { MemoryEntries } from '../../src/store/memory-entries.js';
 import { UserRegistry } from '../../src/users/registry.js';
+import { WorkloadTrustRegistry } from '../../src/workloads/trusts.js';
 import { SubjectStatus } from '../../src/users/subject-status.js';
 import { tempDir } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
@@ -237,3 +238,53 @@ t.test('resources and an unreadable subject mark', async (t) => {
   t.equal(f.subjects.isDisabled('bob'), false, 'a mark that does not validate marks nothing');
   t.same(f.warnings, [{ message: 'entries: a store entry does not validate, skipped', fields: { kind: 'subject', id: 'bob', rev: 1 } }]);
 });
+
+t.test(
+  "workload trusts of the store are served beside the file's, by issuer; one with an http URL is skipped, one claiming a file trust's issuer shadowed",
+  async (t) => {
+    const rules = [{ sub: 'spiffe://example.org/*', resources: ['https://mcp.example.com'], scope: 'tools:call' }];
+    const trust = (id: string, issuer: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      issuer,
+      jwks_uri: `${issuer}/jwks`,
+      rules,
+      ...extra,
+    });
+    const workloads = WorkloadTrustRegistry.fromEntries([trust('ci', 'https://ci.example.com')]);
+    const entries = new MemoryEntries(() => 1_800_000_000_000);
+    const sync = new EntrySync(entries, { intervalSeconds: 3600 });
+    const warnings: { message: string; fields: Record<string, unknown> }[] = [];
+    const log = { info: () => undefined, warn: (fields: Record<string, unknown>, message: string) => warnings.push({ message, fields }) };
+    const registries = {
+      clients: ClientRegistry.fromMetadata([]),
+      users: UserRegistry.fromEntries([]),
+      resources: ResourceRegistry.fromEntries([]),
+      workloads,
+    };
+    followEntries(sync, registries, { log, secrets: undefined, providersAllowHttp: false, workloadsAllowHttp: false });
+    sync.start(log);
+    t.teardown(() => sync.stop());
+    await sync.ready(1000);
+    await entries.createEntry('workload_trust', 'mesh', trust('mesh', 'https://mesh.example.com'));
+    await entries.createEntry('workload_trust', 'plain', trust('plain', 'http://plain.example.com'));
+    await entries.createEntry('workload_trust', 'ci-again', trust('ci-again', 'https://ci.example.com'));
+    const version = await entries.entriesVersion();
+    await until(() => sync.version === version, `version ${version}`);
+    t.same(
+      workloads.listed().map((held) => [held.key, held.source]),
+      [
+        ['ci', 'file'],
+        ['mesh', 'store'],
+      ],
+    );
+    t.equal(workloads.byIssuer('https://mesh.example.com')?.id, 'mesh', 'found by its issuer');
+    t.equal(workloads.byIssuer('https://ci.example.com')?.id, 'ci', "the file's trust keeps its issuer");
+    t.same(
+      warnings.map((w) => [w.message, w.fields.id ?? w.fields.key]),
+      [
+        ['entries: a store entry does not validate, skipped', 'plain'],
+        ['entries: a store entry claims what a file entry holds; the file entry is served', 'ci-again'],
+      ],
+    );
+  },
+);

@@ -145,7 +145,14 @@ t.test(`fuzz: ${HTTP_REQUESTS} requests and ${RAW_REQUESTS} raw exchanges (FUZZ_
     },
     { client_id: 'tv', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] },
   ];
-  const { app } = await buildTestServer(t, { clients, users: testUsers(), resources: RESOURCES, logger: logs.logger });
+  const { app } = await buildTestServer(t, {
+    clients,
+    users: testUsers(),
+    resources: RESOURCES,
+    providers: [],
+    env: { ENTRIES_ENCRYPTION_KEY: 'entries-encryption-key-0123456789abcdef', IDENTITY_PROVIDERS_ALLOW_INSECURE: 'false' },
+    logger: logs.logger,
+  });
   const port = await listenOnFreePort(app);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   t.teardown(() => agent.destroy());
