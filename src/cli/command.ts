@@ -45,6 +45,8 @@ export interface Command {
   readonly summary: string;
   /** What `<group> <name> --help` prints below the usage line. */
   readonly description: string;
+  /** Works on a running fleet through the admin API too (`--url`, src/cli/remote.ts); the others refuse `--url`. */
+  readonly remote?: true;
   run(args: readonly string[], io: CliIo): Promise<void>;
 }
 

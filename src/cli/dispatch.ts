@@ -26,12 +26,12 @@ export const GROUPS: readonly CommandGroup[] = [
 const EXIT_CODES = `exit codes:
   0  success
   1  the command failed: a bad or missing file, a refused change, a lock held by another run,
-     Redis unreachable or not configured (grants)
+     Redis unreachable or not configured (grants), the admin API refused or did not answer (--url)
   2  usage error: unknown command or option, missing or extra argument, bad option value`;
 
-/** `keys revoke <kid>`: the command and its positional arguments. */
+/** `keys revoke <kid>`: the command and its positional arguments (of its first form, before any ` | `). */
 const calling = (group: CommandGroup, command: Command) =>
-  [group.name, command.name, ...command.synopsis.split(' ').filter((word) => word.startsWith('<'))].join(' ');
+  [group.name, command.name, ...(command.synopsis.split(' | ')[0] as string).split(' ').filter((word) => word.startsWith('<'))].join(' ');
 
 function commandList(groups: readonly CommandGroup[]): string {
   const rows = groups.flatMap((group) => group.commands.map((command) => [calling(group, command), command.summary] as const));
@@ -76,6 +76,10 @@ variables (KEYS_DIR, CLIENTS_FILE, USERS_FILE, IDENTITY_PROVIDERS_FILE, JWKS_CAC
 REDIS_* for grants) for their defaults; options override them. Servers pick up changed keys, clients,
 users and providers on SIGHUP.
 
+With --url URL (or ADMIN_URL) the clients, users and grants commands work on a running fleet
+through its admin API instead, with an access token for it from --token-file FILE,
+ADMIN_TOKEN_FILE or ADMIN_TOKEN (docs/operator-command.md); the other commands work on files only.
+
 ${commandList(GROUPS)}
 
 "${TOOL} <group> --help" and "${TOOL} <group> <command> --help" tell more;
@@ -101,6 +105,22 @@ function asksForHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
   return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
+
+/** `--url`, `--token`, `--token-file` (or `--url=…`) before any `--`: the remote mode, which only some commands have. */
+function asksForAdminApi(args: readonly string[]): string | undefined {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).map((arg) => arg.split('=')[0] as string).find((arg) => REMOTE_FLAGS.has(arg));
+}
+
+const REMOTE_FLAGS = new Set(['--url', '--token', '--token-file']);
+
+/** `clients add|list|…, users …, grants list|revoke`: the commands that have a remote mode. */
+const remoteCommands = (groups: readonly CommandGroup[]) =>
+  groups
+    .map((group) => [group.name, group.commands.filter((command) => command.remote).map((command) => command.name)] as const)
+    .filter(([, names]) => names.length > 0)
+    .map(([name, names]) => `${name} ${names.join('|')}`)
+    .join(', ');
 
 /** Prints a usage error and the usage it breaks; returns exit code 2. */
 function usageError(io: CliIo, message: string, usage: string): number {
@@ -150,6 +170,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(`${commandHelp(group, command)}\n`);
     return EXIT.ok;
   }
+  const remote = command.remote ? undefined : asksForAdminApi(args);
+  if (remote !== undefined)
+    return usageError(
+      io,
+      `${group.name} ${command.name} works on files only, not through the admin API (${remote} is for ${remoteCommands(GROUPS)})`,
+      usageLine(group, command),
+    );
   try {
     await command.run(args, io);
     return EXIT.ok;

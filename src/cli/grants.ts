@@ -6,6 +6,8 @@ import type { GrantOwner, IndexedGrant, Store } from '../store/types.js';
 import { isGrantId } from '../tokens/opaque.js';
 import { commandAuditLog, operatorField } from './audit.js';
 import { type CliIo, type Command, type CommandGroup, listField, parseCommandLine, UsageError } from './command.js';
+import { remoteGrants } from './grants-remote.js';
+import { adminApiOf, REMOTE_HELP, REMOTE_OPTIONS, REMOTE_SYNOPSIS } from './remote.js';
 
 /**
  * `grants list|revoke`: the grants of a user or a client, in the shared store the servers
@@ -13,7 +15,7 @@ import { type CliIo, type Command, type CommandGroup, listField, parseCommandLin
  * server reads them).
  */
 
-const OWNER_OPTIONS = { sub: { type: 'string' }, client: { type: 'string' } } as const;
+const OWNER_OPTIONS = { sub: { type: 'string' }, client: { type: 'string' }, ...REMOTE_OPTIONS } as const;
 
 const NOT_SHARED =
   "grants live in the server's store, and no Redis is configured (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): the in-memory store exists only inside one server process, which this command cannot reach";
@@ -45,7 +47,7 @@ function ownerOf(values: { sub?: string | undefined; client?: string | undefined
   return undefined;
 }
 
-function grantLine(grant: IndexedGrant): string {
+export function grantLine(grant: IndexedGrant): string {
   return [
     listField('grant', grant.grantId),
     listField('sub', grant.sub),
@@ -56,16 +58,25 @@ function grantLine(grant: IndexedGrant): string {
 
 const list: Command = {
   name: 'list',
-  synopsis: '--sub SUB | --client CLIENT_ID',
+  remote: true,
+  synopsis: `--sub SUB | --client CLIENT_ID [${REMOTE_SYNOPSIS}]`,
   summary: "list a user's or a client's live grants",
   description: `Prints one line per live grant of the user (--sub) or the client (--client): its id, user,
 client and the time its last token expires (refresh family, or code and access token).
 Revoked and expired grants are not listed. Grants of client_credentials are not listed:
-they have no user and no refresh token. Needs the servers' Redis (REDIS_* variables).`,
+they have no user and no refresh token. Needs the servers' Redis (REDIS_* variables).
+
+${REMOTE_HELP}
+There the servers' store is theirs: no REDIS_* variable is needed.`,
   async run(args, io) {
     const { values } = parseCommandLine(args, OWNER_OPTIONS);
     const owner = ownerOf(values);
     if (!owner) throw new UsageError('give --sub SUB or --client CLIENT_ID');
+    const api = await adminApiOf(values, io);
+    if (api) {
+      for (const grant of await remoteGrants(api, owner)) io.stdout.write(`${grantLine(grant)}\n`);
+      return;
+    }
     const grants = await withGrantStore(io, (deps) => liveGrants(owner, deps));
     for (const grant of grants) io.stdout.write(`${grantLine(grant)}\n`);
   },
@@ -73,7 +84,8 @@ they have no user and no refresh token. Needs the servers' Redis (REDIS_* variab
 
 const revoke: Command = {
   name: 'revoke',
-  synopsis: '<grant-id> | --sub SUB | --client CLIENT_ID',
+  remote: true,
+  synopsis: `<grant-id> [${REMOTE_SYNOPSIS}] | --sub SUB | --client CLIENT_ID`,
   summary: 'revoke a grant, or every grant of a user or a client',
   description: `Revokes one grant by its id (the grant_id claim of its access tokens, the part of its
 refresh token before the dot), or every live grant of a user (--sub) or a client
@@ -84,18 +96,33 @@ grant) fails (exit 1) and writes nothing. --sub also forgets the user's remember
 consent to every client; --client forgets every user's consent to that client, even
 where no live grant is left. Prints one line per revoked grant, and writes one audit
 line per revoked grant to stderr (event grant.revoked, reason administrator, as the
-servers' audit log writes it). Needs the servers' Redis (REDIS_* variables).`,
+servers' audit log writes it). Needs the servers' Redis (REDIS_* variables).
+
+${REMOTE_HELP}
+There it revokes one grant by its id, and the server writes the audit events
+(its actor: the token's client or user); to end every grant of a user or a client, disable
+the user (users disable) or remove the client, or revoke each grant "grants list" names.`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine(args, OWNER_OPTIONS, ['grant-id'], 1);
     const owner = ownerOf(values);
     const grantId = positionals[0];
     if (grantId !== undefined && owner) throw new UsageError('give a grant id, --sub or --client, only one of them');
     if (grantId === undefined && !owner) throw new UsageError('give a grant id, --sub SUB or --client CLIENT_ID');
+    const api = await adminApiOf(values, io);
+    if (api && owner)
+      throw new UsageError(
+        `${'sub' in owner ? '--sub' : '--client'} needs the servers' Redis: through the admin API a grant is revoked by its id ("grants list" names them)`,
+      );
     const audit = commandAuditLog(io);
     const by = operatorField();
     if (grantId !== undefined) {
       const shown = JSON.stringify(grantId);
       if (!isGrantId(grantId)) throw new Error(`no such grant: ${shown} is not a grant id (22 characters: A-Z, a-z, 0-9, - and _)`);
+      if (api) {
+        await api.call('DELETE', `/grants/${grantId}`);
+        io.stdout.write(`revoked ${listField('grant', grantId)}\n`);
+        return;
+      }
       const revoked = await withGrantStore(io, (deps) => revokeGrantById(grantId, deps));
       if (!revoked) throw new Error(`no such grant: ${shown} (never issued, or expired)`);
       audit.emit({ event: 'grant.revoked', grantId, reason: 'administrator', ...by });
@@ -120,6 +147,6 @@ servers' audit log writes it). Needs the servers' Redis (REDIS_* variables).`,
 
 export const grantsGroup: CommandGroup = {
   name: 'grants',
-  summary: "the grants of users and clients in the servers' store",
+  summary: "the grants of users and clients in the servers' store (Redis, or --url)",
   commands: [list, revoke],
 };

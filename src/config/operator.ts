@@ -1,4 +1,6 @@
 import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
+import { z } from 'zod';
+import { isHttpsOrLocalUrl } from '../oauth/urls.js';
 import { ConfigError, EnvSchema, problemLines, withoutBlanks } from './environment.js';
 
 /** The subset the operator scripts need, read without requiring the server's full configuration. */
@@ -42,4 +44,42 @@ export function loadOperatorDefaults(env: NodeJS.ProcessEnv = process.env): Oper
     identityProvidersFile: parsed.data.IDENTITY_PROVIDERS_FILE,
     identityProvidersAllowInsecure: parsed.data.IDENTITY_PROVIDERS_ALLOW_INSECURE,
   });
+}
+
+/** What the remote mode of the operator command reads (`--url`, `--token`, `--token-file` override it); the server never does. */
+export interface AdminApiDefaults {
+  /** ADMIN_URL: the server the admin API is on (its ISSUER). */
+  readonly url: string | undefined;
+  /** ADMIN_TOKEN: an access token for the admin API. */
+  readonly token: string | undefined;
+  /** ADMIN_TOKEN_FILE: a file holding it (safer: the environment of a process can be read by its owner). */
+  readonly tokenFile: string | undefined;
+}
+
+export const ADMIN_URL_RULE = 'must be an https URL (http only on localhost, 127.0.0.1 or [::1]) without credentials, query or fragment';
+
+/** Whether `value` may be the admin API's server: https, or http on this computer, as every URL we are given. */
+export function isAdminApiUrl(value: string): boolean {
+  return isHttpsOrLocalUrl(value) && !value.includes('?');
+}
+
+/** A bearer token is one token68 (RFC 6750 §2.1); this keeps a header injection or a pasted line break out. */
+export const isBearerToken = (value: string): boolean => /^[\x21-\x7E]+$/.test(value);
+
+const AdminApiSchema = z
+  .object({
+    ADMIN_URL: z.string().refine(isAdminApiUrl, `ADMIN_URL ${ADMIN_URL_RULE}`).optional(),
+    // The message never repeats the value: it is a credential.
+    ADMIN_TOKEN: z.string().refine(isBearerToken, 'ADMIN_TOKEN must be one access token: printable characters, no spaces').optional(),
+    ADMIN_TOKEN_FILE: z.string().min(1).optional(),
+  })
+  .refine((env) => env.ADMIN_TOKEN === undefined || env.ADMIN_TOKEN_FILE === undefined, {
+    message: 'ADMIN_TOKEN and ADMIN_TOKEN_FILE: set one or the other',
+    path: ['ADMIN_TOKEN'],
+  });
+
+export function loadAdminApiDefaults(env: NodeJS.ProcessEnv = process.env): AdminApiDefaults {
+  const parsed = AdminApiSchema.safeParse(withoutBlanks(env));
+  if (!parsed.success) throw new ConfigError(problemLines(parsed.error.issues));
+  return Object.freeze({ url: parsed.data.ADMIN_URL, token: parsed.data.ADMIN_TOKEN, tokenFile: parsed.data.ADMIN_TOKEN_FILE });
 }

@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/keys.js';
 const EXIT_CODES = `exit codes:
   0  success
   1  the command failed: a bad or missing file, a refused change, a lock held by another run,
-     Redis unreachable or not configured (grants)
+     Redis unreachable or not configured (grants), the admin API refused or did not answer (--url)
   2  usage error: unknown command or option, missing or extra argument, bad option value
 `;
 
@@ -45,6 +45,10 @@ t.test('the tool: --help lists every command and the exit codes', async (t) => {
     'users add',
     'users list',
     'users remove <username>',
+    'users disable <username>',
+    'users enable <username>',
+    'users set-password <username>',
+    'users set-roles <username>',
     'grants list',
     'grants revoke <grant-id>',
     'secret hash <secret>',
@@ -74,7 +78,10 @@ t.test('each group and each command has --help, which does nothing else', async 
     }
   }
   const short = await runCommand(['clients', 'remove', 'x', '-h'], { env });
-  t.same([short.code, short.stdout.split('\n')[0]], [0, 'usage: oauth2-token-service clients remove <client_id> [--file CLIENTS_FILE]']);
+  t.same(
+    [short.code, short.stdout.split('\n')[0]],
+    [0, 'usage: oauth2-token-service clients remove <client_id> [--file CLIENTS_FILE | --url URL [--token-file FILE]]'],
+  );
   t.same(await readdir(dir), [], 'no file or folder was created');
 });
 
