@@ -13,6 +13,7 @@ export const PASSWORD_PROBLEM = `must have at least ${MIN_PASSWORD_LENGTH} chara
 
 export const UserPassword = z
   .string()
+  .max(1024)
   .refine((password) => [...password].length >= MIN_PASSWORD_LENGTH, PASSWORD_PROBLEM)
   .describe(`The new password (at least ${MIN_PASSWORD_LENGTH} characters); only its scrypt hash is kept`);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UserPassword, UserPasswordSchema } from './user-password.js';
 import { isFederatedSubject } from '../identity/federated-subject.js';
 import type { StoreEntryMeta } from '../registry/registry.js';
 import type { FederatedUser, StoredEntry, UpstreamStore } from '../store/types.js';
@@ -23,12 +24,10 @@ const { password_hash: _hash, ...userFields } = UserSchema.shape;
 export const USER_SOURCES = ['file', 'admin', 'federated'] as const;
 export type UserSource = (typeof USER_SOURCES)[number];
 
-const password = z.string().max(1024).describe('Write-only: at least 8 characters; kept as its scrypt hash, never answered');
-
-/** POST: a local user and their password. */
-export const NewUserSchema = z.object({ ...userFields, password }).strict();
+/** POST: a local user and their password (write-only, the rule of `users add`: src/admin/user-password.ts). */
+export const NewUserSchema = z.object({ ...userFields, password: UserPassword }).strict();
 /** PUT …/password. */
-export const PasswordSchema = z.object({ password }).strict();
+export const PasswordSchema = UserPasswordSchema;
 /** What a PATCH merged into a local user must be. */
 const UserChangeSchema = z.object(userFields).strict();
 
