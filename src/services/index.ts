@@ -39,6 +39,8 @@ import type { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { workloadServices } from './workloads.js';
 import type { EntrySync } from '../entries/sync.js';
 import { entriesServices } from './entries.js';
+import { consoleClientSource } from '../console/client.js';
+import { consoleServices } from './console.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
@@ -89,7 +91,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   // RESOURCES_FILE's resources, and the admin API every server has.
   const registeredResources = deps.resources ?? ResourceRegistry.fromEntries([]);
   const resources = withBuiltInResources(registeredResources, [adminApiResource(endpoints.url('admin'))]);
-  const events = serverEvents(log, deps.metrics);
+  const consoleParts = consoleServices(config, deps, { endpoints, clock });
+  const events = serverEvents(log, deps.metrics, [consoleParts.activity]);
   const entries = entriesServices(config, deps, { log, clock, resources: registeredResources });
   const { subjects } = entries;
   const accessTokens = new AccessTokens(
@@ -144,8 +147,9 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   });
   const selfAsserted = selfAssertedClientPolicy(config, resources);
   const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });
-  // The clients file first, so no other source can shadow one of its ids.
+  // The console first (its id is reserved), then the clients file, so no other source can shadow one of its ids.
   const directory = clientDirectory(
+    consoleClientSource(consoleParts.client),
     registrySource(clients),
     ...(registrations ? [registrations] : []),
     ...metadataDocumentSource(config, deps, log, clock, selfAsserted),
@@ -240,5 +244,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     admin: adminServices(config, deps, { endpoints, clock, events, accessTokens }),
     /** The admin API's entries: the sync, the subject marks, the admin services (src/admin/). */
     entries,
+    /** The console at /admin and the account page (src/console/). */
+    console: consoleParts,
   };
 }
