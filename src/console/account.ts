@@ -1,5 +1,4 @@
-import type { Page } from '../admin/paging.js';
-import { pageOf } from '../admin/paging.js';
+import { comparePositions, type Page, pageOf, type Position } from '../admin/paging.js';
 import type { ClientDirectory } from '../clients/directory.js';
 import type { SecurityEvents } from '../events/types.js';
 import { type GrantAdministrationDependencies, liveGrants, revokeGrantById } from '../grants/administration.js';
@@ -42,12 +41,12 @@ export async function connectedApps(
   page: { readonly limit: number; readonly cursor?: string | undefined },
   deps: AccountDependencies,
 ): Promise<Page<ConnectedApp>> {
-  const grants = (await liveGrants({ sub }, deps.grants))
-    .map((grant) => ({ grant, at: grant.details?.grantedAt ?? 0 }))
-    .sort((a, b) => b.at - a.at || (a.grant.grantId < b.grant.grantId ? -1 : 1));
-  const listed = pageOf(grants, ({ grant, at }) => [-at, grant.grantId], page);
+  // Newest first: by the second granted, then by expiry (milliseconds: the later of one second), then by id.
+  const position = (grant: IndexedGrant): Position => [-(grant.details?.grantedAt ?? 0), -grant.expiresAt, grant.grantId];
+  const grants = (await liveGrants({ sub }, deps.grants)).sort((a, b) => comparePositions(position(a), position(b)));
+  const listed = pageOf(grants, position, page);
   const items = await Promise.all(
-    listed.items.map(async ({ grant }): Promise<ConnectedApp> => {
+    listed.items.map(async (grant): Promise<ConnectedApp> => {
       const [client, family] = await Promise.all([deps.clients.find(grant.clientId), deps.families.readRefreshFamily(grant.grantId)]);
       return {
         grantId: grant.grantId,
