@@ -16,12 +16,13 @@ main.wide{max-width:68rem}
 .nav a[aria-current=page]{border-bottom-color:var(--brand);font-weight:600}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 h3{font-size:1rem;margin:0 0 .25rem}
-.table{overflow-x:auto}
+.table{overflow-x:auto;margin-top:1rem}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
+.table table{min-width:44rem}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600}
-td code,dd code{overflow-wrap:anywhere}
+td code,dd code,p code{overflow-wrap:anywhere}
 td.number,th.number{text-align:right}
 dl.stats{grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.75rem}
 dl.stats div{border:1px solid var(--line);border-radius:8px;padding:.5rem .75rem}
@@ -41,6 +42,7 @@ figure{margin:0}
 .filter{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end}
 .filter>div{flex:1;min-width:12rem}
 .filter label{margin:0 0 .25rem}
+.filter .actions{margin-top:0}
 button.small{flex:none;padding:.35rem .8rem;font-size:.925rem}
 button.danger{border-color:var(--danger);color:var(--danger)}
 .apps{list-style:none;padding:0}

@@ -141,7 +141,7 @@ export function consoleSuite(t: Test, name: string, open: OpenStore): void {
       const { browser } = await signedInAt(app, '/admin', ROOT);
       const list = await browser.get('/admin/grants?sub=user-alice&client_id=');
       t.equal(list.statusCode, 200);
-      t.match(list.body, `<caption>Live grants of <code>user-alice</code></caption>`);
+      t.match(list.body, `<caption id="grants-caption">Live grants of <code>user-alice</code></caption>`);
       t.match(list.body, `<td><code>${grantId}</code></td><td><code>user-alice</code></td><td><code>printer</code></td>`);
       t.match(
         list.body,

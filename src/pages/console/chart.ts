@@ -1,6 +1,7 @@
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
 import { minuteOf } from './format.js';
+import { scrollingTable } from './frame.js';
 
 /**
  * A chart of the last hour as inline SVG: a stacked bar per minute, one colour per series
@@ -73,10 +74,12 @@ function bars(series: readonly ChartSeries[], minutes: number, top: number): Htm
 function axes(view: PageView, start: number, minutes: number, top: number): Html {
   const bottom = HEIGHT - BOTTOM;
   const slot = (WIDTH - LEFT) / minutes;
-  const ticks = [0, 15, 30, 45, minutes - 1].map(
-    (minute) =>
-      html`<text x="${(LEFT + minute * slot + slot / 2).toFixed(1)}" y="${HEIGHT - 6}" text-anchor="middle">${minuteOf(start + minute * 60, view.t.lang)}</text>`,
-  );
+  // The first and last labels lean inwards, so neither is cut at the edge.
+  const ticks = [0, 15, 30, 45, minutes - 1].map((minute, i, all) => {
+    const anchor = i === 0 ? 'start' : i === all.length - 1 ? 'end' : 'middle';
+    const x = anchor === 'start' ? LEFT + minute * slot : anchor === 'end' ? LEFT + (minute + 1) * slot : LEFT + minute * slot + slot / 2;
+    return html`<text x="${x.toFixed(1)}" y="${HEIGHT - 6}" text-anchor="${anchor}">${minuteOf(start + minute * 60, view.t.lang)}</text>`;
+  });
   const levels = (top % 2 === 0 ? [0, top / 2, top] : [0, top]).map(
     (level) =>
       html`<text x="${LEFT - 6}" y="${(bottom - (level / top) * (bottom - TOP) + 4).toFixed(1)}" text-anchor="end">${String(level)}</text>`,
@@ -96,11 +99,9 @@ function dataTable(view: PageView, chart: ChartContent, series: readonly ChartSe
       html`<tr><th scope="row">${minuteOf(chart.start + minute * 60, t.lang)}</th>${counts.map((count) => html`<td class="number">${String(count)}</td>`)}<td class="number">${String(total)}</td></tr>`,
     );
   }
-  return html`<details><summary>${t.console.dataTable}</summary><div class="table"><table>
-<caption>${chart.title}</caption>
-<thead><tr><th scope="col">${t.console.minute}</th>${series.map((s) => html`<th scope="col" class="number">${s.label}</th>`)}<th scope="col" class="number">${t.console.total}</th></tr></thead>
-<tbody>${rows}</tbody>
-</table></div></details>`;
+  const head = html`<tr><th scope="col">${t.console.minute}</th>${series.map((s) => html`<th scope="col" class="number">${s.label}</th>`)}<th scope="col" class="number">${t.console.total}</th></tr>`;
+  const table = scrollingTable({ id: `${chart.id}-caption`, text: html`${chart.title}` }, head, rows);
+  return html`<details><summary>${t.console.dataTable}</summary>${table}</details>`;
 }
 
 export function activityChart(view: PageView, chart: ChartContent): Html {

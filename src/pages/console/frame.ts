@@ -31,6 +31,22 @@ export function csrfField(token: string): Html {
   return html`<input type="hidden" name="csrf_token" value="${token}">`;
 }
 
+/**
+ * A table that may be wider than a phone's screen: it scrolls sideways in a region that is a
+ * tab stop with a name (WCAG 2.1.1: a scrollable region a keyboard can reach and scroll).
+ */
+export function scrollingTable(
+  caption: { readonly id: string; readonly text: Html; readonly hidden?: boolean },
+  head: Html,
+  rows: readonly Html[],
+): Html {
+  return html`<div class="table" role="region" aria-labelledby="${caption.id}" tabindex="0"><table>
+<caption id="${caption.id}"${caption.hidden ? html` class="visually-hidden"` : html``}>${caption.text}</caption>
+<thead>${head}</thead>
+<tbody>${rows}</tbody>
+</table></div>`;
+}
+
 function navigation(view: PageView, frame: ConsoleFrame): Html {
   const links = CONSOLE_NAV.map(({ id, path }) => {
     const current = id === frame.current ? html` aria-current="page"` : html``;

@@ -2,7 +2,7 @@ import type { GrantFilter, GrantView } from '../../admin/grants.js';
 import type { Page as ListPage } from '../../admin/paging.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
-import { csrfField } from './frame.js';
+import { csrfField, scrollingTable } from './frame.js';
 import { momentOf } from './format.js';
 
 /** The console's grants: a user's or a client's live grants, a page at a time, each with a way to revoke it (after a confirmation). */
@@ -54,11 +54,9 @@ function table(view: PageView, filter: GrantFilter, page: ListPage<GrantView>, p
     page.next === undefined
       ? html``
       : html`<p class="pager"><a href="${paths.list}${grantsQuery(filter, { cursor: page.next })}">${t.nextPage}</a></p>`;
-  return html`<div class="table"><table>
-<caption>${t.grantsOf(ownerOf(filter))}</caption>
-<thead><tr><th scope="col">${t.grant}</th><th scope="col">${t.user}</th><th scope="col">${t.client}</th><th scope="col">${t.scope}</th><th scope="col">${t.granted}</th><th scope="col">${t.expires}</th><th scope="col">${t.actions}</th></tr></thead>
-<tbody>${page.items.map((grant) => row(view, grant, filter, paths))}</tbody>
-</table></div>
+  const head = html`<tr><th scope="col">${t.grant}</th><th scope="col">${t.user}</th><th scope="col">${t.client}</th><th scope="col">${t.scope}</th><th scope="col">${t.granted}</th><th scope="col">${t.expires}</th><th scope="col">${t.actions}</th></tr>`;
+  const rows = page.items.map((grant) => row(view, grant, filter, paths));
+  return html`${scrollingTable({ id: 'grants-caption', text: t.grantsOf(ownerOf(filter)) }, head, rows)}
 ${next}`;
 }
 

@@ -2,6 +2,7 @@ import type { KeyChainView, KeyView } from '../../admin/keys.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
 import { momentOf } from './format.js';
+import { scrollingTable } from './frame.js';
 
 /** The signing keys, read-only: per chain its keys, their state, and when the next one signs. */
 
@@ -25,14 +26,15 @@ function nextKey(view: PageView, chain: KeyChainView, now: number): Html {
 function chainSection(view: PageView, chain: KeyChainView, now: number): Html {
   const t = view.t.console;
   const id = `chain-${chain.alg.toLowerCase()}`;
-  return html`<section aria-labelledby="${id}"><h2 id="${id}">${t.chain(chain.alg)}</h2>
+  const head = html`<tr><th scope="col">${t.keyId}</th><th scope="col">${t.state}</th><th scope="col">${t.published}</th><th scope="col">${t.signsFrom}</th><th scope="col">${t.signsUntil}</th><th scope="col">${t.publishedUntil}</th></tr>`;
+  return html`<section><h2 id="${id}">${t.chain(chain.alg)}</h2>
 <p class="muted">${chain.signs_access_tokens ? t.signsAccessTokens : t.signsIdTokens}</p>
 ${nextKey(view, chain, now)}
-<div class="table"><table>
-<caption class="visually-hidden">${t.chain(chain.alg)}</caption>
-<thead><tr><th scope="col">${t.keyId}</th><th scope="col">${t.state}</th><th scope="col">${t.published}</th><th scope="col">${t.signsFrom}</th><th scope="col">${t.signsUntil}</th><th scope="col">${t.publishedUntil}</th></tr></thead>
-<tbody>${chain.keys.map((key) => keyRow(view, key))}</tbody>
-</table></div></section>`;
+${scrollingTable(
+  { id: `${id}-caption`, text: html`${t.chain(chain.alg)}`, hidden: true },
+  head,
+  chain.keys.map((key) => keyRow(view, key)),
+)}</section>`;
 }
 
 export function keysBody(view: PageView, chains: readonly KeyChainView[], now: number): Html {
