@@ -2,6 +2,7 @@ import type { Page as ListPage } from '../admin/paging.js';
 import { type DescribedScope, scopeItems } from './consent.js';
 import { CONSOLE_PAGE, csrfField, noticeOf } from './console/frame.js';
 import { momentOf } from './console/format.js';
+import { signedOutCard } from './console/notices.js';
 import { type Html, html, type Page } from './html.js';
 import type { PageView } from './view.js';
 
@@ -112,10 +113,5 @@ ${everywhereSection(view, content)}`,
 
 export function signedOutEverywherePage(view: PageView, signIn: string): Page {
   const t = view.t.account;
-  return view.render(
-    t.signedOutTitle,
-    html`<h1>${t.signedOutTitle}</h1>
-<p class="muted">${t.signedOutExplanation}</p>
-<p><a href="${signIn}">${t.signIn}</a></p>`,
-  );
+  return signedOutCard(view, { title: t.signedOutTitle, explanation: t.signedOutExplanation, signIn: t.signIn }, signIn);
 }

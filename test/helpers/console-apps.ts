@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
+import { capturedLogger } from './logs.js';
+import { buildTestServer } from './server.js';
+import type { OpenStore } from './stores.js';
 import { WEB_SECRET } from './authorize-fixtures.js';
 import { codeRequest, InjectBrowser, pkcePair, redirectParams, signInAndDecide } from './browser-flow.js';
-import { APPS, PHOTOS_API } from './console.js';
+import { APPS, consoleUsers, PHOTOS_API, PHOTOS_RESOURCE } from './console.js';
 import { tokenRequest } from './security-flows.js';
 
 /** What each app of APPS asks for when a person connects it. */
@@ -32,4 +36,23 @@ export async function connectApp(
   const { access_token: accessToken, refresh_token: refreshToken } = res.json() as { access_token: string; refresh_token: string };
   const grantId = JSON.parse(Buffer.from(accessToken.split('.')[1] as string, 'base64url').toString()).grant_id as string;
   return { grantId, refreshToken };
+}
+
+/** A test server with the console's people (consoleUsers), APPS and the photos API, on `open`'s store; its audit lines. */
+export async function consoleTestServer(t: Test, open: OpenStore, env: Record<string, string> = {}) {
+  const logs = capturedLogger('info');
+  const server = await buildTestServer(t, {
+    clients: APPS,
+    users: consoleUsers(),
+    resources: [PHOTOS_RESOURCE],
+    store: await open(t),
+    logger: logs.logger,
+    env,
+  });
+  const audit = () =>
+    logs
+      .lines()
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.audit === true);
+  return { ...server, audit };
 }

@@ -14,6 +14,7 @@ import { Signer } from '../../src/session/signer.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { cheapPasswordHash } from './passwords.js';
+import { PHOTOS_API, PHOTOS_RESOURCE } from './console.js';
 import { freePort } from '../../harness/ports.js';
 import {
   CONSOLE_SHOWCASE_CLIENTS,
@@ -35,7 +36,6 @@ const CLIENT_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="
 
 export const SHOWCASE_USER = { username: 'alice', password: 'wonderland-2026', sub: 'alice@example.com' } as const;
 const REDIRECT_URI = 'https://photos.example.com/callback';
-const PHOTOS_API = 'https://api.photos.example.com/';
 
 export interface Showcase extends ConsoleShowcase {
   readonly issuer: string;
@@ -118,17 +118,7 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
         { username: SHOWCASE_USER.username, password_hash: cheapPasswordHash(SHOWCASE_USER.password), sub: SHOWCASE_USER.sub },
         ...CONSOLE_SHOWCASE_USERS,
       ]),
-      resources: ResourceRegistry.fromEntries([
-        {
-          resource: PHOTOS_API,
-          name: 'Acme Photos API',
-          scope: 'photos:read photos:write',
-          scope_descriptions: {
-            'photos:read': { en: 'See your photos and albums', de: 'Ihre Fotos und Alben ansehen' },
-            'photos:write': { en: 'Upload and edit photos', de: 'Fotos hochladen und bearbeiten' },
-          },
-        },
-      ]),
+      resources: ResourceRegistry.fromEntries([PHOTOS_RESOURCE]),
       store,
       signer: new Signer(`showcase-${Math.random().toString(36).slice(2)}-0123456789abcdef`),
       logger: false,

@@ -1,11 +1,10 @@
 import type { Test } from 'tap';
 import { ALICE, WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { InjectBrowser } from '../helpers/browser-flow.js';
-import { APPS, consoleUsers, follow, formOn, PHOTOS_API, PHOTOS_RESOURCE, signedInAt } from '../helpers/console.js';
-import { connectApp } from '../helpers/console-apps.js';
-import { capturedLogger } from '../helpers/logs.js';
+import { follow, formOn, PHOTOS_API, signedInAt } from '../helpers/console.js';
+import { connectApp, consoleTestServer } from '../helpers/console-apps.js';
 import { tokenRequest } from '../helpers/security-flows.js';
-import { buildTestServer, ISSUER } from '../helpers/server.js';
+import { ISSUER } from '../helpers/server.js';
 import type { OpenStore } from '../helpers/stores.js';
 
 /**
@@ -19,22 +18,7 @@ const SAME_ORIGIN = { origin: ISSUER, 'sec-fetch-site': 'same-origin' };
 const moment = (seconds: number, lang = 'en') =>
   `${new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(seconds * 1000))} UTC`;
 
-async function accountServer(t: Test, open: OpenStore) {
-  const logs = capturedLogger('info');
-  const server = await buildTestServer(t, {
-    clients: APPS,
-    users: consoleUsers(),
-    resources: [PHOTOS_RESOURCE],
-    store: await open(t),
-    logger: logs.logger,
-  });
-  const audit = () =>
-    logs
-      .lines()
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line.audit === true);
-  return { ...server, audit };
-}
+const accountServer = consoleTestServer;
 
 const refresh = (app: Parameters<typeof tokenRequest>[0], clientId: string, token: string) =>
   tokenRequest(app, clientId, WEB_SECRET, { grant_type: 'refresh_token', refresh_token: token });

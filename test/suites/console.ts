@@ -1,21 +1,9 @@
 import type { Test } from 'tap';
 import { WEB_SECRET } from '../helpers/authorize-fixtures.js';
 import { formFields, InjectBrowser } from '../helpers/browser-flow.js';
-import {
-  APPS,
-  consoleCookieContent,
-  consoleUsers,
-  follow,
-  formOn,
-  nowOf,
-  PHOTOS_RESOURCE,
-  ROOT,
-  signedInAt,
-  signInOnLoginPage,
-} from '../helpers/console.js';
-import { connectApp } from '../helpers/console-apps.js';
-import { capturedLogger } from '../helpers/logs.js';
-import { buildTestServer, ISSUER } from '../helpers/server.js';
+import { consoleCookieContent, follow, formOn, nowOf, ROOT, signedInAt, signInOnLoginPage } from '../helpers/console.js';
+import { connectApp, consoleTestServer } from '../helpers/console-apps.js';
+import { ISSUER } from '../helpers/server.js';
 import { tokenRequest } from '../helpers/security-flows.js';
 import type { OpenStore } from '../helpers/stores.js';
 import { ALICE } from '../helpers/authorize-fixtures.js';
@@ -37,18 +25,7 @@ const CSP =
   /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/;
 const SAME_ORIGIN = { origin: ISSUER, 'sec-fetch-site': 'same-origin' };
 
-async function consoleServer(t: Test, open: OpenStore, env: Record<string, string> = {}) {
-  const logs = capturedLogger('info');
-  const server = await buildTestServer(t, {
-    clients: APPS,
-    users: consoleUsers(),
-    resources: [PHOTOS_RESOURCE],
-    store: await open(t),
-    logger: logs.logger,
-    env,
-  });
-  return { ...server, logs };
-}
+const consoleServer = consoleTestServer;
 
 export function consoleSuite(t: Test, name: string, open: OpenStore): void {
   t.test(`the console (${name})`, async (t) => {
@@ -136,7 +113,7 @@ export function consoleSuite(t: Test, name: string, open: OpenStore): void {
     });
 
     t.test('grants of a user, revoked after a confirmation: the refresh token dies, the person is the audit actor', async (t) => {
-      const { app, logs, store } = await consoleServer(t, open);
+      const { app, audit, store } = await consoleServer(t, open);
       const { grantId, refreshToken } = await connectApp(app, 'printer', ALICE);
       const { browser } = await signedInAt(app, '/admin', ROOT);
       const list = await browser.get('/admin/grants?sub=user-alice&client_id=');
@@ -179,10 +156,7 @@ export function consoleSuite(t: Test, name: string, open: OpenStore): void {
       const refused = await tokenRequest(app, 'printer', WEB_SECRET, { grant_type: 'refresh_token', refresh_token: refreshToken });
       t.equal(refused.statusCode, 400);
       t.equal(refused.json().error, 'invalid_grant');
-      const changed = logs
-        .lines()
-        .map((line) => JSON.parse(line))
-        .find((line) => line.event === 'admin.changed');
+      const changed = audit().find((line) => line.event === 'admin.changed');
       t.match(changed, { audit: true, actor: { sub: 'root' }, entity: 'grant', id: grantId, action: 'revoked', fields: [] });
       const gone = await browser.get(`/admin/grants/revoke?sub=user-alice&grant_id=${grantId}`);
       t.equal(gone.statusCode, 404, 'a revoked grant cannot be confirmed again');

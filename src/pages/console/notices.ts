@@ -27,14 +27,19 @@ ${csrfField(csrfToken)}
   );
 }
 
+/** A page that says the person is signed out, and the way to sign in again. */
+export function signedOutCard(view: PageView, text: { title: string; explanation: string; signIn: string }, signIn: string): Page {
+  return view.render(
+    text.title,
+    html`<h1>${text.title}</h1>
+<p class="muted">${text.explanation}</p>
+<p><a href="${signIn}">${text.signIn}</a></p>`,
+  );
+}
+
 export function signedOutPage(view: PageView, signIn: string): Page {
   const t = view.t.console;
-  return view.render(
-    t.signedOutTitle,
-    html`<h1>${t.signedOutTitle}</h1>
-<p class="muted">${t.signedOutExplanation}</p>
-<p><a href="${signIn}">${t.signInAgain}</a></p>`,
-  );
+  return signedOutCard(view, { title: t.signedOutTitle, explanation: t.signedOutExplanation, signIn: t.signInAgain }, signIn);
 }
 
 export function signInFailedPage(view: PageView, failure: SignInFailure, error: string | undefined, again: string): Page {

@@ -3,16 +3,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AdminProblem } from '../../admin/problems.js';
 import type { ConsoleSessions } from '../../console/session.js';
 import { type TokenEndpoint, TokenEndpointUnavailable } from '../../console/tokens.js';
-import { OAuthError, InvalidRequest, StoreUnavailableError } from '../../errors/index.js';
+import { OAuthError, StoreUnavailableError } from '../../errors/index.js';
 import { type GrantAdministrationDependencies, revokeGrantById } from '../../grants/administration.js';
-import { BODY_LIMIT_BYTES, FORM_CONTENT_TYPE } from '../../http/form-body.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../../http/oauth-reply.js';
-import { parametersOf } from '../../oauth/form-params.js';
 import { signedOutPage, signInFailedPage } from '../../pages/console/notices.js';
 import { errorPage } from '../../pages/error.js';
 import { sendPage } from '../../pages/html.js';
 import type { ErrorKind } from '../../pages/messages/index.js';
 import { refOf } from '../../tokens/opaque.js';
+import { useBrowserFormBodies } from '../../http/form-body.js';
 import { cookieJar } from '../authorize/browser.js';
 import { type AccountRouteOptions, accountRoutes } from './account.js';
 import type { ConsoleRoute } from './declare.js';
@@ -57,13 +56,7 @@ function errorAnswer(deps: ConsoleFrameDependencies, error: unknown, request: Fa
 
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleRouteOptions): Promise<void> {
   await app.register(cookie);
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
-    done(null, parametersOf(body as string));
-  });
-  app.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new InvalidRequest('forms must be sent as application/x-www-form-urlencoded'), undefined);
-  });
+  useBrowserFormBodies(app);
   const sessions = options.sessionsWith(injectedTokenEndpoint(app, options.tokenPath));
   const deps: ConsoleFrameDependencies = { ...options, sessions };
   app.setErrorHandler((error, request, reply) => errorAnswer(deps, error, request, reply));
