@@ -86,6 +86,15 @@ export function consoleSuite(t: Test, name: string, open: OpenStore): void {
       t.equal(browser.cookie('__Host-oauth_console_sign_in'), undefined, 'the sign-in is over');
     });
 
+    t.test('a page address too long to travel in the sign-in cookie: back to the first page', async (t) => {
+      const { app } = await consoleServer(t, open);
+      const browser = new InjectBrowser(app);
+      const login = await follow(browser, await browser.get(`/admin/grants?sub=${'a'.repeat(2000)}`));
+      const landed = await signInOnLoginPage(browser, login, ROOT);
+      t.equal(landed.statusCode, 200);
+      t.match(landed.body, /<h1>Overview<\/h1>/);
+    });
+
     t.test('the overview: counts, and the last hour as inline SVG charts with their data tables', async (t) => {
       const { app, clock } = await consoleServer(t, open);
       await tokenRequest(app, 'service', WEB_SECRET, { grant_type: 'client_credentials' });

@@ -40,6 +40,9 @@ export interface ConsoleFrameDependencies {
   readonly displayNameOf: (sub: string) => Promise<string>;
 }
 
+/** The longest page address a sign-in returns to. */
+const MAX_RETURN_LENGTH = 1024;
+
 type Admitted = { readonly actor: AdminActor; readonly sub: string } | { readonly answered: FastifyReply };
 
 export function viewOf(deps: Pick<ConsoleFrameDependencies, 'pages'>, request: FastifyRequest): PageView {
@@ -142,7 +145,9 @@ export function serveConsoleRoute(app: FastifyInstance, route: ConsoleRoute, dep
   };
   if (route.method === 'GET') {
     app.get(url, async (request, reply) => {
-      const who = await admitted(request, reply, deps, route.scope, request.url);
+      // Back here once signed in; a very long URL (it travels in a cookie) comes back to the console's first page.
+      const back = request.url.length <= MAX_RETURN_LENGTH ? request.url : deps.base;
+      const who = await admitted(request, reply, deps, route.scope, back);
       if ('answered' in who) return who.answered;
       const { notice: _notice, ...query } = (request.query ?? {}) as Record<string, unknown>;
       const context = contextOf(request, reply, who);
