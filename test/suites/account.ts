@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
 import { ALICE, WEB_SECRET } from '../helpers/authorize-fixtures.js';
-import { InjectBrowser } from '../helpers/browser-flow.js';
+import { authorizeUrl, codeRequest, formAction, formFields, InjectBrowser, pkcePair } from '../helpers/browser-flow.js';
 import { follow, formOn, PHOTOS_API, signedInAt } from '../helpers/console.js';
 import { connectApp, consoleTestServer } from '../helpers/console-apps.js';
 import { tokenRequest } from '../helpers/security-flows.js';
@@ -146,8 +146,19 @@ export function accountSuite(t: Test, name: string, open: OpenStore): void {
 
     t.test('the login and consent pages link to the account page', async (t) => {
       const { app } = await accountServer(t, open);
-      const login = await follow(new InjectBrowser(app), await new InjectBrowser(app).get('/account'));
-      t.match(login.body, '<p class="muted"><a href="/account">Your account and connected apps</a></p>');
+      const browser = new InjectBrowser(app);
+      const link = '<p class="muted"><a href="/account">Your account and connected apps</a></p>';
+      const { challenge } = pkcePair();
+      const login = await browser.get(
+        authorizeUrl(codeRequest('printer', 'https://prints.example.com/callback', challenge, 'photos:read'), [PHOTOS_API]),
+      );
+      t.match(login.body, '<title>Sign in</title>');
+      t.match(login.body, link, 'on the login page');
+      const consent = await browser.get(
+        (await browser.post(formAction(login.body), { ...formFields(login.body), ...ALICE })).headers.location as string,
+      );
+      t.match(consent.body, '<title>Allow access?</title>');
+      t.match(consent.body, link, 'on the consent page');
     });
   });
 }
