@@ -5,9 +5,11 @@ import { CHROMIUM } from '../test/helpers/chromium.js';
 import { startShowcase } from '../test/helpers/page-showcase.js';
 
 /**
- * `npm run docs:screenshots`: the login, consent and error pages as an operator brands
- * them (test/helpers/page-showcase.ts), at phone (390×844) and desktop (1280×800) sizes,
- * written to docs/screenshots/. Only this script writes them; the tests never do.
+ * `npm run docs:screenshots`: the login, consent and error pages, the console and the account
+ * page as an operator brands them (test/helpers/page-showcase.ts), at phone (390×844) and
+ * desktop (1280×800) sizes, written to docs/screenshots/. Only this script writes them; the
+ * tests never do. Names given after `--` limit it to the pages whose name starts with one of
+ * them: `npm run docs:screenshots -- console account`.
  */
 
 const OUT = 'docs/screenshots';
@@ -22,9 +24,16 @@ try {
     ['consent', (page) => showcase.openConsent(page)],
     ['consent-step-up', (page) => showcase.openStepUpConsent(page)],
     ['error', (page) => showcase.openError(page)],
+    ['console-overview', (page) => showcase.openConsoleOverview(page)],
+    ['console-grants', (page) => showcase.openConsoleGrants(page)],
+    ['console-keys', (page) => showcase.openConsoleKeys(page)],
+    ['console-forbidden', (page) => showcase.openConsoleForbidden(page)],
+    ['account', (page) => showcase.openAccount(page)],
   ];
+  const only = process.argv.slice(2);
+  const chosen = pages.filter(([name]) => only.length === 0 || only.some((prefix) => name.startsWith(prefix)));
   for (const [size, viewport] of Object.entries(SIZES)) {
-    for (const [name, open] of pages) {
+    for (const [name, open] of chosen) {
       const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light', locale: 'en-US' });
       const page = await context.newPage();
       await open(page);

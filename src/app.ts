@@ -11,8 +11,6 @@ import { BAD_URL, sendEdgeAnswer, useUnroutedAnswers } from './http/unrouted.js'
 import { endpointsOf } from './endpoints.js';
 import { trustsIdJags } from './identity/id-jag-issuers.js';
 import { Pages } from './pages/view.js';
-import { adminApi } from './routes/admin/index.js';
-import { adminEntityRoutes } from './routes/admin/entities.js';
 import { authorizeRoutes } from './routes/authorize/index.js';
 import { deviceAuthorizationRoute } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -25,9 +23,8 @@ import { tokenRoute } from './routes/token.js';
 import { userinfoRoute } from './routes/userinfo.js';
 import { DEFAULT_ID_TOKEN_ALGORITHM } from './oidc/id-token.js';
 import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
-import { protectedResource } from '@oauth2-token-service/verifier/fastify';
-import { ADMIN_SCOPES } from './oauth/admin-scopes.js';
 import { buildServices, type ServiceDependencies, type Services } from './services/index.js';
+import { registerAdminApi, registerConsole } from './app-admin.js';
 
 export { serverEvents } from './services/index.js';
 
@@ -170,6 +167,7 @@ async function registerRoutes(
     });
   }
   await registerAdminApi(app, config, deps, services);
+  await registerConsole(app, config, deps, services, pages);
   await app.register(authorizeRoutes, {
     issuer: config.issuer,
     paths: {
@@ -181,6 +179,7 @@ async function registerRoutes(
       upstreamCallback: endpoints.upstreamCallbackPath(':provider'),
       upstreamSignedOut: endpoints.upstreamSignedOutPath(':provider'),
       device: endpoints.path('device'),
+      account: endpoints.path('account'),
     },
     pipeline: services.authorizePipeline,
     clients: directory,
@@ -202,34 +201,6 @@ function discoverProvidersWhenReady(app: FastifyInstance, { upstream }: Services
     stop = upstream.discoverInBackground(app.log);
   });
   app.addHook('onClose', async () => stop?.());
-}
-
-/**
- * The admin API at `{ISSUER}/admin/v1`, its routes from each entity plugin, and its RFC 9728
- * metadata at `/.well-known/oauth-protected-resource{path}/admin/v1`.
- */
-async function registerAdminApi(app: FastifyInstance, config: Config, deps: ServerDependencies, services: Services): Promise<void> {
-  const { admin, endpoints, clock, events } = services;
-  await app.register(protectedResource, {
-    verifier: admin.verifier,
-    scopesSupported: ADMIN_SCOPES,
-    resourceName: 'Admin API',
-    resourceDocumentation: `${endpoints.url('admin')}/openapi.json`,
-  });
-  await app.register(adminApi, {
-    prefix: endpoints.path('admin'),
-    routes: adminEntityRoutes({
-      api: services.entries.admin.api,
-      grants: admin.grants,
-      keystore: deps.keystore,
-      clock,
-      adminUrl: endpoints.url('admin'),
-    }),
-    callers: admin.callers,
-    events,
-    origin: new URL(config.issuer).origin,
-    openApi: admin.openApi,
-  });
 }
 
 /** Builds the application; never listens, so tests drive it with `inject()`. */

@@ -78,6 +78,8 @@ try {
         `  ADMIN_TOKEN=$(curl -s -u 'demo-client:${secret}' -d grant_type=client_credentials -d resource=${config.issuer}/admin/v1 ${config.issuer}/oauth2/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
         `  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '${config.issuer}${ADMIN_BANNER_PATH}'`,
         '',
+        `Console: open ${config.issuer}/admin (sign in as the demo user); your apps: ${config.issuer}/account`,
+        '',
       ].join('\n')}\n`,
     );
   }

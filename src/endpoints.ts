@@ -26,6 +26,10 @@ const BELOW_ISSUER = {
   openidConfiguration: '/.well-known/openid-configuration',
   /** The admin API: a protected resource of this server, its URL the resource identifier (RFC 8707, RFC 9728). */
   admin: '/admin/v1',
+  /** The console: the pages of administrators (a built-in client of this server); its redirect URI is `{console}/callback`. */
+  console: '/admin',
+  /** The account page of every user who signs in here: who they are, the apps they connected. */
+  account: '/account',
 } as const;
 
 export type EndpointName = keyof typeof BELOW_ISSUER;
@@ -58,7 +62,7 @@ export interface Endpoints {
   readonly authorizationServerMetadataPath: string;
   /** The path the browser session's cookies are sent to: every page of the authorization endpoint, sign-out and /device. */
   readonly browserCookiePath: string;
-  /** Whether `path` is one of the pages a browser sees (they answer errors with a page, not JSON). */
+  /** Whether `path` is one of the pages a browser sees (they answer errors with a page, not JSON): the console's and /account too. */
   isBrowserPath(path: string): boolean;
 }
 
@@ -67,6 +71,9 @@ export function endpointsOf(issuer: string): Endpoints {
   const prefix = new URL(origin).pathname.replace(/\/+$/, '');
   const path = (name: EndpointName) => `${prefix}${BELOW_ISSUER[name]}`;
   const authorize = path('authorize');
+  const consolePath = path('console');
+  const adminApi = path('admin');
+  const below = (candidate: string, base: string) => candidate === base || candidate.startsWith(`${base}/`);
   return {
     issuer: origin,
     path,
@@ -83,6 +90,8 @@ export function endpointsOf(issuer: string): Endpoints {
       candidate === authorize ||
       candidate.startsWith(`${authorize}/`) ||
       candidate === path('logout') ||
-      candidate.startsWith(`${prefix}${UPSTREAM_CALLBACK}/`),
+      candidate.startsWith(`${prefix}${UPSTREAM_CALLBACK}/`) ||
+      (below(candidate, consolePath) && !below(candidate, adminApi)) ||
+      below(candidate, path('account')),
   };
 }

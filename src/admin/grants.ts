@@ -20,6 +20,10 @@ export interface GrantView {
   readonly sub: string;
   readonly client_id: string;
   readonly expires_at: number;
+  /** What it grants and when it was granted (seconds); absent for a grant indexed before the index kept them. */
+  readonly scope?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly granted_at?: number;
 }
 
 export interface GrantFilter {
@@ -28,7 +32,14 @@ export interface GrantFilter {
 }
 
 function viewOf(grant: IndexedGrant): GrantView {
-  return { grant_id: grant.grantId, sub: grant.sub, client_id: grant.clientId, expires_at: Math.ceil(grant.expiresAt / 1000) };
+  const { details } = grant;
+  return {
+    grant_id: grant.grantId,
+    sub: grant.sub,
+    client_id: grant.clientId,
+    expires_at: Math.ceil(grant.expiresAt / 1000),
+    ...(details ? { scope: details.scope, resources: details.resources, granted_at: details.grantedAt } : {}),
+  };
 }
 
 /**

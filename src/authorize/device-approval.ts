@@ -29,7 +29,8 @@ export async function approvedDevice(
   const grantId = device.device.grantId;
   const reach = verifying.codeTtlSeconds + responses.accessTokens.longestLifetimeSeconds;
   const lifetime = client.grantTypes.has('refresh_token') ? reach + responses.refreshTokenTtl : reach;
-  await responses.grantIndexing.recordFor({ grantId, sub: user.sub, clientId: client.clientId }, lifetime);
+  const parties = { grantId, sub: user.sub, clientId: client.clientId, scope: request.scope, resources: request.resources };
+  await responses.grantIndexing.recordFor(parties, lifetime);
   await bindUpstreamTokens(user, grantId, lifetime, responses);
   const approved = await verifying.devices.approve(device, {
     sub: user.sub,

@@ -42,7 +42,7 @@ export async function approvedResponseParameters(
   deps: AuthorizationResponseDependencies,
 ): Promise<Parameters> {
   const grantId = newGrantId();
-  const parties = { grantId, sub: user.sub, clientId: request.client.clientId };
+  const parties = { grantId, sub: user.sub, clientId: request.client.clientId, scope: request.scope, resources: request.resources };
   if (request.responseType === 'token') {
     // The token carries a grant id, so revoking the user's grants makes it inactive at introspection.
     await deps.grantIndexing.recordFor(parties, deps.accessTokens.longestLifetimeSeconds);

@@ -114,7 +114,7 @@ export async function startFederatedSession(
   session: BrowserSession,
   upstream: UpstreamSignInDependencies,
 ): Promise<AuthenticatedUser> {
-  const user = session.start(browser, finished.sub, finished.amr, finished.authTime, finished.roles);
+  const user = session.start(browser, finished.sub, finished.amr, finished.authTime, finished.roles, finished.provider);
   if (finished.kept !== undefined && user.sid !== undefined) {
     const { sid } = user;
     const kept = finished.kept;

@@ -14,6 +14,7 @@ import { JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT, TokenExchangePolicySchema, toke
 export type { TokenExchangePolicy } from './token-exchange-policy.js';
 import { FEDERATED_PREFIX, FEDERATED_PREFIX_RESERVED } from '../shared/federated-prefix.js';
 import { WORKLOAD_CLIENT_PREFIX, WORKLOAD_PREFIX_RESERVED } from '../shared/workload-prefix.js';
+import { CONSOLE_CLIENT_ID, CONSOLE_CLIENT_ID_RESERVED } from '../shared/console-client.js';
 import { AUTH_METHODS, type Client, GRANT_TYPES } from './client.js';
 
 export { AUTH_METHODS, DEVICE_CODE_GRANT, GRANT_TYPES } from './client.js';
@@ -51,7 +52,8 @@ export const ClientSchema = z
     client_id: z
       .string()
       .regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces')
-      .refine((id) => !id.startsWith(WORKLOAD_CLIENT_PREFIX), WORKLOAD_PREFIX_RESERVED),
+      .refine((id) => !id.startsWith(WORKLOAD_CLIENT_PREFIX), WORKLOAD_PREFIX_RESERVED)
+      .refine((id) => id !== CONSOLE_CLIENT_ID, CONSOLE_CLIENT_ID_RESERVED),
     client_name: z.string().min(1).max(200).optional(),
     client_uri: displayUrl.optional(),
     logo_uri: displayUrl.optional(),

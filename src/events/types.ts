@@ -1,3 +1,4 @@
+import type { GrantRevokedEvent } from './grant-revocations.js';
 import type { WorkloadRefusedEvent } from './workload-refusals.js';
 
 /**
@@ -25,8 +26,7 @@ export type IssuingGrant =
   /** RFC 8628: the device authorization grant. */
   | 'device_code';
 
-/** Why a grant (its refresh family and the access tokens minted from it) was revoked; `administrator`: `grants revoke`. */
-export type GrantRevocationReason = 'revocation_request' | 'code_replay' | 'refresh_reuse' | 'administrator';
+export type { GrantRevocationReason } from './grant-revocations.js';
 
 import type { ClientAuthenticationFailure, ClientAuthenticationMethod } from './client-authentication.js';
 
@@ -129,23 +129,10 @@ export type SecurityEvent =
   | WorkloadRefusedEvent
   | { readonly event: 'refresh.reuse_detected'; readonly clientId: string; readonly sub: string; readonly grantId: string }
   | { readonly event: 'code.replayed'; readonly clientId: string; readonly grantId: string }
-  | {
-      readonly event: 'grant.revoked';
-      readonly grantId: string;
-      readonly clientId: string;
-      readonly reason: Exclude<GrantRevocationReason, 'administrator'>;
-    }
-  | {
-      /** By an administrator's command; a grant revoked by its id alone has no known client or user. */
-      readonly event: 'grant.revoked';
-      readonly grantId: string;
-      readonly reason: 'administrator';
-      readonly clientId?: string;
-      readonly sub?: string;
-      /** The operating-system account that ran the command, when the system can tell. */
-      readonly operator?: string;
-    }
+  | GrantRevokedEvent
   | { readonly event: 'token.revoked'; readonly clientId: string; readonly jti: string }
+  /** "Sign out everywhere" on the account page: every browser session of `sub` ended, by the user (nothing else revoked). */
+  | { readonly event: 'sessions.revoked'; readonly sub: string; readonly actor: { readonly sub: string } }
   | {
       readonly event: 'client.registered';
       readonly clientId: string;
@@ -206,6 +193,7 @@ export const AUDITED: Readonly<Record<SecurityEventName, boolean>> = {
   'code.replayed': true,
   'grant.revoked': true,
   'token.revoked': true,
+  'sessions.revoked': true,
   'client.registered': true,
   'client.deleted': true,
   'client.authentication_failed': true,

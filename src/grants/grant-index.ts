@@ -1,11 +1,19 @@
 import type { Clock } from '../clock.js';
-import type { GrantIndex } from '../store/types.js';
+import type { GrantDetails, GrantIndex } from '../store/types.js';
 
-/** Whose grant it is, as the user's and the client's grant indexes list it. */
+/** Whose grant it is, as the user's and the client's grant indexes list it, and what for (the account page shows it). */
 export interface GrantParties {
   readonly grantId: string;
   readonly sub: string;
   readonly clientId: string;
+  readonly scope: readonly string[];
+  /** Its resources (RFC 8707), or their identifiers. */
+  readonly resources: readonly ({ readonly resource: string } | string)[];
+  /**
+   * When it was granted (seconds); default: now. A grant recorded twice (the password grant,
+   * then its refresh family) names the same time both times: its index entry stays one.
+   */
+  readonly grantedAt?: number;
 }
 
 /**
@@ -25,6 +33,18 @@ export class GrantIndexing {
   ) {}
 
   async recordFor(grant: GrantParties, lifetimeSeconds: number): Promise<void> {
-    await this.index.indexGrant({ ...grant, expiresAt: this.clock() + lifetimeSeconds * 1000 });
+    const now = this.clock();
+    const details: GrantDetails = {
+      grantedAt: grant.grantedAt ?? Math.floor(now / 1000),
+      scope: [...grant.scope],
+      resources: grant.resources.map((r) => (typeof r === 'string' ? r : r.resource)),
+    };
+    await this.index.indexGrant({
+      grantId: grant.grantId,
+      sub: grant.sub,
+      clientId: grant.clientId,
+      expiresAt: now + lifetimeSeconds * 1000,
+      details,
+    });
   }
 }

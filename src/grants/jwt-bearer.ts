@@ -92,7 +92,10 @@ export function jwtBearerGrant(deps: JwtBearerDependencies): Grant {
       if (deps.subjects.isDisabled(sub)) throw new InvalidGrant(USER_DISABLED);
       const scope = scopeForUser(requested, { sub, clientScope: client.scope, decidedRoles: idJag.roles }, deps.users);
       const grantId = newGrantId();
-      await deps.grantIndexing.recordFor({ grantId, sub, clientId: client.clientId }, deps.accessTokens.longestLifetimeSeconds);
+      await deps.grantIndexing.recordFor(
+        { grantId, sub, clientId: client.clientId, scope, resources },
+        deps.accessTokens.longestLifetimeSeconds,
+      );
       const issued = await deps.accessTokens.issue({
         subject: sub,
         clientId: client.clientId,

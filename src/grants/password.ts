@@ -52,7 +52,8 @@ export function passwordGrant(deps: PasswordGrantDependencies): Grant {
       const grantId = newGrantId();
       const authTime = nowSeconds(deps.clock);
       // Listed under the user and client before its first token (a refresh family extends the entry).
-      await deps.grantIndexing.recordFor({ grantId, sub: user.sub, clientId: client.clientId }, deps.accessTokens.longestLifetimeSeconds);
+      const parties = { grantId, sub: user.sub, clientId: client.clientId, scope, resources, grantedAt: authTime };
+      await deps.grantIndexing.recordFor(parties, deps.accessTokens.longestLifetimeSeconds);
       const refreshToken = client.grantTypes.has('refresh_token')
         ? await deps.refreshFamilies.start(grantId, {
             clientId: client.clientId,

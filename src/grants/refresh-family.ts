@@ -53,7 +53,10 @@ export class RefreshFamilies {
     // one after the other. Safe all the same: the token is handed out only once both are
     // acknowledged, so a family whose index write failed never had a token delivered.
     const [, started] = await Promise.all([
-      this.grantIndexing.recordFor({ grantId, sub: family.sub, clientId: family.clientId }, this.lifetimes.absoluteSeconds),
+      this.grantIndexing.recordFor(
+        { grantId, ...family, resources: family.resources ?? [], grantedAt: family.authTime },
+        this.lifetimes.absoluteSeconds,
+      ),
       this.store.startRefreshFamily(grantId, draft.store),
     ]);
     if (!started) throw new InvalidGrant('the authorization code was already used; the tokens issued from it are revoked');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequest, type OAuthError } from '../errors/index.js';
-import { FormParams, queryParametersOf } from '../oauth/form-params.js';
+import { FormParams, parametersOf, queryParametersOf } from '../oauth/form-params.js';
 import { type StoreOutageAnswer, sendOAuthError, toOAuthError } from './oauth-reply.js';
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
@@ -37,6 +37,21 @@ export function useOAuthFormBodies(scope: FastifyInstance, options: BackChannelO
     const answer = toOAuthError(error, request, options.storeOutage);
     options.onErrorAnswer?.(answer);
     return sendOAuthError(reply, answer, options.realm);
+  });
+}
+
+/**
+ * Sets up a scope of browser pages (the authorization endpoint's, the console's): forms are
+ * `application/x-www-form-urlencoded`, read as their parameters in order with repeats kept
+ * (each step judges them); any other body is `invalid_request`.
+ */
+export function useBrowserFormBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+    done(null, parametersOf(body as string));
+  });
+  scope.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new InvalidRequest('forms must be sent as application/x-www-form-urlencoded'), undefined);
   });
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { decodeProtectedHeader, type JWTPayload, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import { type Clock, nowSeconds } from '../clock.js';
 import { ServerError } from '../errors/index.js';
@@ -108,22 +108,29 @@ export class IdTokens {
    * an access token, a key we no longer publish).
    */
   async verifyHint(token: string): Promise<IdTokenHint | undefined> {
+    const payload = await this.verified(token, { clockTolerance: Number.MAX_SAFE_INTEGER });
+    if (payload === undefined || typeof payload.sub !== 'string' || payload.aud === undefined) return undefined;
+    const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+    return { sub: payload.sub, audiences, ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}) };
+  }
+
+  /**
+   * The claims of an unexpired ID token we issued to `clientId` (§3.1.3.7: `iss`, `aud`, the
+   * signature, `exp`): what a client of our own, the console, checks before it reads `nonce`.
+   */
+  async verifyFor(token: string, clientId: string): Promise<JWTPayload | undefined> {
+    return this.verified(token, { audience: clientId, currentDate: new Date(this.clock()) });
+  }
+
+  private async verified(token: string, options: JWTVerifyOptions): Promise<JWTPayload | undefined> {
     const now = nowSeconds(this.clock);
     try {
       const header = decodeProtectedHeader(token);
       if (header.typ !== undefined && header.typ !== 'JWT') return undefined;
-      const { payload } = await jwtVerify(
-        token,
-        () => {
-          const key = this.keystore.publishedKey(header.kid, now);
-          if (!key || key.alg !== header.alg) throw new Error('unknown key');
-          return key.publicKey;
-        },
-        { issuer: this.settings.issuer, algorithms: [...SIGNING_ALGORITHMS], clockTolerance: Number.MAX_SAFE_INTEGER },
-      );
-      if (typeof payload.sub !== 'string' || payload.aud === undefined) return undefined;
-      const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
-      return { sub: payload.sub, audiences, ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}) };
+      const key = this.keystore.publishedKey(header.kid, now);
+      if (!key || key.alg !== header.alg) return undefined;
+      const verifying = { issuer: this.settings.issuer, algorithms: [...SIGNING_ALGORITHMS], ...options };
+      return (await jwtVerify(token, key.publicKey, verifying)).payload;
     } catch {
       return undefined;
     }

@@ -1,5 +1,5 @@
 import type { UnregisteredClient } from './client-display.js';
-import { clientLine, type FormContext, hiddenFields, signedInAs } from './form-context.js';
+import { accountLine, clientLine, type FormContext, hiddenFields, signedInAs } from './form-context.js';
 import { type Html, html, type Page } from './html.js';
 import type { PageView } from './view.js';
 
@@ -71,7 +71,8 @@ function resourceList(view: PageView, resources: RequestedAccess['resources']): 
 <ul class="resources">${items}</ul>`;
 }
 
-function scopeItems(scopes: readonly DescribedScope[]): Html[] {
+/** Each scope in words (its description, the scope itself beside it), or its name alone: the consent page's and the account page's. */
+export function scopeItems(scopes: readonly DescribedScope[]): Html[] {
   return scopes.map(({ scope, description }) =>
     description === undefined
       ? html`<li><code>${scope}</code></li>`
@@ -110,7 +111,8 @@ ${hiddenFields(form)}
 <button class="primary" type="submit" name="decision" value="allow">${t.allow}</button>
 </div>
 </form>
-${signedInAs(view, form, subject)}`,
+${signedInAs(view, form, subject)}
+${accountLine(view, form)}`,
     { images: form.logoUri === undefined ? [] : [form.logoUri] },
   );
 }

@@ -21,6 +21,8 @@ export interface FormContext {
   readonly signOutAction: string;
   /** Set for a client nobody registered: described by a Client ID Metadata Document, or registered by itself (RFC 7591). */
   readonly unregistered?: UnregisteredClient | undefined;
+  /** The account page (/account): the user's connected apps, each revocable. */
+  readonly accountPath?: string | undefined;
 }
 
 export function hiddenFields(form: FormContext): Html {
@@ -43,4 +45,10 @@ export function signedInAs(view: PageView, form: FormContext, subject: string): 
 ${hiddenFields(form)}
 <p class="muted">${view.t.signedInAs(html`<strong>${subject}</strong>`)} <button class="link" type="submit">${view.t.notYou}</button></p>
 </form>`;
+}
+
+/** The way to the account page, where the user sees and revokes the apps they connected. */
+export function accountLine(view: PageView, form: FormContext): Html {
+  if (form.accountPath === undefined) return html``;
+  return html`<p class="muted"><a href="${form.accountPath}">${view.t.account.manageLink}</a></p>`;
 }

@@ -32,7 +32,12 @@ export interface Page extends Html {
   readonly imageOrigins: readonly string[];
   /** Hashes of the inline scripts the page runs. */
   readonly scriptHashes: readonly string[];
+  /** Sent as Referrer-Policy (the layout writes the same in a meta element); default `no-referrer`. */
+  readonly referrerPolicy?: ReferrerPolicy;
 }
+
+/** The referrer policies of our pages (see PageExtras.referrerPolicy). */
+export type ReferrerPolicy = 'no-referrer' | 'same-origin';
 
 /**
  * The CSP source (CSP3 §2.3.1) that lets a form on a page reach `uri` (and be redirected
@@ -71,7 +76,7 @@ export function sendPage(reply: FastifyReply, statusCode: number, content: Page,
     .header('content-type', 'text/html; charset=utf-8')
     .header('content-security-policy', csp)
     .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', content.referrerPolicy ?? 'no-referrer')
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')
     .header('vary', 'Accept-Language')

@@ -3,6 +3,8 @@ import type { BrandConfig } from './brand.js';
 import { textColorOn } from './contrast.js';
 import { type Html, html, type Page } from './html.js';
 import type { Messages } from './messages/index.js';
+import { CONSOLE_STYLE } from './console-style.js';
+import type { ReferrerPolicy } from './html.js';
 
 /**
  * The one layout of every page: the operator's name and logo above a card, the brand
@@ -49,7 +51,7 @@ dd{margin:0;overflow-wrap:anywhere}
 button{flex:1;font:inherit;font-weight:600;padding:.65rem 1rem;border-radius:8px;border:1px solid var(--field);background:transparent;color:inherit;cursor:pointer}
 button.link{flex:none;padding:0;border:0;background:none;color:inherit;font-weight:400;text-decoration:underline}
 button.primary{background:var(--brand);border-color:var(--brand);color:var(--on-brand)}
-`;
+${CONSOLE_STYLE}`;
 }
 
 /** What a page needs beyond its body: the images it shows and the scripts it runs. */
@@ -58,6 +60,14 @@ export interface PageExtras {
   readonly images?: readonly string[];
   /** Inline scripts placed at the end of the body (their hashes go into script-src). */
   readonly scripts?: readonly { readonly source: string; readonly hash: string }[];
+  /** A page of lists and tables (the console, the account page): the card spans the width it needs. */
+  readonly wide?: boolean;
+  /**
+   * `same-origin` for pages whose forms change something (the console, /account): the browser
+   * then sends their Origin with each POST, which the server checks (with `no-referrer`, the
+   * default, a POST says `Origin: null`). Nothing goes to another origin either way.
+   */
+  readonly referrerPolicy?: ReferrerPolicy;
 }
 
 function originOf(url: string): string {
@@ -85,17 +95,18 @@ export class Layout {
     const scripts = extras.scripts ?? [];
     const images = [...(this.brand.logoUrl === undefined ? [] : [this.brand.logoUrl]), ...(extras.images ?? [])];
     const fullTitle = this.brand.name === undefined ? title : `${title} – ${this.brand.name}`;
+    const referrerPolicy = extras.referrerPolicy ?? 'no-referrer';
     const document = html`<!doctype html>
 <html lang="${t.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${referrerPolicy}">
 <title>${fullTitle}</title>
 <style>${{ html: this.style }}</style>
 </head>
 <body>
-${this.header(t)}<main>
+${this.header(t)}<main${extras.wide ? html` class="wide"` : html``}>
 ${body}
 </main>
 ${scripts.map((s) => html`<script>${{ html: s.source }}</script>\n`)}</body>
@@ -106,6 +117,7 @@ ${scripts.map((s) => html`<script>${{ html: s.source }}</script>\n`)}</body>
       styleHash: this.styleHash,
       imageOrigins: images.map(originOf),
       scriptHashes: scripts.map((s) => s.hash),
+      referrerPolicy,
     };
   }
 }

@@ -1,6 +1,6 @@
 import type { SignInMethod } from '../authorize/sign-in.js';
 import type { FormContext } from './form-context.js';
-import { clientLine, hiddenFields, signedInAs } from './form-context.js';
+import { accountLine, clientLine, hiddenFields, signedInAs } from './form-context.js';
 import { type Html, html, type Page, scriptHash } from './html.js';
 import type { PageView } from './view.js';
 
@@ -74,7 +74,8 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : html``}
 ${password ? passwordForm(view, form, content.username ?? '') : html``}
 ${password && providers.length > 0 ? html`<p class="or">${t.or}</p>` : html``}
 ${providers.length > 0 ? providerButtons(view, form, providers, content.upstreamAction) : html``}
-${signedIn !== undefined ? signedInAs(view, form, signedIn) : html``}`,
+${signedIn !== undefined ? signedInAs(view, form, signedIn) : html``}
+${accountLine(view, form)}`,
     { images: form.logoUri === undefined ? [] : [form.logoUri], scripts: password ? [SHOW_PASSWORD_SCRIPT] : [] },
   );
 }

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { clientDirectory, registrySource } from '../clients/directory.js';
 import { InitialAccessTokens } from '../clients/initial-access-tokens.js';
-import type { ClientRegistry } from '../clients/registry.js';
-import { type Clock, systemClock } from '../clock.js';
+import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { DpopNonces } from '../dpop/nonce.js';
 import { TokenEndpointProofs } from '../dpop/token-endpoint.js';
@@ -10,66 +9,38 @@ import { endpointsOf } from '../endpoints.js';
 import { clientAuthentication, dynamicRegistrations, metadataDocumentSource, selfAssertedClientPolicy } from './clients.js';
 import type { AuditSink } from '../events/audit-log.js';
 import { serverEvents } from './events.js';
-import type { Resolver } from '../fetch/safe-fetch.js';
 import { deviceServices } from './device.js';
 import { GrantIndexing } from '../grants/grant-index.js';
 import { type GrantTable, grantTable } from '../grants/index.js';
-import type { Keystore } from '../keys/keystore.js';
-import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { adminApiResource, withBuiltInResources } from '../resources/built-in.js';
 import { ResourceRegistry } from '../resources/registry.js';
 import { BrowserSession } from '../session/browser-session.js';
 import { browserCookiesFor } from '../session/cookies.js';
-import type { Signer } from '../session/signer.js';
-import type { Store } from '../store/types.js';
 import { AccessTokens } from '../tokens/access-token.js';
 import { IdTokens } from '../oidc/id-token.js';
 import type { UserinfoDependencies } from '../oidc/userinfo.js';
 import { ResourceProofs } from '../dpop/resource-proofs.js';
 import type { AuthorizeDependencies } from '../authorize/pipeline.js';
 import { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
-import type { UserRegistry } from '../users/registry.js';
 import { PasswordSignIn } from '../users/sign-in.js';
 import { SignInThrottle } from '../users/sign-in-throttle.js';
 import { VerificationSlots } from '../users/verification-slots.js';
-import type { ProviderRegistry } from '../identity/providers.js';
 import { upstreamServices } from './upstream.js';
 import { adminServices } from './admin.js';
 import { WorkloadTrustRegistry } from '../workloads/trusts.js';
 import { workloadServices } from './workloads.js';
-import type { EntrySync } from '../entries/sync.js';
 import { entriesServices } from './entries.js';
+import { consoleClientSource } from '../console/client.js';
+import { consoleServices } from './console.js';
 
 /**
  * The service wiring: from the configuration and what the process opened (keys, registries,
  * store), the domain services the routes use. No Fastify here; app.ts hands them to the routes.
  */
 
-export interface ServiceDependencies {
-  readonly keystore: Keystore;
-  readonly clients: ClientRegistry;
-  readonly users: UserRegistry;
-  /** Protected resources (RFC 8707) clients may name with `resource`; default: none. */
-  readonly resources?: ResourceRegistry;
-  /** Upstream identity providers (IDENTITY_PROVIDERS_FILE); default: none, only the password form. */
-  readonly providers?: ProviderRegistry | undefined;
-  /** Workload trusts (WORKLOAD_TRUSTS_FILE); default: none, no workload is served. */
-  readonly workloads?: WorkloadTrustRegistry | undefined;
-  readonly store: Store;
-  /** Signs session cookies and forms; instances behind one load balancer need the same secret. */
-  readonly signer: Signer;
-  /** Injected so tests control time. */
-  readonly clock?: Clock;
-  /** Trust anchors (PEM) and DNS for fetching URLs clients and providers name (tests); default: Node's CA list and DNS. */
-  readonly outboundFetch?: { readonly ca?: string; readonly resolve?: Resolver };
-  /**
-   * The Prometheus series to record into, when METRICS_PORT is set (served by
-   * buildMetricsServer, or by this app when METRICS_PORT equals PORT); none: nothing is measured.
-   */
-  readonly metrics?: ServerMetrics | undefined;
-  /** The admin API's entries followed from the store (startServer's, started); default: one made here, stopped with the app. */
-  readonly entrySync?: EntrySync | undefined;
-}
+import type { ServiceDependencies } from './dependencies.js';
+
+export type { ServiceDependencies } from './dependencies.js';
 
 export { serverEvents } from './events.js';
 
@@ -89,7 +60,8 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   // RESOURCES_FILE's resources, and the admin API every server has.
   const registeredResources = deps.resources ?? ResourceRegistry.fromEntries([]);
   const resources = withBuiltInResources(registeredResources, [adminApiResource(endpoints.url('admin'))]);
-  const events = serverEvents(log, deps.metrics);
+  const consoleParts = consoleServices(config, deps, { endpoints, clock });
+  const events = serverEvents(log, deps.metrics, [consoleParts.activity]);
   // Workload trusts come from WORKLOAD_TRUSTS_FILE and the admin API: a registry even without the file.
   const workloads = deps.workloads ?? WorkloadTrustRegistry.empty();
   const entries = entriesServices(config, deps, { log, clock, resources: registeredResources, workloads });
@@ -146,8 +118,9 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
   });
   const selfAsserted = selfAssertedClientPolicy(config, resources);
   const registrations = dynamicRegistrations(config, endpoints, { store, clients, policy: selfAsserted, clock, events });
-  // The clients file first, so no other source can shadow one of its ids.
+  // The console first (its id is reserved), then the clients file, so no other source can shadow one of its ids.
   const directory = clientDirectory(
+    consoleClientSource(consoleParts.client),
     registrySource(clients),
     ...(registrations ? [registrations] : []),
     ...metadataDocumentSource(config, deps, log, clock, selfAsserted),
@@ -243,5 +216,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     admin: adminServices(config, deps, { endpoints, clock, events, accessTokens }),
     /** The admin API's entries: the sync, the subject marks, the admin services (src/admin/). */
     entries,
+    /** The console at /admin and the account page (src/console/). */
+    console: consoleParts,
   };
 }

@@ -27,6 +27,8 @@ export interface AuthenticatedUser {
   readonly amr?: readonly string[] | undefined;
   /** The roles an upstream provider's rules gave a federated user at sign-in (a local user's are in USERS_FILE). */
   readonly roles?: readonly string[] | undefined;
+  /** The upstream identity provider the user signed in through (its id); none for the password form. */
+  readonly provider?: string | undefined;
 }
 
 interface SessionPayload {
@@ -37,6 +39,7 @@ interface SessionPayload {
   readonly sid?: string;
   readonly amr?: string[];
   readonly roles?: string[];
+  readonly idp?: string;
 }
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -81,13 +84,14 @@ export class BrowserSession {
       ...(typeof session.sid === 'string' ? { sid: session.sid } : {}),
       ...(Array.isArray(session.amr) ? { amr: session.amr } : {}),
       ...(isStrings(session.roles) ? { roles: session.roles } : {}),
+      ...(typeof session.idp === 'string' ? { provider: session.idp } : {}),
     };
   }
 
   /**
    * Starts a session for `sub`, signed in by the methods `amr` names (RFC 8176), at
    * `authenticatedAt` (an upstream provider's `auth_time`) or now, with the `roles` its
-   * sign-in decided (a federated user's).
+   * sign-in decided and the `provider` it went through (a federated user's).
    */
   start(
     cookies: CookieJar,
@@ -95,15 +99,16 @@ export class BrowserSession {
     amr: readonly string[] = [],
     authenticatedAt?: number,
     roles: readonly string[] = [],
+    provider?: string,
   ): AuthenticatedUser {
     const now = nowSeconds(this.clock);
     const authTime = authenticatedAt ?? now;
     const sid = randomBytes(16).toString('base64url');
     const optional = { ...(amr.length > 0 ? { amr: [...amr] } : {}), ...(roles.length > 0 ? { roles: [...roles] } : {}) };
-    const payload: SessionPayload = { sub, auth_time: authTime, iat: now, sid, ...optional };
+    const payload: SessionPayload = { sub, auth_time: authTime, iat: now, sid, ...optional, ...(provider ? { idp: provider } : {}) };
     const value = this.signer.sign('session', payload, now + this.options.ttlSeconds);
     cookies.set(this.options.cookies.session, value, { ...this.cookieOptions(), maxAge: this.options.ttlSeconds });
-    return { sub, authTime, sid, ...optional };
+    return { sub, authTime, sid, ...optional, ...(provider ? { provider } : {}) };
   }
 
   /** Ends the session: the cookie is replaced by an empty one that expires at once. */

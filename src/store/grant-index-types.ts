@@ -11,6 +11,17 @@ export interface IndexedGrant {
   readonly clientId: string;
   /** When nothing of the grant is usable any more (its family, code or access tokens), in milliseconds since the epoch. */
   readonly expiresAt: number;
+  /** What the user granted (the account page shows it); grants indexed before these were kept have none. */
+  readonly details?: GrantDetails | undefined;
+}
+
+/** What a grant is for, fixed when it is made: the same every time the grant is indexed. */
+export interface GrantDetails {
+  /** When the user granted it, in seconds since the epoch. */
+  readonly grantedAt: number;
+  readonly scope: readonly string[];
+  /** The resources (RFC 8707) it is for; none: ACCESS_TOKEN_AUDIENCE. */
+  readonly resources: readonly string[];
 }
 
 /** Whose grants: one user's (`sub`) or one client's. */
@@ -31,6 +42,8 @@ export interface GrantIndex {
   indexGrant(grant: IndexedGrant): Promise<void>;
   /** The unexpired entries of one index, soonest expiry first (revoked grants included: the caller checks). */
   listGrants(owner: GrantOwner): Promise<IndexedGrant[]>;
+  /** How many unexpired entries one index holds (revoked grants not yet unindexed included), without reading them. */
+  countGrants(owner: GrantOwner): Promise<number>;
   /** Drops the grants from their user's and their client's index. */
   unindexGrants(grants: readonly IndexedGrant[]): Promise<void>;
 }

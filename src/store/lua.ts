@@ -188,7 +188,7 @@ return {data, redis.call('PTTL', KEYS[1])}
  * a client's consenting users), or raises its expiry (GT: never lowers it); drops the
  * expired entries; sets the key's TTL to the latest expiry it holds, so the index dies
  * with its last entry.
- *   KEYS[1] index key   ARGV[1] member (a grant: JSON [grantId, sub, clientId]; a consent: the sub)
+ *   KEYS[1] index key   ARGV[1] member (a grant: JSON [grantId, sub, clientId, details...]; a consent: the sub)
  *   ARGV[2] expiry (ms)   ARGV[3] now (ms)
  */
 export const INDEX_GRANT = `

@@ -38,6 +38,10 @@ export class MemoryGrantIndex implements GrantIndex {
     return index ? [...index.values()].sort((a, b) => a.expiresAt - b.expiresAt) : [];
   }
 
+  async countGrants(owner: GrantOwner): Promise<number> {
+    return this.live(indexKey(owner))?.size ?? 0;
+  }
+
   async unindexGrants(grants: readonly IndexedGrant[]): Promise<void> {
     for (const grant of grants) {
       for (const key of [indexKey({ sub: grant.sub }), indexKey({ clientId: grant.clientId })]) {

@@ -25,8 +25,30 @@ function entriesOf(reply: string[]): [member: string, expiresAt: number][] {
 /** How many users' consents one round of forgetting a client's consents reaches. */
 export const FORGET_BATCH = 500;
 
-/** The sorted-set member of a grant: the same JSON for the same grant, so ZADD GT raises its expiry in place. */
-const memberOf = (grant: IndexedGrant) => JSON.stringify([grant.grantId, grant.sub, grant.clientId]);
+/**
+ * The sorted-set member of a grant: the same JSON for the same grant (its details are fixed
+ * when it is made), so ZADD GT raises its expiry in place. Members written before grants
+ * had details are the first three elements alone, and read back as they were written.
+ */
+function memberOf({ grantId, sub, clientId, details }: IndexedGrant): string {
+  if (details === undefined) return JSON.stringify([grantId, sub, clientId]);
+  return JSON.stringify([grantId, sub, clientId, details.grantedAt, details.scope, details.resources]);
+}
+
+function grantOf(member: string, expiresAt: number): IndexedGrant {
+  const [grantId, sub, clientId, grantedAt, scope, resources] = JSON.parse(member) as [
+    string,
+    string,
+    string,
+    number?,
+    string[]?,
+    string[]?,
+  ];
+  if (grantedAt === undefined || scope === undefined || resources === undefined) return { grantId, sub, clientId, expiresAt };
+  return { grantId, sub, clientId, expiresAt, details: { grantedAt, scope, resources } };
+}
+
+const keyOf = (keys: RedisKeys, owner: GrantOwner) => ('sub' in owner ? keys.userGrants(owner.sub) : keys.clientGrants(owner.clientId));
 
 /**
  * Grant indexes in Redis: a sorted set per user (`{sub:<digest>}:grants`) and per client
@@ -49,12 +71,14 @@ export class RedisGrantIndex implements GrantIndex {
   }
 
   async listGrants(owner: GrantOwner): Promise<IndexedGrant[]> {
-    const key = 'sub' in owner ? this.redis.keys.userGrants(owner.sub) : this.redis.keys.clientGrants(owner.clientId);
+    const key = keyOf(this.redis.keys, owner);
     const reply = await this.redis.call('list grants', () => this.redis.script<string[]>('listGrants', [key], [this.redis.clock()]));
-    return entriesOf(reply).map(([member, expiresAt]) => {
-      const [grantId, sub, clientId] = JSON.parse(member) as [string, string, string];
-      return { grantId, sub, clientId, expiresAt };
-    });
+    return entriesOf(reply).map(([member, expiresAt]) => grantOf(member, expiresAt));
+  }
+
+  async countGrants(owner: GrantOwner): Promise<number> {
+    const key = keyOf(this.redis.keys, owner);
+    return this.redis.call('count grants', () => this.redis.client.zcount(key, `(${this.redis.clock()}`, '+inf'));
   }
 
   async unindexGrants(grants: readonly IndexedGrant[]): Promise<void> {

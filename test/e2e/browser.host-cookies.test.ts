@@ -3,7 +3,8 @@ import { createServer, request } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { ALICE, testUsers } from '../helpers/authorize-fixtures.js';
+import { ALICE } from '../helpers/authorize-fixtures.js';
+import { consoleUsers } from '../helpers/console.js';
 import { pkcePair } from '../helpers/browser-flow.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { buildTestServer } from '../helpers/server.js';
@@ -12,7 +13,8 @@ import { selfSignedCertificate } from '../helpers/tls.js';
 /**
  * The `__Host-` cookies of an https issuer in a real browser: Chromium keeps them only when
  * they are Secure, Path=/ and without Domain, so a sign-in and consent that go through prove
- * it set both and sent them back. The server answers behind a TLS terminator, as in
+ * it set both and sent them back (and the console's, whose sign-in goes through the same
+ * session). The server answers behind a TLS terminator, as in
  * production; the test's certificate is self-signed, so the browser context ignores its errors.
  */
 
@@ -37,7 +39,7 @@ t.test('Chromium keeps the __Host- session and CSRF cookies of an https issuer, 
 
   const { app } = await buildTestServer(t, {
     env: { ISSUER: issuer },
-    users: testUsers(),
+    users: consoleUsers(),
     clients: [
       {
         client_id: 'web',
@@ -97,4 +99,14 @@ t.test('Chromium keeps the __Host- session and CSRF cookies of an https issuer, 
   t.equal(arrived.searchParams.get('state'), 'host-1');
   t.ok(arrived.searchParams.get('code'), 'the code arrived: the CSRF cookie was sent with the consent form');
   t.equal(arrived.searchParams.get('iss'), issuer);
+
+  // The console signs in through the same session (its sign-in cookie came back with the redirect), and keeps its own.
+  await page.goto(`${issuer}/admin`);
+  t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Your account is not an administrator of this server');
+  const consoleCookie = (await context.cookies(issuer)).find((cookie) => cookie.name === '__Host-oauth_console');
+  t.match(
+    consoleCookie,
+    { path: '/', secure: true, httpOnly: true, sameSite: 'Lax', domain: 'localhost' },
+    "the console's cookie, host-only",
+  );
 });

@@ -4,10 +4,11 @@ import type { AxeResults } from 'axe-core';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { launchChromium } from '../helpers/chromium.js';
-import { type Showcase, startShowcase } from '../helpers/page-showcase.js';
+import { SHOWCASE_USER, type Showcase, startShowcase } from '../helpers/page-showcase.js';
 
 /**
- * The login, consent (a first one and a step-up), error and device flow (code, consent, approved) pages in Chromium: axe-core finds no violation of the
+ * The login, consent (a first one and a step-up), error, device flow (code, consent, approved),
+ * console (overview, grants, a revocation, keys, the 403 page) and account pages in Chromium: axe-core finds no violation of the
  * WCAG 2.0/2.1/2.2 A and AA rules (nor of its best practices), in light and dark schemes,
  * in English and German, at phone and desktop sizes; the logos load under the CSP; the
  * show-password toggle works with scripts and is absent without them. The screenshots in
@@ -69,6 +70,12 @@ t.test('the pages in Chromium: accessibility, logos under the CSP, the password 
     ['device code', (page) => showcase.openDeviceCode(page), 1],
     ['device consent', (page) => showcase.openDeviceConsent(page), 2],
     ['device approved', (page) => showcase.openDeviceApproved(page), 1],
+    ['console overview', (page) => showcase.openConsoleOverview(page), 1],
+    ['console grants', (page) => showcase.openConsoleGrants(page), 1],
+    ['console revocation', (page) => showcase.openConsoleRevoke(page), 1],
+    ['console keys', (page) => showcase.openConsoleKeys(page), 1],
+    ['console 403', (page) => showcase.openConsoleForbidden(page), 1],
+    ['account', (page) => showcase.openAccount(page), 1],
   ];
   const variants: [string, BrowserContextOptions][] = [
     ['phone, light, English', { viewport: PHONE, colorScheme: 'light', locale: 'en-US' }],
@@ -123,6 +130,34 @@ t.test('the pages in Chromium: accessibility, logos under the CSP, the password 
     t.same(order, ['password', 'show-password', 'Sign in']);
     const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
     t.equal(outline, 'solid', 'the focused button shows an outline');
+  });
+
+  t.test('keyboard alone: the console from the overview to a grant revoked, the focus always visible', async (t) => {
+    const { page } = await openPage(t, browser, { viewport: DESKTOP, colorScheme: 'light' });
+    await showcase.openConsoleOverview(page);
+    /** Tabs until the focused element's id or text is `target` (at most 30 times). */
+    const tabTo = async (target: string | RegExp) => {
+      for (let i = 0; i < 30; i += 1) {
+        await page.keyboard.press('Tab');
+        const at = (await focused(page)).trim();
+        if (typeof target === 'string' ? at === target : target.test(at)) {
+          t.equal(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'solid', `${at}: a visible ring`);
+          return;
+        }
+      }
+      throw new Error(`never reached ${String(target)}`);
+    };
+    await tabTo('Grants');
+    await Promise.all([page.waitForURL(/\/admin\/grants$/), page.keyboard.press('Enter')]);
+    await tabTo('sub');
+    await page.keyboard.type(SHOWCASE_USER.sub);
+    await Promise.all([page.waitForURL(/\/admin\/grants\?/), page.keyboard.press('Enter')]);
+    await tabTo(/^Revoke/);
+    await Promise.all([page.waitForURL(/\/admin\/grants\/revoke\?/), page.keyboard.press('Enter')]);
+    await tabTo('Revoke the grant');
+    await Promise.all([page.waitForURL(/notice=grant-revoked/), page.keyboard.press('Enter')]);
+    t.equal(await page.getByRole('status').textContent(), 'The grant was revoked.');
+    t.same(await axeViolations(page), [], 'the page after the change');
   });
 
   t.test('show password: the hashed script runs under the CSP; without scripts the field stays a password field', async (t) => {

@@ -38,6 +38,7 @@ const DOCS_PAGES = [
   'docs/resource-servers.md',
   'docs/admin-api.md',
   'docs/device-flow.md',
+  'docs/console.md',
 ];
 const PORTS = [3000, 4000, 4100];
 

@@ -16,12 +16,13 @@ export class InjectBrowser {
     return this.remember(await this.app.inject({ method: 'GET', url, headers: this.headers(), remoteAddress: this.ip }));
   }
 
-  async post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+  /** A form POST; `headers` adds to what a browser sends (an Origin, Sec-Fetch-Site…). */
+  async post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     return this.remember(
       await this.app.inject({
         method: 'POST',
         url,
-        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
         payload: new URLSearchParams(fields).toString(),
         remoteAddress: this.ip,
       }),
@@ -42,7 +43,11 @@ export class InjectBrowser {
   }
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
-    for (const c of res.cookies as { name: string; value: string }[]) this.cookies.set(c.name, c.value);
+    for (const c of res.cookies as { name: string; value: string; maxAge?: number }[]) {
+      // A cookie set to expire at once is gone, as a browser drops it.
+      if (c.maxAge === 0) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
     return res;
   }
 }

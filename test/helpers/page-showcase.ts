@@ -8,13 +8,22 @@ import { buildServer } from '../../src/app.js';
 import { ClientRegistry } from '../../src/clients/registry.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Keystore } from '../../src/keys/keystore.js';
-import { ensureSigningKey } from '../../src/keys/rotation.js';
+import { rotateKeys } from '../../src/keys/rotation.js';
 import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { cheapPasswordHash } from './passwords.js';
+import { PHOTOS_API, PHOTOS_RESOURCE } from './console.js';
 import { freePort } from '../../harness/ports.js';
+import {
+  CONSOLE_SHOWCASE_CLIENTS,
+  CONSOLE_SHOWCASE_USERS,
+  type ConsoleShowcase,
+  connectPhotos,
+  consoleShowcase,
+  replayTheLastHour,
+} from './console-showcase.js';
 
 /**
  * The pages as an operator would brand them, served on 127.0.0.1 with a logo server
@@ -27,9 +36,8 @@ const CLIENT_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="
 
 export const SHOWCASE_USER = { username: 'alice', password: 'wonderland-2026', sub: 'alice@example.com' } as const;
 const REDIRECT_URI = 'https://photos.example.com/callback';
-const PHOTOS_API = 'https://api.photos.example.com/';
 
-export interface Showcase {
+export interface Showcase extends ConsoleShowcase {
   readonly issuer: string;
   readonly logoOrigin: string;
   /** The login page of an authorization request by the showcase client. */
@@ -64,9 +72,14 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
   const logos = await logoServer();
   const logoOrigin = `http://127.0.0.1:${(logos.address() as { port: number }).port}`;
   const keysDir = await mkdtemp(join(tmpdir(), 'oauth-showcase-'));
-  const store = new MemoryStore(Date.now);
+  // The server's clock: moved back an hour and home again to replay the traffic the console's charts draw.
+  let offset = 0;
+  const clock = () => Date.now() + offset;
+  const store = new MemoryStore(clock);
   try {
-    await ensureSigningKey(keysDir, { accessTokenTtl: 3600 });
+    // Keys from two hours ago (the replayed hour is signed by them), and a successor scheduled in three days.
+    await rotateKeys(keysDir, { delay: 0, accessTokenTtl: 3600, now: Math.floor(Date.now() / 1000) - 7200 });
+    await rotateKeys(keysDir, { alg: 'ES256', delay: 3 * 86_400, accessTokenTtl: 3600 });
     const port = await freePort();
     const issuer = `http://127.0.0.1:${port}`;
     const config = loadConfig({
@@ -87,7 +100,7 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
           client_uri: 'https://photos.example.com/',
           logo_uri: `${logoOrigin}/client.svg`,
           redirect_uris: [REDIRECT_URI],
-          grant_types: ['authorization_code'],
+          grant_types: ['authorization_code', 'refresh_token'],
           scope: 'photos:read photos:write profile',
           token_endpoint_auth_method: 'none',
         },
@@ -99,26 +112,25 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
           scope: 'photos:read profile',
           token_endpoint_auth_method: 'none',
         },
+        ...CONSOLE_SHOWCASE_CLIENTS,
       ]),
       users: UserRegistry.fromEntries([
         { username: SHOWCASE_USER.username, password_hash: cheapPasswordHash(SHOWCASE_USER.password), sub: SHOWCASE_USER.sub },
+        ...CONSOLE_SHOWCASE_USERS,
       ]),
-      resources: ResourceRegistry.fromEntries([
-        {
-          resource: PHOTOS_API,
-          name: 'Acme Photos API',
-          scope: 'photos:read photos:write',
-          scope_descriptions: {
-            'photos:read': { en: 'See your photos and albums', de: 'Ihre Fotos und Alben ansehen' },
-            'photos:write': { en: 'Upload and edit photos', de: 'Fotos hochladen und bearbeiten' },
-          },
-        },
-      ]),
+      resources: ResourceRegistry.fromEntries([PHOTOS_RESOURCE]),
       store,
       signer: new Signer(`showcase-${Math.random().toString(36).slice(2)}-0123456789abcdef`),
       logger: false,
+      clock,
     });
     await app.listen({ port, host: '127.0.0.1' });
+    await replayTheLastHour(app, (ms) => {
+      offset = ms;
+    });
+    // alice's connected app (the account page), her consent then forgotten: the consent pages show a first one.
+    await connectPhotos(app, SHOWCASE_USER, REDIRECT_URI, PHOTOS_API);
+    await store.consents.forgetConsent(SHOWCASE_USER.sub, 'photos');
 
     const authorizeUrl = (redirectUri: string) =>
       `${issuer}/oauth2/authorize?${new URLSearchParams({
@@ -158,6 +170,7 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
       await page.waitForSelector('button[value=allow]');
     };
     return {
+      ...consoleShowcase(issuer, SHOWCASE_USER),
       issuer,
       logoOrigin,
       openLogin,

@@ -47,7 +47,7 @@ export function adminGrantsSuite(t: Test, name: string, open: OpenStore): void {
     });
     const { app, clock, advance } = server;
     // One second apart, so their expiries order them.
-    const grants: { id: string; sub: string; client: string; expires: number }[] = [];
+    const grants: { id: string; sub: string; client: string; expires: number; granted: number }[] = [];
     for (const [client, username, password, sub] of [
       ['owner', ALICE.username, ALICE.password, 'user-alice'],
       ['owner', 'bob', 'bob-password-1', 'bob'],
@@ -55,10 +55,19 @@ export function adminGrantsSuite(t: Test, name: string, open: OpenStore): void {
       ['owner', ALICE.username, ALICE.password, 'user-alice'],
     ] as const) {
       const id = await passwordGrant(server, client, username, password);
-      grants.push({ id, sub, client, expires: Math.ceil(clock.now / 1000 + 600) });
+      grants.push({ id, sub, client, expires: Math.ceil(clock.now / 1000 + 600), granted: Math.floor(clock.now / 1000) });
       await advance(1);
     }
-    const view = (g: (typeof grants)[number]) => ({ grant_id: g.id, sub: g.sub, client_id: g.client, expires_at: g.expires });
+    // What each grant is for, and when it was granted, as the grant index keeps them.
+    const view = (g: (typeof grants)[number]) => ({
+      grant_id: g.id,
+      sub: g.sub,
+      client_id: g.client,
+      expires_at: g.expires,
+      scope: ['read'],
+      resources: [],
+      granted_at: g.granted,
+    });
     const [aliceOwner, bobOwner, aliceOther, aliceOwnerAgain] = grants as [
       (typeof grants)[number],
       (typeof grants)[number],

@@ -33,6 +33,34 @@ export function grantStoreContract(t: Test, name: string, open: OpenStore): void
       t.same(await store.grantIndex.listGrants({ clientId: 'web' }), [{ ...grant, expiresAt: clock.now + 3_600_000 }]);
     });
 
+    t.test("a grant's details come back as indexed, and its expiry is raised with them in place", async (t) => {
+      const { store, clock } = await open(t);
+      const details = { grantedAt: 1_767_225_600, scope: ['openid', 'read'], resources: ['https://api.example.com/'] };
+      const grant = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000, details };
+      const bare = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 90_000 };
+      await store.grantIndex.indexGrant(grant);
+      await store.grantIndex.indexGrant(bare);
+      await store.grantIndex.indexGrant({ ...grant, expiresAt: clock.now + 120_000 });
+      const raised = { ...grant, expiresAt: clock.now + 120_000 };
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), [bare, raised], 'one entry per grant; a grant without details has none');
+      t.same(await store.grantIndex.listGrants({ clientId: 'web' }), [bare, raised]);
+      await store.grantIndex.unindexGrants([raised]);
+      t.same(await store.grantIndex.listGrants({ sub: 'alice' }), [bare], 'unindexed by what listing returned');
+    });
+
+    t.test('countGrants counts the unexpired entries of one index', async (t) => {
+      const { store, clock, advance } = await open(t);
+      t.equal(await store.grantIndex.countGrants({ clientId: 'web' }), 0);
+      await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 10_000 });
+      await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'bob', clientId: 'web', expiresAt: clock.now + 60_000 });
+      await store.grantIndex.indexGrant({ grantId: newGrantId(), sub: 'bob', clientId: 'cli', expiresAt: clock.now + 60_000 });
+      t.equal(await store.grantIndex.countGrants({ clientId: 'web' }), 2);
+      t.equal(await store.grantIndex.countGrants({ sub: 'bob' }), 2);
+      await advance(11);
+      t.equal(await store.grantIndex.countGrants({ clientId: 'web' }), 1, 'an expired grant is not counted');
+      t.equal(await store.grantIndex.countGrants({ sub: 'alice' }), 0);
+    });
+
     t.test('unindexed grants leave both indexes; the others stay', async (t) => {
       const { store, clock } = await open(t);
       const one = { grantId: newGrantId(), sub: 'alice', clientId: 'web', expiresAt: clock.now + 60_000 };

@@ -12,12 +12,13 @@ const ROOT = REPOSITORY;
 export const LAYERS: readonly (readonly string[])[] = [
   ['main.ts', 'dev.ts', 'dev-credentials.ts', 'cluster', 'cli'],
   ['server.ts', 'registries.ts', 'registry-files.ts'],
-  ['app.ts', 'services'],
+  ['app.ts', 'app-admin.ts', 'services'],
   ['config'],
   ['routes'],
   ['http'],
   ['metrics'],
   ['pages'],
+  ['console'],
   ['admin'],
   ['authorize'],
   ['grants'],
@@ -129,7 +130,7 @@ t.test('the import scanner sees every form of import', async (t) => {
   const imports = await importsOf(join(ROOT, 'src', 'app.ts'));
   t.ok(imports.includes('fastify'), 'a package import');
   t.ok(imports.includes('src/routes/token.js'), 'a relative import, resolved');
-  t.ok((await importsOf(join(ROOT, 'src', 'services', 'index.ts'))).includes('src/store/types.js'), 'an import type');
+  t.ok((await importsOf(join(ROOT, 'src', 'services', 'dependencies.ts'))).includes('src/store/types.js'), 'an import type');
 });
 
 t.test('the verifier package (packages/verifier) loads only jose, node:crypto and its own files', async (t) => {

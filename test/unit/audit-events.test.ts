@@ -310,6 +310,7 @@ t.test('counted-only events are not audit lines', async (t) => {
       'code.replayed',
       'grant.revoked',
       'token.revoked',
+      'sessions.revoked',
       'client.registered',
       'client.deleted',
       'client.authentication_failed',

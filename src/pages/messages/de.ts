@@ -1,5 +1,6 @@
 import { html } from '../html.js';
 import type { Messages } from './types.js';
+import { accountDe, consoleDe } from './console-de.js';
 
 export const de: Messages = {
   lang: 'de',
@@ -109,4 +110,7 @@ export const de: Messages = {
   continueTitle: 'Weiter',
   continueWithoutScript: 'JavaScript ist ausgeschaltet: Fahren Sie mit der Schaltfläche fort.',
   continueButton: 'Weiter',
+
+  console: consoleDe,
+  account: accountDe,
 };

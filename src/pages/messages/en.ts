@@ -1,5 +1,6 @@
 import { html } from '../html.js';
 import type { Messages } from './types.js';
+import { accountEn, consoleEn } from './console-en.js';
 
 export const en: Messages = {
   lang: 'en',
@@ -106,4 +107,7 @@ export const en: Messages = {
   continueTitle: 'Continue',
   continueWithoutScript: 'JavaScript is off: continue by pressing the button.',
   continueButton: 'Continue',
+
+  console: consoleEn,
+  account: accountEn,
 };

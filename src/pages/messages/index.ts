@@ -3,6 +3,7 @@ import { en } from './en.js';
 import type { Messages } from './types.js';
 
 export type { ErrorKind, Messages } from './types.js';
+export type { ConsoleNavId, ConsoleNoticeId, KeyStateName, SignInFailure } from './console-types.js';
 
 /** The languages of the pages; the first is the default. */
 export const CATALOGUE: ReadonlyMap<string, Messages> = new Map([

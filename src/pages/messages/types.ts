@@ -1,5 +1,6 @@
 import type { IdentityScope } from '../../oauth/identity-scopes.js';
 import type { Html } from '../html.js';
+import type { AccountMessages, ConsoleMessages } from './console-types.js';
 
 /** The kinds of error page: each has its own title and explanation. */
 export const ERROR_KINDS = [
@@ -103,4 +104,9 @@ export interface Messages {
   readonly continueTitle: string;
   readonly continueWithoutScript: string;
   readonly continueButton: string;
+
+  /** The console at /admin (console-types.ts). */
+  readonly console: ConsoleMessages;
+  /** The account page at /account. */
+  readonly account: AccountMessages;
 }

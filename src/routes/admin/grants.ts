@@ -11,6 +11,9 @@ const GrantSchema = z
     sub: z.string(),
     client_id: z.string(),
     expires_at: z.number().int().describe('When nothing of the grant is usable any more, in seconds since the epoch'),
+    scope: z.array(z.string()).optional().describe('The scope granted'),
+    resources: z.array(z.string()).optional().describe('The resources (RFC 8707) it is for; empty: ACCESS_TOKEN_AUDIENCE'),
+    granted_at: z.number().int().optional().describe('When it was granted, in seconds since the epoch'),
   })
   .strict();
 

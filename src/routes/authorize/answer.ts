@@ -53,6 +53,7 @@ function formContext(
       ? { device: { userCode: displayedUserCode(authorization.device.userCode) } }
       : { redirect: redirectTargetOf(authorization.redirectUri) }),
     unregistered: unregisteredOf(authorization),
+    accountPath: endpoint.paths.account,
   };
 }
 

@@ -1,9 +1,8 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { authorize, decide, signIn } from '../../authorize/pipeline.js';
-import { InvalidRequest } from '../../errors/index.js';
-import { BODY_LIMIT_BYTES, FORM_CONTENT_TYPE } from '../../http/form-body.js';
-import { FormParams, parametersOf, queryParametersOf } from '../../oauth/form-params.js';
+import { useBrowserFormBodies } from '../../http/form-body.js';
+import { FormParams, queryParametersOf } from '../../oauth/form-params.js';
 import { answer } from './answer.js';
 import { cookieJar, postedForm } from './browser.js';
 import { answerError } from './error-answer.js';
@@ -22,13 +21,7 @@ export type { AuthorizeRouteOptions } from './options.js';
  */
 export async function authorizeRoutes(app: FastifyInstance, endpoint: AuthorizeRouteOptions): Promise<void> {
   await app.register(cookie);
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
-    done(null, parametersOf(body as string));
-  });
-  app.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new InvalidRequest('forms must be sent as application/x-www-form-urlencoded'), undefined);
-  });
+  useBrowserFormBodies(app);
   app.setErrorHandler((error, request, reply) => answerError(endpoint, error, request, reply));
   const { pipeline } = endpoint;
 

@@ -20,6 +20,8 @@ export interface AuthorizeRouteOptions {
     readonly upstreamSignedOut: string;
     /** RFC 8628 §3.3: the verification URI, where the user types a device's code. */
     readonly device: string;
+    /** The account page, which the login and consent pages link to. */
+    readonly account: string;
   };
   /** The services of the authorization request's pipeline (src/authorize/pipeline.ts). */
   readonly pipeline: AuthorizeDependencies;

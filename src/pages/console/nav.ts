@@ -1,0 +1,12 @@
+import type { ConsoleNavId } from '../messages/index.js';
+
+/**
+ * The console's navigation, in order: one row per page that exists, its path below the
+ * console's (`/admin`). A new page adds its row here and its label to `console.nav` in every
+ * language of the catalogue (the type fails the build until it does).
+ */
+export const CONSOLE_NAV: readonly { readonly id: ConsoleNavId; readonly path: string }[] = [
+  { id: 'overview', path: '' },
+  { id: 'grants', path: '/grants' },
+  { id: 'keys', path: '/keys' },
+];
