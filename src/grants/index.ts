@@ -105,6 +105,7 @@ export function grantTable(deps: GrantTableDependencies): GrantTable {
       clock: deps.clock,
       events,
       upstream: deps.upstreamTokens,
+      subjects,
     }),
     deviceCodeGrant({ devices: deps.devices, refreshFamilies, families: store, accessTokens, idTokens, resources, events, subjects }),
     ...(deps.idJag

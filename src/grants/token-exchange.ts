@@ -5,6 +5,7 @@ import type { SecurityEvents } from '../events/types.js';
 import type { FormParams } from '../oauth/form-params.js';
 import type { ResourceLookup } from '../resources/indicators.js';
 import type { RoleHolders } from '../users/roles.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import { heldTarget } from './held-target.js';
 import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';
 import type { AccessTokens, OwnAccessTokenClaims } from '../tokens/access-token.js';
@@ -45,6 +46,8 @@ export interface TokenExchangeDependencies {
   readonly users: RoleHolders;
   readonly clock: Clock;
   readonly events: SecurityEvents;
+  /** The operator's marks (in memory); none: nothing marked. */
+  readonly subjects?: Pick<SubjectChecks, 'isDisabled'> | undefined;
   /** The upstream tokens kept by sign-in through identity providers; none without IDENTITY_PROVIDERS_FILE. */
   readonly upstream?: UpstreamTokenSource | undefined;
 }
@@ -79,7 +82,9 @@ async function liveSubjectToken(
     deps.denylist.isAccessTokenDenylisted(claims.jti),
     claims.grant_id ? deps.grants.isGrantRevoked(claims.grant_id) : Promise.resolve(false),
   ]);
-  if (denylisted || revoked) throw new InvalidRequest('subject_token is not an active access token of this server');
+  // A user the operator disabled gets nothing more, whatever token a resource server still holds.
+  if (denylisted || revoked || deps.subjects?.isDisabled(claims.sub as string))
+    throw new InvalidRequest('subject_token is not an active access token of this server');
   // The resource server exchanges the tokens that were sent to it, never another's.
   const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
   if (!audiences.some((aud) => policy.subjectAudiences.includes(aud)))

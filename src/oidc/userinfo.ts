@@ -1,4 +1,5 @@
 import { InsufficientScope, InvalidDpopProof, InvalidToken } from '../errors/index.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';
 import type { AccessTokens, OwnAccessTokenClaims } from '../tokens/access-token.js';
 import { claimsForScopes } from './claims.js';
@@ -23,6 +24,8 @@ export interface UserinfoDependencies {
   /** The audiences a token must name one of: the issuer, ACCESS_TOKEN_AUDIENCE. */
   readonly audiences: readonly string[];
   readonly claims: ClaimsSource;
+  /** The operator's marks: a disabled user's tokens get nothing more (in memory). */
+  readonly subjects?: Pick<SubjectChecks, 'isDisabled'> | undefined;
 }
 
 /** How the token came: the Authorization scheme, and the DPoP proof check for a bound token. */
@@ -47,7 +50,7 @@ async function liveClaims(presented: PresentedToken, deps: UserinfoDependencies)
     deps.denylist.isAccessTokenDenylisted(claims.jti),
     claims.grant_id ? deps.grants.isGrantRevoked(claims.grant_id) : Promise.resolve(false),
   ]);
-  if (denylisted || revoked) throw new InvalidToken(INVALID);
+  if (denylisted || revoked || deps.subjects?.isDisabled(claims.sub as string)) throw new InvalidToken(INVALID);
   return claims;
 }
 

@@ -176,6 +176,7 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     audiences: [...new Set([config.issuer, config.accessTokenAudience])],
     // A federated user's claims are what their provider said at their last sign-in.
     claims: { claimsOf: async (sub) => deps.users.bySub(sub)?.claims ?? (await upstream?.profiles.claimsOf(sub)) },
+    subjects,
   };
   const resourceProofs = new ResourceProofs(
     store,

@@ -189,3 +189,25 @@ t.test('a new password (write-only, scrypt, the length rule of users add); delet
   t.equal(await sessionAnswer(browser), 200, 'the session ended');
   t.match(await problemOf(s.admin.users.delete('carol')), { status: 404, detail: 'user "carol" does not exist' });
 });
+
+t.test('disabled: a token that names no grant (implicit) gets nothing more at userinfo', async (t) => {
+  const s = await server(t);
+  const implicit = await signInAndDecide(
+    new InjectBrowser(s.app),
+    { response_type: 'token', client_id: 'spa', scope: 'openid profile', state: 'imp' },
+    CAROL,
+  );
+  const token = new URLSearchParams((implicit.headers.location as string).split('#')[1]).get('access_token') as string;
+  const userinfo = () => s.app.inject({ url: '/oauth2/userinfo', headers: { authorization: `Bearer ${token}` } });
+  t.same([(await userinfo()).statusCode, (await userinfo()).json()], [200, { sub: 'carol', name: 'Carol' }], 'before');
+  await s.admin.users.setDisabled('carol', true);
+  const refused = await userinfo();
+  t.same(
+    [refused.statusCode, refused.headers['www-authenticate']],
+    [
+      401,
+      'Bearer realm="https://as.example.com", error="invalid_token", error_description="the access token is invalid, expired or revoked", DPoP realm="https://as.example.com", algs="ES256 EdDSA RS256 PS256"',
+    ],
+    'after: as a revoked token',
+  );
+});
