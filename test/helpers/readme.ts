@@ -177,6 +177,16 @@ export async function runScript(
   return { code, transcript, timedOut };
 }
 
+/** A synchronous read of stdin (`readFileSync(0)`, `/dev/stdin`): on a non-blocking pipe it throws EAGAIN now and then. */
+const SYNC_STDIN = /readFileSync\(\s*(?:0|['"]\/dev\/stdin['"])/;
+
+/** The lines (1-based) of every code block of `markdown` that reads stdin synchronously. */
+export function syncStdinLines(markdown: string): number[] {
+  return fencedBlocks(markdown).flatMap((block) =>
+    block.body.flatMap((line, index) => (SYNC_STDIN.test(line) ? [block.open + index + 2] : [])),
+  );
+}
+
 /** `npx` running our command without `--no-install`: outside an install, npx would fetch a stranger's package of that name. */
 const BARE_NPX = /\bnpx\s+(?:(?!--no-install\b)-\S+\s+)*oauth2-token-service\b/;
 
