@@ -5,7 +5,16 @@ import { dirname, join } from 'node:path';
 import { REPOSITORY } from '../../harness/repository.js';
 import t, { type Test } from 'tap';
 import { tempDir } from '../helpers/keys.js';
-import { bareNpxLines, blockOutcomes, blocksScript, docsShellBlocks, runScript, scriptStatus, shellBlocks, syncStdinLines } from '../helpers/readme.js';
+import {
+  bareNpxLines,
+  blockOutcomes,
+  blocksScript,
+  docsShellBlocks,
+  runScript,
+  scriptStatus,
+  shellBlocks,
+  syncStdinLines,
+} from '../helpers/readme.js';
 
 /**
  * The docs run as written (issue 10, item 6; issue 21, item 7). Every ```sh block of
@@ -183,8 +192,18 @@ t.test('no documented command fetches a package it did not install: npx oauth2-t
 });
 
 t.test('no documented command reads a pipe synchronously: readFileSync(0) throws EAGAIN on a non-blocking pipe', async (t) => {
-  t.same(syncStdinLines('```sh\ncurl -s x | node -e \'require("fs").readFileSync(0, "utf8")\'\nnode -e \'readFileSync("/dev/stdin")\'\ncurl -s x | json_field a\n```\n'), [2, 3], 'found');
-  const pages = ['README.md', 'CONTRIBUTING.md', ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  t.same(
+    syncStdinLines(
+      '```sh\ncurl -s x | node -e \'require("fs").readFileSync(0, "utf8")\'\nnode -e \'readFileSync("/dev/stdin")\'\ncurl -s x | json_field a\n```\n',
+    ),
+    [2, 3],
+    'found',
+  );
+  const pages = [
+    'README.md',
+    'CONTRIBUTING.md',
+    ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ];
   const found: string[] = [];
   for (const page of pages) for (const line of syncStdinLines(await readFile(join(ROOT, page), 'utf8'))) found.push(`${page} line ${line}`);
   t.same(found, [], 'every documented pipe into node is read as a stream');
