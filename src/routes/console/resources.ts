@@ -157,6 +157,7 @@ export function resourcePages(deps: ConsoleEntriesDependencies): ConsoleRoute[] 
       returnTo: '/resources',
       form: DeleteForm,
       handle: async ({ form, actor }) => {
+        await editable(form.resource);
         await api.delete(form.resource, ifMatchOf(form.etag));
         recordAdminChange(deps.events, { actor, entity: 'resource', id: form.resource, action: 'deleted' });
         return { redirect: '/resources', notice: 'resource-deleted' };
