@@ -43,6 +43,14 @@ export function consoleClientsSuite(t: Test, name: string, open: OpenStore): voi
       t.equal(bad.statusCode, 400, 'a source the API does not know');
     });
 
+    t.test("the copy button's script: a file of its own, no session needed, nothing secret in it", async (t) => {
+      const { app } = await server(t);
+      const res = await app.inject({ method: 'GET', url: '/admin/copy.js' });
+      t.equal(res.statusCode, 200);
+      t.match(res.headers, { 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff' });
+      t.match(res.body, 'navigator.clipboard.writeText(field.value)');
+    });
+
     t.test('a file client: shown read-only, naming its file; a change of it refused (409), nothing changes', async (t) => {
       const { app, audit } = await server(t);
       const { browser, page } = await signedInAt(app, '/admin/clients/edit?client_id=service', ROOT);
