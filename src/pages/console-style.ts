@@ -60,4 +60,6 @@ fieldset.choices label{display:flex;align-items:center;gap:.5rem;font-weight:400
 .field-error{color:var(--danger);margin:.25rem 0 0}
 [aria-invalid=true]{border-color:var(--danger);border-width:2px}
 .copy{display:flex;align-items:center;gap:.75rem}
+dl.terms{grid-template-columns:minmax(0,14rem) minmax(0,1fr)}
+@media (max-width:40rem){dl.terms{grid-template-columns:minmax(0,1fr)}dl.terms dd{margin-bottom:.4rem}}
 `;

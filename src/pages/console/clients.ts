@@ -108,7 +108,7 @@ export function clientTerms(view: PageView, client: ClientView, file: string): H
   const list = (values: readonly string[]) =>
     html`${values.map((value, i) => html`${i === 0 ? html`` : html`<br>`}<code>${value}</code>`)}`;
   const registered = client.source === 'registration';
-  return html`<dl><dt>${p.clientId}</dt><dd><code>${client.client_id}</code></dd>${client.client_name === undefined ? html`` : html`<dt>${p.name}</dt><dd>${client.client_name}</dd>`}
+  return html`<dl class="terms"><dt>${p.clientId}</dt><dd><code>${client.client_id}</code></dd>${client.client_name === undefined ? html`` : html`<dt>${p.name}</dt><dd>${client.client_name}</dd>`}
 <dt>${t.entries.source}</dt><dd>${sourceOf(view, client.source, file)}</dd>
 <dt>${p.grantTypes}</dt><dd>${list(client.grant_types)}</dd>${client.redirect_uris.length === 0 ? html`` : html`<dt>${p.redirectUris}</dt><dd>${list(client.redirect_uris)}</dd>`}
 ${client.scope === '' ? html`` : html`<dt>${p.scope}</dt><dd><code>${client.scope}</code></dd>`}<dt>${p.authMethod}</dt><dd><code>${client.token_endpoint_auth_method}</code></dd>

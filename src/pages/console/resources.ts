@@ -95,7 +95,7 @@ export function resourceTerms(view: PageView, entry: EntryView, file: string): H
     text(value) === '' ? html`` : html`<dt>${name}</dt><dd>${code ? html`<code>${text(value)}</code>` : html`${text(value)}`}</dd>`;
   const when = (name: string, value: unknown) =>
     typeof value === 'number' ? html`<dt>${name}</dt><dd>${momentOf(value, view.t.lang)}</dd>` : html``;
-  return html`<dl>${term(p.resource, entry.resource, true)}${term(p.name, entry.name)}${term(p.scope, entry.scope, true)}${term(p.tokenLifetime, entry.access_token_ttl)}
+  return html`<dl class="terms">${term(p.resource, entry.resource, true)}${term(p.name, entry.name)}${term(p.scope, entry.scope, true)}${term(p.tokenLifetime, entry.access_token_ttl)}
 <dt>${t.entries.source}</dt><dd>${sourceOf(view, entry.source, file)}</dd>${when(t.entries.created, entry.created_at)}${when(t.entries.updated, entry.updated_at)}</dl>`;
 }
 
