@@ -65,7 +65,14 @@ export async function registerConsole(
     tokenPath: endpoints.path('token'),
     sessionsWith: (endpoint) =>
       services.console.sessionsWith(endpoint, { idTokens: services.idTokens, callers: admin.callers, subjects: entries.subjects, grants }),
-    routes: consolePages({ overview, activity: services.console.activity, grants, keystore: deps.keystore, clock }),
+    routes: consolePages({
+      overview,
+      activity: services.console.activity,
+      grants,
+      keystore: deps.keystore,
+      clock,
+      entries: { api: entries.admin.api, events, files: entries.admin.files },
+    }),
     grants,
     account: {
       path: endpoints.path('account'),

@@ -39,10 +39,10 @@ export async function connectApp(
 }
 
 /** A test server with the console's people (consoleUsers), APPS and the photos API, on `open`'s store; its audit lines. */
-export async function consoleTestServer(t: Test, open: OpenStore, env: Record<string, string> = {}) {
+export async function consoleTestServer(t: Test, open: OpenStore, env: Record<string, string> = {}, moreClients: readonly object[] = []) {
   const logs = capturedLogger('info');
   const server = await buildTestServer(t, {
-    clients: APPS,
+    clients: [...APPS, ...moreClients],
     users: consoleUsers(),
     resources: [PHOTOS_RESOURCE],
     store: await open(t),
@@ -54,5 +54,5 @@ export async function consoleTestServer(t: Test, open: OpenStore, env: Record<st
       .lines()
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((line) => line.audit === true);
-  return { ...server, audit };
+  return { ...server, audit, logText: logs.text };
 }

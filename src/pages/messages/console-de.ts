@@ -1,10 +1,12 @@
 import { html } from '../html.js';
+import { consoleEntriesDe, entryNavDe, entryNoticesDe } from './console-entries-de.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
 
 export const consoleDe: ConsoleMessages = {
+  ...consoleEntriesDe,
   name: 'Konsole',
   navLabel: 'Konsole',
-  nav: { overview: 'Übersicht', grants: 'Berechtigungen', keys: 'Signaturschlüssel' },
+  nav: { overview: 'Übersicht', grants: 'Berechtigungen', keys: 'Signaturschlüssel', ...entryNavDe },
   signOut: 'Abmelden',
   yourAccount: 'Ihr Konto',
   utc: 'UTC',
@@ -52,7 +54,7 @@ export const consoleDe: ConsoleMessages = {
     html`Die Berechtigung von ${user} für ${client} endet sofort: Ihre Refresh-Tokens werden abgelehnt, und die Introspektion meldet ihre Access-Tokens als inaktiv.`,
   revokeButton: 'Berechtigung widerrufen',
   cancel: 'Abbrechen',
-  notices: { 'grant-revoked': 'Die Berechtigung wurde widerrufen.' },
+  notices: { 'grant-revoked': 'Die Berechtigung wurde widerrufen.', ...entryNoticesDe },
   grantGone: 'Diese Berechtigung gilt nicht mehr: Sie ist abgelaufen oder wurde widerrufen.',
 
   keysIntro:

@@ -1,10 +1,12 @@
 import { html } from '../html.js';
+import { consoleEntriesEn, entryNavEn, entryNoticesEn } from './console-entries-en.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
 
 export const consoleEn: ConsoleMessages = {
+  ...consoleEntriesEn,
   name: 'Console',
   navLabel: 'Console',
-  nav: { overview: 'Overview', grants: 'Grants', keys: 'Signing keys' },
+  nav: { overview: 'Overview', grants: 'Grants', keys: 'Signing keys', ...entryNavEn },
   signOut: 'Sign out',
   yourAccount: 'Your account',
   utc: 'UTC',
@@ -52,7 +54,7 @@ export const consoleEn: ConsoleMessages = {
     html`The grant of ${user} to ${client} stops at once: its refresh tokens are refused, and introspection reports its access tokens inactive.`,
   revokeButton: 'Revoke the grant',
   cancel: 'Cancel',
-  notices: { 'grant-revoked': 'The grant was revoked.' },
+  notices: { 'grant-revoked': 'The grant was revoked.', ...entryNoticesEn },
   grantGone: 'This grant is not live any more: it expired or was revoked.',
 
   keysIntro:

@@ -1,10 +1,11 @@
 import type { Html } from '../html.js';
+import type { ConsoleEntryMessages, EntryNavId, EntryNoticeId } from './console-entries-types.js';
 
 /** The pages of the console's navigation (src/pages/console/nav.ts): each has its label here, in every language. */
-export type ConsoleNavId = 'overview' | 'grants' | 'keys';
+export type ConsoleNavId = 'overview' | 'grants' | 'keys' | EntryNavId;
 
 /** The notices a change leads back with (src/routes/console/frame.ts): each has its text here, in every language. */
-export type ConsoleNoticeId = 'grant-revoked';
+export type ConsoleNoticeId = 'grant-revoked' | EntryNoticeId;
 
 /** Why the console's sign-in did not complete (src/console/sign-in.ts). */
 export type SignInFailure = 'expired' | 'mismatch' | 'refused' | 'redeem';
@@ -13,7 +14,7 @@ export type SignInFailure = 'expired' | 'mismatch' | 'refused' | 'redeem';
 export type KeyStateName = 'scheduled' | 'signing' | 'retiring' | 'expired';
 
 /** Every text of the console (/admin), in one language. */
-export interface ConsoleMessages {
+export interface ConsoleMessages extends ConsoleEntryMessages {
   readonly name: string;
   readonly navLabel: string;
   readonly nav: Readonly<Record<ConsoleNavId, string>>;
