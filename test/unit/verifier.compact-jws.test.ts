@@ -120,6 +120,7 @@ t.test('tampered, DER-encoded, wrongly padded and crit-bearing JWS are refused',
   const flipped = Buffer.from(s, 'base64url');
   flipped[10] = (flipped[10] as number) ^ 1;
   refused(t, 'signature', check(`${h}.${p}.${flipped.toString('base64url')}`), 'a changed signature');
+  refused(t, 'signature', check(`${h}.${p}.`), 'no signature');
   refused(t, 'signature', check(signed({ alg: 'ES256' }, p256.privateKey, 'der')), 'an ECDSA signature in DER (RFC 7518 §3.4: R || S)');
   const crit = signed({ alg: 'ES256', crit: ['b64'], b64: true }, p256.privateKey, { key: p256.privateKey, dsaEncoding: 'ieee-p1363' });
   refused(t, 'signature', check(crit), 'crit (RFC 7515 §4.1.11: no extension is understood)');
@@ -130,6 +131,19 @@ t.test('tampered, DER-encoded, wrongly padded and crit-bearing JWS are refused',
   }
   const rs = signed({ alg: 'PS256' }, rsa.privateKey);
   refused(t, 'signature', () => verifyCompactJws(parseCompactJws(rs), 'PS256', rsaKey), 'a PKCS#1 v1.5 signature as PS256');
+  const edKey = publicKeyOf(jwkOf(ed.publicKey), 'EdDSA');
+  refused(
+    t,
+    'signature',
+    () => verifyCompactJws(parseCompactJws(`${encode({ alg: 'EdDSA' })}.${p}.`), 'EdDSA', edKey),
+    'EdDSA, no signature',
+  );
+  refused(
+    t,
+    'signature',
+    () => verifyCompactJws(parseCompactJws(`${encode({ alg: 'RS256' })}.${p}.`), 'RS256', rsaKey),
+    'RS256, no signature',
+  );
   refused(t, 'malformed', () => parseCompactJws(`${h}.${p}`), 'two segments');
   refused(t, 'malformed', () => parseCompactJws(`${h}.${p}.${s}.x`), 'four segments');
   refused(t, 'malformed', () => parseCompactJws(`${h}A.${p}.${s}`), 'a segment of 4n + 1 characters');

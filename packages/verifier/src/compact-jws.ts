@@ -70,7 +70,8 @@ const RULES: ReadonlyMap<string, AlgorithmRule> = new Map([
 const MIN_RSA_BITS = 2048;
 /** Members of a private or symmetric JWK (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
-const SEGMENTS = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
+/** Header and payload, then the signature: empty for `alg: none`, refused later by its algorithm, not as malformed. */
+const SEGMENTS = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)$/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A compact JWS taken apart, nothing verified yet. */
