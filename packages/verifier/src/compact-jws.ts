@@ -205,6 +205,8 @@ export function verifyCompactJws(jws: CompactJws, alg: string, key: KeyObject): 
     (rule.curve !== undefined && key.asymmetricKeyDetails?.namedCurve !== rule.curve)
   )
     throw new CompactJwsRefused('signature', `the key is not a ${alg} key`);
+  if (rule.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
+    throw new CompactJwsRefused('signature', `${alg} requires a key of ${MIN_RSA_BITS} bits or more`);
   if (jws.header.crit !== undefined) throw new CompactJwsRefused('signature', 'crit names an extension we do not support');
   const signature = Buffer.from(jws.signatureSegment, 'base64url');
   if (rule.signatureLength !== undefined && signature.length !== rule.signatureLength)
