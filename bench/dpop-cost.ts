@@ -22,10 +22,13 @@ async function expectDpopToken(target: LoadTarget): Promise<void> {
  * The same token request against one running server, first plain, then with a fresh DPoP
  * proof in each request. The proofs are signed before the phase (a client signs its own;
  * here that would take the server's CPU), enough for the warm-up and the run at half
- * again the plain rate: a replayed proof would be refused and fail the bench.
+ * again the plain rate: a replayed proof would be refused and fail the bench. Both runs
+ * build each request through autocannon's setupRequest, so the load generator, which shares
+ * the host's cores with the server, does the same work per request in both and the ratio
+ * is the server's alone (as in phase (g)).
  */
 export async function measureWithAndWithoutDpop(target: LoadTarget, htu: string, settings: LoadSettings): Promise<DpopCost> {
-  const plain = await measureLoad(target, settings);
+  const plain = await measureLoad({ ...target, headersPerRequest: () => ({}) }, settings);
   const needed = Math.ceil(plain.requestsPerSecond * (settings.warmupSeconds + settings.durationSeconds) * 1.5) + 1000;
   const proofs = pregeneratedProofs(needed, htu);
   let next = 0;

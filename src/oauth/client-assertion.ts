@@ -1,4 +1,5 @@
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { decodeJwt, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { type CompactJws, decodeJsonSegment, parseCompactJws } from '@oauth2-token-service/verifier/compact-jws';
 import type { ClientAuthenticationFailure } from '../events/types.js';
 
 /**
@@ -62,12 +63,15 @@ export class ClientAssertionRefused extends Error {
 export interface DecodedAssertion {
   readonly header: ProtectedHeaderParameters;
   readonly claims: JWTPayload;
+  /** The JWS taken apart, for verifying its signature without decoding it again. */
+  readonly jws: CompactJws;
 }
 
 /** The header and claims of a JWS compact JWT, unverified; ClientAssertionRefused when it is not one. */
 export function decodeClientAssertion(assertion: string): DecodedAssertion {
   try {
-    return { header: decodeProtectedHeader(assertion), claims: decodeJwt(assertion) };
+    const jws = parseCompactJws(assertion);
+    return { header: jws.header as ProtectedHeaderParameters, claims: decodeJsonSegment(jws.payloadSegment) as JWTPayload, jws };
   } catch (err) {
     throw new ClientAssertionRefused('malformed', 'not a signed JWT (JWS compact serialization)', { cause: err });
   }

@@ -1,11 +1,13 @@
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { JWTPayload, ProtectedHeaderParameters } from 'jose';
+import { type CompactJws, decodeJsonSegment, parseCompactJws } from '@oauth2-token-service/verifier/compact-jws';
 import type { WorkloadRefusal } from '../events/workload-refusals.js';
 import type { WorkloadTrust } from './trusts.js';
 
 /**
  * The rules of a workload's JWT that need no key (RFC 7523 §3, draft-ietf-oauth-rfc7523bis,
  * MCP Workload Identity Federation "JWT Validation"): its type, algorithm, audience, times,
- * subject and `jti`. Pure. The signature, `iss` and `exp` are checked by jose in verifier.ts.
+ * subject and `jti`, and those of RFC 7519 once the signature verified. Pure. The key and the
+ * signature are verifier.ts's.
  */
 
 /** Asymmetric algorithms only: an issuer signs with keys it publishes (never `none`, never an HMAC). */
@@ -51,12 +53,15 @@ function normalizedType(typ: unknown): string | undefined {
 export interface PeekedAssertion {
   readonly header: ProtectedHeaderParameters;
   readonly claims: JWTPayload;
+  /** The JWS taken apart, for verifying its signature without decoding it again. */
+  readonly jws: CompactJws;
 }
 
 /** The header and claims of a JWS compact JWT; undefined when it is not one. */
 export function peekAssertion(assertion: string): PeekedAssertion | undefined {
   try {
-    return { header: decodeProtectedHeader(assertion), claims: decodeJwt(assertion) };
+    const jws = parseCompactJws(assertion);
+    return { header: jws.header as ProtectedHeaderParameters, claims: decodeJsonSegment(jws.payloadSegment) as JWTPayload, jws };
   } catch {
     return undefined;
   }
@@ -101,7 +106,34 @@ export interface CheckedClaims {
   readonly replayWindowSeconds: number;
 }
 
-/** The checks jose leaves to us, on claims whose signature, `iss`, `exp` and `nbf` jose verified. */
+function numericDate(claims: Readonly<JWTPayload>, name: 'exp' | 'nbf' | 'iat', trust: WorkloadTrust): number | undefined {
+  const value = claims[name];
+  if (value !== undefined && typeof value !== 'number')
+    throw new WorkloadRefused('malformed', `${name}: "${name}" claim must be a number`, { trust: trust.id });
+  return value;
+}
+
+/**
+ * RFC 7523 §3, the claims jose's jwtVerify checked before (same order, same refusals), on claims
+ * whose signature verified: item 1, `iss` exactly the trust's issuer; item 4, "The JWT MUST
+ * contain an "exp" (expiration time) claim [...] The authorization server MUST reject any JWT
+ * with an expiration time that has passed, subject to allowable clock skew"; item 5, `nbf`;
+ * NumericDates that are numbers.
+ */
+export function checkRegisteredClaims(claims: Readonly<JWTPayload>, trust: WorkloadTrust, now: number): void {
+  const malformed = (message: string) => new WorkloadRefused('malformed', message, { trust: trust.id });
+  if (!Object.hasOwn(claims, 'iss')) throw malformed('iss: missing required "iss" claim');
+  if (!Object.hasOwn(claims, 'exp')) throw malformed('exp: missing required "exp" claim');
+  if (claims.iss !== trust.issuer) throw malformed('iss: unexpected "iss" claim value');
+  numericDate(claims, 'iat', trust);
+  const nbf = numericDate(claims, 'nbf', trust);
+  if (nbf !== undefined && nbf > now + WORKLOAD_CLOCK_SKEW_SECONDS)
+    throw new WorkloadRefused('not_yet_valid', 'nbf is in the future', { trust: trust.id });
+  const exp = numericDate(claims, 'exp', trust) as number;
+  if (exp <= now - WORKLOAD_CLOCK_SKEW_SECONDS) throw new WorkloadRefused('expired', 'the JWT has expired', { trust: trust.id });
+}
+
+/** The checks left once checkRegisteredClaims passed: audience, lifetime bound, `iat`, subject and `jti`. */
 export function checkWorkloadClaims(claims: Readonly<JWTPayload>, checks: WorkloadClaimChecks): CheckedClaims {
   const { trust, accepted, nowSeconds: now } = checks;
   const { sub, jti, aud, iat } = claims;

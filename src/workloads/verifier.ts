@@ -1,14 +1,16 @@
-import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { KeyObject, type webcrypto } from 'node:crypto';
+import { type CompactJWSHeaderParameters, errors, type JWTVerifyGetKey } from 'jose';
+import { CompactJwsRefused, verifyCompactJws } from '@oauth2-token-service/verifier/compact-jws';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { ClientAssertionReplayCache } from '../store/types.js';
 import {
   acceptedAudiences,
   checkAlgorithm,
+  checkRegisteredClaims,
   checkType,
+  type PeekedAssertion,
   checkWorkloadClaims,
   peekAssertion,
-  WORKLOAD_ALGORITHMS,
-  WORKLOAD_CLOCK_SKEW_SECONDS,
   WorkloadRefused,
 } from './assertion.js';
 import { matchingRule } from './rules.js';
@@ -64,6 +66,13 @@ function refusalOf(err: unknown, trust: WorkloadTrust): WorkloadRefused {
 }
 
 export class WorkloadAssertions {
+  /**
+   * The issuer's keys as node:crypto key objects, by jose's key (which jose's key sets import
+   * once per JWK and algorithm). Signatures are verified with node:crypto, not jose's
+   * WebCrypto: see compact-jws.ts in the verifier package for why.
+   */
+  private readonly keyObjects = new WeakMap<object, KeyObject>();
+
   constructor(
     private readonly trusts: TrustedIssuers,
     private readonly keys: WorkloadKeySource,
@@ -82,12 +91,11 @@ export class WorkloadAssertions {
     const trust = typeof iss === 'string' ? this.trusts.byIssuer(iss) : undefined;
     if (!trust) throw new WorkloadRefused('untrusted_issuer', `issuer ${String(iss)} is not trusted`);
     checkAlgorithm(peeked.header, trust);
-    const claims = await this.verified(assertion, trust);
-    const checked = checkWorkloadClaims(claims, {
-      trust,
-      accepted: acceptedAudiences(trust, this.settings),
-      nowSeconds: nowSeconds(this.settings.clock),
-    });
+    await this.verifySignature(peeked, trust);
+    const { claims } = peeked;
+    const now = nowSeconds(this.settings.clock);
+    checkRegisteredClaims(claims, trust, now);
+    const checked = checkWorkloadClaims(claims, { trust, accepted: acceptedAudiences(trust, this.settings), nowSeconds: now });
     // "The authorization server MUST apply configured authorization rules to determine whether
     // the specific workload identified in the JWT claims should receive an access token."
     const rule = matchingRule(trust.rules, checked.sub, claims);
@@ -109,19 +117,35 @@ export class WorkloadAssertions {
       throw new WorkloadRefused('replayed', 'the jti was already used', { trust: workload.trust.id, sub: workload.sub });
   }
 
-  /** RFC 7523 §3: the signature (item 9), `iss` (item 1) and `exp` (item 4), `nbf` (item 5), with the skew. */
-  private async verified(assertion: string, trust: WorkloadTrust): Promise<JWTPayload> {
+  /** RFC 7523 §3 item 9: "The JWT MUST be digitally signed [...] by the issuer" with one of the trust's keys. */
+  private async verifySignature(peeked: PeekedAssertion, trust: WorkloadTrust): Promise<void> {
+    const { jws, header } = peeked;
+    const alg = header.alg as string;
+    let key: KeyObject;
     try {
-      const { payload } = await jwtVerify(assertion, await this.keys.keysFor(trust), {
-        issuer: trust.issuer,
-        algorithms: WORKLOAD_ALGORITHMS,
-        requiredClaims: ['exp'],
-        clockTolerance: WORKLOAD_CLOCK_SKEW_SECONDS,
-        currentDate: new Date(this.settings.clock()),
+      const getKey = await this.keys.keysFor(trust);
+      const encodedHeader = jws.signingInput.slice(0, jws.signingInput.indexOf('.'));
+      const found = await getKey(header as CompactJWSHeaderParameters, {
+        protected: encodedHeader,
+        payload: jws.payloadSegment,
+        signature: jws.signatureSegment,
       });
-      return payload;
+      key = this.keyObjectOf(found);
     } catch (err) {
       throw refusalOf(err, trust);
     }
+    try {
+      verifyCompactJws(jws, alg, key);
+    } catch (err) {
+      if (!(err instanceof CompactJwsRefused)) throw err;
+      throw new WorkloadRefused('bad_signature', 'the signature does not verify', { cause: err, trust: trust.id });
+    }
+  }
+
+  private keyObjectOf(key: Awaited<ReturnType<JWTVerifyGetKey>>): KeyObject {
+    if (key instanceof KeyObject) return key;
+    let converted = this.keyObjects.get(key);
+    if (!converted) this.keyObjects.set(key, (converted = KeyObject.from(key as webcrypto.CryptoKey)));
+    return converted;
   }
 }

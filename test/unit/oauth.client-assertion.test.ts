@@ -143,7 +143,9 @@ t.test('typ: none or JWT (before RFC 7523bis), client-authentication+jwt (explic
 t.test('decoding: a JWS compact JWT; the subject names the client when client_id is not sent (RFC 7521 §4.2)', async (t) => {
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const jwt = `${encode({ alg: 'ES256', kid: 'k1' })}.${encode(CLAIMS)}.c2ln`;
-  t.same(decodeClientAssertion(jwt), { header: { alg: 'ES256', kid: 'k1' }, claims: CLAIMS });
+  const decoded = decodeClientAssertion(jwt);
+  t.same({ header: decoded.header, claims: decoded.claims }, { header: { alg: 'ES256', kid: 'k1' }, claims: CLAIMS });
+  t.equal(decoded.jws.signingInput, jwt.slice(0, jwt.lastIndexOf('.')), 'what the signature covers');
   t.equal(assertionSubject(jwt), 'service');
   for (const bad of ['', 'a.b', 'not-a-jwt', `${encode({ alg: 'ES256' })}.bm90LWpzb24.c2ln`]) {
     refused(t, () => decodeClientAssertion(bad), 'not a signed JWT (JWS compact serialization)', 'malformed');

@@ -1,19 +1,19 @@
-import { importJWK, type JWK } from 'jose';
-
-type PublicKey = Awaited<ReturnType<typeof importJWK>>;
+import type { KeyObject } from 'node:crypto';
+import { publicKeyOf } from './compact-jws.js';
 
 /**
- * Imported proof keys by thumbprint and algorithm. A client signs every proof with the
- * same key, and importing a JWK costs about as much as verifying the signature, so each
- * key is imported once. The RFC 7638 thumbprint covers exactly the key material, so one
- * thumbprint is one public key. Bounded: past `maxEntries` the oldest entry goes.
+ * Proof keys by thumbprint and algorithm. A client signs every proof with the same key, and
+ * making a key object from a JWK costs about as much as verifying a signature, so each key is
+ * made once. The RFC 7638 thumbprint covers exactly the key material, so one thumbprint is
+ * one public key. Bounded: past `maxEntries` the least recently used entry goes.
  */
 export class ProofKeyCache {
-  private readonly keys = new Map<string, Promise<PublicKey>>();
+  private readonly keys = new Map<string, KeyObject>();
 
   constructor(private readonly maxEntries = 1000) {}
 
-  publicKey(jkt: string, alg: string, jwk: JWK): Promise<PublicKey> {
+  /** The key of `jwk` (whose thumbprint is `jkt`) for `alg`; throws CompactJwsRefused when it is not one. */
+  publicKey(jkt: string, alg: string, jwk: Record<string, unknown>): KeyObject {
     const id = `${alg}:${jkt}`;
     const cached = this.keys.get(id);
     if (cached) {
@@ -22,11 +22,10 @@ export class ProofKeyCache {
       this.keys.set(id, cached);
       return cached;
     }
-    const imported = importJWK(jwk, alg);
-    // A key that fails to import is not kept: the next proof tries again (and fails again).
-    imported.catch(() => this.keys.delete(id));
-    this.keys.set(id, imported);
+    // A key that cannot be made is not kept: the next proof tries again (and fails again).
+    const key = publicKeyOf(jwk, alg);
+    this.keys.set(id, key);
     if (this.keys.size > this.maxEntries) this.keys.delete(this.keys.keys().next().value as string);
-    return imported;
+    return key;
   }
 }

@@ -1,11 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { type CompactJws, decodeJsonSegment, jwkThumbprint, parseCompactJws, publicKeyOf, verifyCompactJws } from './compact-jws.js';
 import type { ProofKeyCache } from './dpop-key-cache.js';
 import { normalizedHtu } from './dpop-htu.js';
 
 /**
  * DPoP proof validation (RFC 9449 §4.3), pure: shared by the token endpoint and the
- * resource-server verifier, so it imports only `jose` and `node:crypto`. No store here:
+ * resource-server verifier, so it imports only `node:crypto` (through ./compact-jws.ts, which
+ * says why not jose). No store here:
  * the caller remembers the returned `jti` (scoped by `jkt`) for `replayWindowSeconds`.
  */
 
@@ -117,23 +118,19 @@ function sameString(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function claimsOf(signed: Uint8Array): Record<string, unknown> {
-  let claims: unknown;
+function claimsOf(jws: CompactJws): Record<string, unknown> {
   try {
-    claims = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(signed));
-  } catch {
-    throw invalid('the DPoP proof claims are not JSON', 'malformed');
+    return decodeJsonSegment(jws.payloadSegment);
+  } catch (err) {
+    throw invalid(`the DPoP proof claims are ${(err as Error).message}`, 'malformed');
   }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims))
-    throw invalid('the DPoP proof claims are not a JSON object', 'malformed');
-  return claims as Record<string, unknown>;
 }
 
-function publicJwk(jwk: unknown): JWK {
+function publicJwk(jwk: unknown): Record<string, unknown> {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw invalid('the jwk header must be a JSON object', 'jwk');
   // §4.3 check 7: "the jwk JOSE Header Parameter does not contain a private key".
   if (PRIVATE_JWK_MEMBERS.some((member) => member in jwk)) throw invalid('the jwk header must not contain a private key', 'jwk');
-  return jwk as JWK;
+  return jwk as Record<string, unknown>;
 }
 
 /**
@@ -143,12 +140,13 @@ function publicJwk(jwk: unknown): JWK {
 export async function verifyDpopProof(proof: string, request: DpopRequest, options: DpopProofOptions): Promise<VerifiedDpopProof> {
   // §4.3 check 2: "the DPoP HTTP request header field value is a single and well-formed JWT".
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) throw invalid('the DPoP proof is not a compact JWT', 'malformed');
-  let header: ReturnType<typeof decodeProtectedHeader>;
+  let jws: CompactJws;
   try {
-    header = decodeProtectedHeader(proof);
+    jws = parseCompactJws(proof);
   } catch {
     throw invalid('the DPoP proof header is malformed', 'malformed');
   }
+  const { header } = jws;
   // §4.3 check 4: "the typ JOSE Header Parameter has the value dpop+jwt".
   if (header.typ !== 'dpop+jwt') throw invalid('the DPoP proof typ must be dpop+jwt', 'typ');
   // §4.3 check 5: "the alg JOSE Header Parameter indicates a registered asymmetric digital
@@ -160,20 +158,19 @@ export async function verifyDpopProof(proof: string, request: DpopRequest, optio
   const jwk = publicJwk(header.jwk);
   let jkt: string;
   try {
-    jkt = await calculateJwkThumbprint(jwk, 'sha256');
+    jkt = jwkThumbprint(jwk);
   } catch {
     throw invalid('the jwk header is not a public key of a known type', 'jwk');
   }
 
-  let signed: Uint8Array;
   try {
-    const key = options.keyCache ? await options.keyCache.publicKey(jkt, alg, jwk) : await importJWK(jwk, alg);
+    const key = options.keyCache ? options.keyCache.publicKey(jkt, alg, jwk) : publicKeyOf(jwk, alg);
     // §4.3 check 6: "the JWT signature verifies with the public key contained in the jwk JOSE Header Parameter".
-    ({ payload: signed } = await compactVerify(proof, key, { algorithms: [alg] }));
+    verifyCompactJws(jws, alg, key);
   } catch {
     throw invalid('the DPoP proof signature does not verify with its jwk', 'signature');
   }
-  const payload = claimsOf(signed);
+  const payload = claimsOf(jws);
 
   // §4.3 check 3: "all required claims per Section 4.2 are contained in the JWT".
   const { jti, htm, htu, iat } = payload;
