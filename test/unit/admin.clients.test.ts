@@ -25,11 +25,15 @@ async function problemOf(promise: Promise<unknown>): Promise<Record<string, unkn
   throw new Error('no problem');
 }
 
-/** Counts the calls to every method of the entry store from now on. */
+/**
+ * Counts the calls to every method of the entry store that reads or writes entries from now on.
+ * Not `entriesVersion`: the sync's periodic version check (every ENTRIES_SYNC_INTERVAL) asks it
+ * in the background, and on a loaded host a test can outlast that interval (seen in CI).
+ */
 function countCalls(t: Test, entries: EntryStore): { count: number } {
   const counter = { count: 0 };
   const target = entries as unknown as Record<string, unknown>;
-  for (const name of ['createEntry', 'replaceEntry', 'deleteEntry', 'getEntry', 'listEntries', 'entriesVersion', 'readAllEntries']) {
+  for (const name of ['createEntry', 'replaceEntry', 'deleteEntry', 'getEntry', 'listEntries', 'readAllEntries']) {
     const original = target[name] as (...args: unknown[]) => unknown;
     target[name] = (...args: unknown[]) => {
       counter.count += 1;
