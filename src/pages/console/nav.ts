@@ -9,4 +9,8 @@ export const CONSOLE_NAV: readonly { readonly id: ConsoleNavId; readonly path: s
   { id: 'overview', path: '' },
   { id: 'grants', path: '/grants' },
   { id: 'keys', path: '/keys' },
+  // users, identity providers, workload trusts (src/routes/console/users.ts, providers.ts, workload-trusts.ts)
+  { id: 'users', path: '/users' },
+  { id: 'providers', path: '/providers' },
+  { id: 'workload-trusts', path: '/workload-trusts' },
 ];

@@ -1,10 +1,17 @@
 import { html } from '../html.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
+import { identityDe, identityNavDe, identityNoticesDe } from './console-identity-de.js';
 
 export const consoleDe: ConsoleMessages = {
   name: 'Konsole',
   navLabel: 'Konsole',
-  nav: { overview: 'Übersicht', grants: 'Berechtigungen', keys: 'Signaturschlüssel' },
+  nav: {
+    overview: 'Übersicht',
+    grants: 'Berechtigungen',
+    keys: 'Signaturschlüssel',
+    // users, identity providers, workload trusts
+    ...identityNavDe,
+  },
   signOut: 'Abmelden',
   yourAccount: 'Ihr Konto',
   utc: 'UTC',
@@ -52,7 +59,11 @@ export const consoleDe: ConsoleMessages = {
     html`Die Berechtigung von ${user} für ${client} endet sofort: Ihre Refresh-Tokens werden abgelehnt, und die Introspektion meldet ihre Access-Tokens als inaktiv.`,
   revokeButton: 'Berechtigung widerrufen',
   cancel: 'Abbrechen',
-  notices: { 'grant-revoked': 'Die Berechtigung wurde widerrufen.' },
+  notices: {
+    'grant-revoked': 'Die Berechtigung wurde widerrufen.',
+    // users, identity providers, workload trusts
+    ...identityNoticesDe,
+  },
   grantGone: 'Diese Berechtigung gilt nicht mehr: Sie ist abgelaufen oder wurde widerrufen.',
 
   keysIntro:
@@ -86,6 +97,9 @@ export const consoleDe: ConsoleMessages = {
     redeem: 'Die Anmeldung konnte nicht abgeschlossen werden: Ihr Code wurde abgelehnt.',
   },
   problemTitle: 'Die Änderung wurde nicht vorgenommen',
+
+  // users, identity providers, workload trusts
+  identity: identityDe,
 };
 
 export const accountDe: AccountMessages = {

@@ -1,10 +1,17 @@
 import { html } from '../html.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
+import { identityEn, identityNavEn, identityNoticesEn } from './console-identity-en.js';
 
 export const consoleEn: ConsoleMessages = {
   name: 'Console',
   navLabel: 'Console',
-  nav: { overview: 'Overview', grants: 'Grants', keys: 'Signing keys' },
+  nav: {
+    overview: 'Overview',
+    grants: 'Grants',
+    keys: 'Signing keys',
+    // users, identity providers, workload trusts
+    ...identityNavEn,
+  },
   signOut: 'Sign out',
   yourAccount: 'Your account',
   utc: 'UTC',
@@ -52,7 +59,11 @@ export const consoleEn: ConsoleMessages = {
     html`The grant of ${user} to ${client} stops at once: its refresh tokens are refused, and introspection reports its access tokens inactive.`,
   revokeButton: 'Revoke the grant',
   cancel: 'Cancel',
-  notices: { 'grant-revoked': 'The grant was revoked.' },
+  notices: {
+    'grant-revoked': 'The grant was revoked.',
+    // users, identity providers, workload trusts
+    ...identityNoticesEn,
+  },
   grantGone: 'This grant is not live any more: it expired or was revoked.',
 
   keysIntro:
@@ -86,6 +97,9 @@ export const consoleEn: ConsoleMessages = {
     redeem: 'The sign-in could not be completed: its code was refused.',
   },
   problemTitle: 'The change was not made',
+
+  // users, identity providers, workload trusts
+  identity: identityEn,
 };
 
 export const accountEn: AccountMessages = {

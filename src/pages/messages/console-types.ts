@@ -1,10 +1,36 @@
 import type { Html } from '../html.js';
+import type { ConsoleIdentityMessages } from './console-identity-types.js';
 
 /** The pages of the console's navigation (src/pages/console/nav.ts): each has its label here, in every language. */
-export type ConsoleNavId = 'overview' | 'grants' | 'keys';
+export type ConsoleNavId =
+  | 'overview'
+  | 'grants'
+  | 'keys'
+  // users, identity providers, workload trusts (console-identity-*.ts)
+  | 'users'
+  | 'providers'
+  | 'workload-trusts';
 
 /** The notices a change leads back with (src/routes/console/frame.ts): each has its text here, in every language. */
-export type ConsoleNoticeId = 'grant-revoked';
+export type ConsoleNoticeId =
+  | 'grant-revoked'
+  // users, identity providers, workload trusts (console-identity-*.ts)
+  | IdentityNoticeId;
+
+/** The notices of the pages of users, identity providers and workload trusts. */
+export type IdentityNoticeId =
+  | 'user-created'
+  | 'user-password-set'
+  | 'user-disabled'
+  | 'user-enabled'
+  | 'user-role-changed'
+  | 'user-deleted'
+  | 'provider-created'
+  | 'provider-saved'
+  | 'provider-deleted'
+  | 'trust-created'
+  | 'trust-saved'
+  | 'trust-deleted';
 
 /** Why the console's sign-in did not complete (src/console/sign-in.ts). */
 export type SignInFailure = 'expired' | 'mismatch' | 'refused' | 'redeem';
@@ -91,6 +117,9 @@ export interface ConsoleMessages {
   readonly signInFailedTitle: string;
   readonly signInFailures: Readonly<Record<SignInFailure, string>>;
   readonly problemTitle: string;
+
+  /** Users, identity providers, workload trusts (console-identity-*.ts). */
+  readonly identity: ConsoleIdentityMessages;
 }
 
 /** Every text of the account page (/account), in one language. */
