@@ -56,7 +56,7 @@ summary{cursor:pointer}
 .field .hint{margin:0 0 .35rem}
 .field input[type=email],.field input[type=url],.field textarea,.field select{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--field);border-radius:8px;background:transparent;color:inherit}
 .field select option{background:var(--card);color:var(--fg)}
-.field textarea,.code-field{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
+.field textarea,input.code-field{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
 .field.check{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .5rem}
 .field.check input{width:1.1rem;height:1.1rem;margin:0}
 .field.check label{margin:0;font-weight:400}

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { InjectBrowser, codeRequest, pkcePair, redirectParams, signInAndDecide } from './browser-flow.js';
 import { cheapPasswordHash } from './passwords.js';
+import { identityShowcase, type IdentityShowcase } from './console-identity-showcase.js';
 
 /**
  * The console and the account page of the showcase (page-showcase.ts): an administrator, a
@@ -38,7 +39,7 @@ export const CONSOLE_SHOWCASE_CLIENTS = [
   },
 ];
 
-export interface ConsoleShowcase {
+export interface ConsoleShowcase extends IdentityShowcase {
   openConsoleOverview(page: Page): Promise<void>;
   openConsoleGrants(page: Page): Promise<void>;
   openConsoleRevoke(page: Page): Promise<void>;
@@ -122,6 +123,8 @@ export function consoleShowcase(issuer: string, alice: { username: string; passw
     await page.waitForSelector('table');
   };
   return {
+    // users, identity providers, workload trusts
+    ...identityShowcase(signedIn, SHOWCASE_ADMIN),
     openConsoleOverview: (page) => signedIn(page, '/admin', SHOWCASE_ADMIN),
     openConsoleGrants: grants,
     async openConsoleRevoke(page) {

@@ -59,7 +59,7 @@ export function providersBody(
   nextHref?: string,
 ): Html {
   const t = view.t.console.identity;
-  const head = html`<tr><th scope="col">${t.displayName}</th><th scope="col">${t.id}</th><th scope="col">${t.type}</th><th scope="col">${t.source}</th><th scope="col">${t.redirectUri}</th><th scope="col">${t.discovery}</th></tr>`;
+  const head = html`<tr><th scope="col">${t.name}</th><th scope="col">${t.id}</th><th scope="col">${t.type}</th><th scope="col">${t.source}</th><th scope="col">${t.redirectUri}</th><th scope="col">${t.discovery}</th></tr>`;
   const table =
     page.items.length === 0
       ? html`<p class="muted">${t.noProviders}</p>`
