@@ -174,6 +174,10 @@ export function consoleProvidersSuite(t: Test, name: string, open: OpenStore): v
         SAME_ORIGIN,
       );
       t.equal(edit.statusCode, 409);
+      t.match(
+        edit.body,
+        '<p class="error" role="alert">identity provider &#34;corp&#34; is declared in IDENTITY_PROVIDERS_FILE: change it there</p>',
+      );
       t.equal((await admin.api.providers.get('corp')).view.name, 'Corp SSO', 'nothing changed');
     });
 

@@ -37,6 +37,7 @@ export function consoleWorkloadTrustsSuite(t: Test, name: string, open: OpenStor
         SAME_ORIGIN,
       );
       t.equal(edit.statusCode, 409, 'a file entry cannot change here');
+      t.match(edit.body, 'workload trust &#34;cluster&#34; is declared in WORKLOAD_TRUSTS_FILE: change it there');
     });
 
     t.test('the rules as JSON: their problems next to the field, by the file’s schema; then created, saved, deleted', async (t) => {

@@ -1,5 +1,5 @@
 import { type AdminActor, type AdminChange, recordAdminChange } from '../../admin/audit.js';
-import { AdminProblem, type FieldProblem, ValidationProblem } from '../../admin/problems.js';
+import { AdminProblem, type FieldProblem, type ProblemName, ValidationProblem } from '../../admin/problems.js';
 import type { SecurityEvents } from '../../events/types.js';
 import type { FormProblems } from '../../pages/console/fields.js';
 import type { ConsoleActionResult, ConsoleContent } from './declare.js';
@@ -35,16 +35,22 @@ export function firstSegmentIn(names: readonly string[]): (path: string) => stri
   };
 }
 
-/** Does `change`; a problem of what was sent (400, 409) answers the form again, with that status. */
+/** What a form comes back with: a field's problem, an id taken, an id of a file's entry (creating one). */
+export const FORM_PROBLEMS: readonly ProblemName[] = ['validation', 'conflict-exists', 'conflict-file-entry'];
+/** Changing an entry: one of a file is refused by the problem page, which names the file (its page has no form). */
+export const EDIT_PROBLEMS: readonly ProblemName[] = ['validation', 'conflict-exists'];
+
+/** Does `change`; a problem of what was sent (`answered`) answers the form again, with the problem's status. */
 export async function orFormAgain(
   change: () => Promise<ConsoleActionResult>,
   again: (problems: FormProblems) => ConsoleContent | Promise<ConsoleContent>,
   fieldOf: (path: string) => string | undefined,
+  answered: readonly ProblemName[] = FORM_PROBLEMS,
 ): Promise<ConsoleActionResult> {
   try {
     return await change();
   } catch (err) {
-    if (!(err instanceof AdminProblem) || (err.status !== 400 && err.status !== 409)) throw err;
+    if (!(err instanceof AdminProblem) || !answered.includes(err.code)) throw err;
     return { ...(await again(formProblemsOf(err, fieldOf))), status: err.status };
   }
 }

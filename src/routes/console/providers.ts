@@ -7,7 +7,7 @@ import { type ListedProvider, providerFacts, providerLink, providersBody } from 
 import { html } from '../../pages/html.js';
 import { type ConsoleContent, type ConsoleContext, consoleAction, consolePage, type ConsoleRoute } from './declare.js';
 import { EntryId, entryDeletion } from './entry-deletion.js';
-import { auditChange, orFormAgain } from './form-problems.js';
+import { auditChange, EDIT_PROBLEMS, orFormAgain } from './form-problems.js';
 import { ProviderForm, ProviderKind, providerDocument, providerField, providerValuesOf, sentValues } from './provider-documents.js';
 import type { IdentityPagesDependencies } from './identity.js';
 
@@ -137,6 +137,7 @@ export function providerPages(deps: IdentityPagesDependencies): ConsoleRoute[] {
           },
           (problems) => providerPage(context, id, { values: sentValues(context.form), problems }),
           providerField,
+          EDIT_PROBLEMS,
         );
       },
     }),

@@ -8,7 +8,7 @@ import { newUserBody, type NewUserValues, userName, usersBody } from '../../page
 import { html } from '../../pages/html.js';
 import { MIN_PASSWORD_LENGTH } from '../../users/password.js';
 import { type ConsoleContent, type ConsoleContext, consoleAction, consolePage, type ConsoleRoute, formText } from './declare.js';
-import { auditChange, defined, orFormAgain } from './form-problems.js';
+import { auditChange, defined, EDIT_PROBLEMS, orFormAgain } from './form-problems.js';
 import type { IdentityPagesDependencies } from './identity.js';
 
 /**
@@ -144,6 +144,7 @@ export function userPages(deps: IdentityPagesDependencies): ConsoleRoute[] {
           // The page of the user as it is, the problem next to the (empty) password field.
           async (problems) => userPage(context, (await users.get(sub)).view, problems),
           (path) => (path === 'password' ? 'password' : undefined),
+          EDIT_PROBLEMS,
         );
       },
     }),

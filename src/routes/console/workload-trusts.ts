@@ -14,7 +14,7 @@ import { html } from '../../pages/html.js';
 import type { EntryDocument } from '../../store/entry-types.js';
 import { type ConsoleContent, type ConsoleContext, consoleAction, consolePage, type ConsoleRoute, formText } from './declare.js';
 import { EntryId, entryDeletion } from './entry-deletion.js';
-import { auditChange, defined, firstSegmentIn, jsonFields, jsonText, orFormAgain, textOf } from './form-problems.js';
+import { auditChange, EDIT_PROBLEMS, defined, firstSegmentIn, jsonFields, jsonText, orFormAgain, textOf } from './form-problems.js';
 import type { IdentityPagesDependencies } from './identity.js';
 
 /**
@@ -151,6 +151,7 @@ export function workloadTrustPages(deps: IdentityPagesDependencies): ConsoleRout
           },
           (problems) => trustPage(context, id, form, problems),
           trustField,
+          EDIT_PROBLEMS,
         );
       },
     }),
