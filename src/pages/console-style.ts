@@ -50,7 +50,7 @@ button.danger{border-color:var(--danger);color:var(--danger)}
 .pager{display:flex;gap:1rem;margin-top:1rem}
 details{margin:.5rem 0}
 summary{cursor:pointer}
-/* The forms of users, identity providers and workload trusts (src/pages/console/fields.ts). */
+/* The forms of users, identity providers and workload trusts (src/pages/console/identity-fields.ts). */
 .field{margin:1rem 0}
 .field label{margin:0 0 .25rem}
 .field .hint{margin:0 0 .35rem}

@@ -1,6 +1,6 @@
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
-import { checkbox, idField, type FormProblems, NO_PROBLEMS, problemSummary, selectField, textArea, textField } from './fields.js';
+import { checkbox, idField, type FormProblems, NO_PROBLEMS, problemSummary, selectField, textArea, textField } from './identity-fields.js';
 import { csrfField } from './frame.js';
 
 /**

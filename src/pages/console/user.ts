@@ -2,7 +2,7 @@ import type { UserView } from '../../admin/users-api.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
 import { confirmDeletionBody } from './confirm.js';
-import { type FormProblems, NO_PROBLEMS, problemSummary, textField } from './fields.js';
+import { type FormProblems, NO_PROBLEMS, problemSummary, textField } from './identity-fields.js';
 import { momentOf } from './format.js';
 import { csrfField } from './frame.js';
 import { sourceOf, userName } from './users.js';

@@ -2,7 +2,7 @@ import type { Page as ListPage } from '../../admin/paging.js';
 import type { UserSource, UserView } from '../../admin/users-api.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
-import { checkbox, type FormProblems, NO_PROBLEMS, problemSummary, textField } from './fields.js';
+import { checkbox, type FormProblems, NO_PROBLEMS, problemSummary, textField } from './identity-fields.js';
 import { csrfField, scrollingTable } from './frame.js';
 import { momentOf } from './format.js';
 

@@ -2,7 +2,7 @@ import type { EntryView } from '../../admin/entries-api.js';
 import type { Page as ListPage } from '../../admin/paging.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
-import { checkbox, idField, type FormProblems, NO_PROBLEMS, problemSummary, textArea, textField } from './fields.js';
+import { checkbox, idField, type FormProblems, NO_PROBLEMS, problemSummary, textArea, textField } from './identity-fields.js';
 import { csrfField, scrollingTable } from './frame.js';
 import { sourceOf } from './users.js';
 

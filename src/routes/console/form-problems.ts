@@ -1,7 +1,7 @@
 import { type AdminActor, type AdminChange, recordAdminChange } from '../../admin/audit.js';
 import { AdminProblem, type FieldProblem, type ProblemName, ValidationProblem } from '../../admin/problems.js';
 import type { SecurityEvents } from '../../events/types.js';
-import type { FormProblems } from '../../pages/console/fields.js';
+import type { FormProblems } from '../../pages/console/identity-fields.js';
 import type { ConsoleActionResult, ConsoleContent } from './declare.js';
 
 /**

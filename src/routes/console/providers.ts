@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EntryView } from '../../admin/entries-api.js';
 import { PAGE_LIMIT } from '../../admin/paging.js';
-import type { FormProblems } from '../../pages/console/fields.js';
+import type { FormProblems } from '../../pages/console/identity-fields.js';
 import { providerFormBody, type ProviderFormValues, type ProviderType } from '../../pages/console/provider-form.js';
 import { type ListedProvider, providerFacts, providerLink, providersBody } from '../../pages/console/providers.js';
 import { html } from '../../pages/html.js';

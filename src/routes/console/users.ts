@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PAGE_LIMIT } from '../../admin/paging.js';
 import { validationProblem } from '../../admin/problems.js';
 import { NewUserSchema, PasswordSchema, USER_SOURCES, type UserView } from '../../admin/users-api.js';
-import type { FormProblems } from '../../pages/console/fields.js';
+import type { FormProblems } from '../../pages/console/identity-fields.js';
 import { deleteUserBody, userBody } from '../../pages/console/user.js';
 import { newUserBody, type NewUserValues, userName, usersBody } from '../../pages/console/users.js';
 import { html } from '../../pages/html.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EntryView } from '../../admin/entries-api.js';
 import { PAGE_LIMIT } from '../../admin/paging.js';
-import type { FormProblems } from '../../pages/console/fields.js';
+import type { FormProblems } from '../../pages/console/identity-fields.js';
 import {
   TRUST_FORM_FIELDS,
   trustFacts,
