@@ -106,7 +106,8 @@ export async function startServerProcess(
   };
   t.teardown(stop);
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
-  const deadline = Date.now() + 15_000;
+  // 30 s: a start takes under a second on a quiet host, but over 15 s was seen on a loaded one.
+  const deadline = Date.now() + 30_000;
   for (;;) {
     if (exited) throw new Error(`server exited during start:\n${output}`);
     try {

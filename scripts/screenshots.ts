@@ -28,6 +28,12 @@ try {
     ['console-grants', (page) => showcase.openConsoleGrants(page)],
     ['console-keys', (page) => showcase.openConsoleKeys(page)],
     ['console-forbidden', (page) => showcase.openConsoleForbidden(page)],
+    // The console's clients and resources.
+    ['console-clients', (page) => showcase.openConsoleClients(page)],
+    ['console-client-new', (page) => showcase.openConsoleClientProblems(page)],
+    ['console-client-secret', (page) => showcase.openConsoleClientSecret(page)],
+    ['console-client-edit', (page) => showcase.openConsoleClientEdit(page)],
+    ['console-resources', (page) => showcase.openConsoleResources(page)],
     ['account', (page) => showcase.openAccount(page)],
     // users, identity providers, workload trusts
     ['console-users', (page) => showcase.openConsoleUsers(page)],

@@ -10,7 +10,6 @@ import { consoleRoutes } from './routes/console/index.js';
 import { consolePages } from './routes/console/pages.js';
 import { identityPages } from './routes/console/identity.js';
 import { DiscoveryChecks } from './console/discovery.js';
-import { entryFiles } from './services/entries.js';
 import type { Services } from './services/index.js';
 
 /** What administrators reach, registered by buildServer: the admin API and the console (with the account page every user reaches). */
@@ -69,12 +68,19 @@ export async function registerConsole(
     sessionsWith: (endpoint) =>
       services.console.sessionsWith(endpoint, { idTokens: services.idTokens, callers: admin.callers, subjects: entries.subjects, grants }),
     routes: [
-      ...consolePages({ overview, activity: services.console.activity, grants, keystore: deps.keystore, clock }),
+      ...consolePages({
+        overview,
+        activity: services.console.activity,
+        grants,
+        keystore: deps.keystore,
+        clock,
+        entries: { api: entries.admin.api, events, files: entries.admin.files },
+      }),
       // users, identity providers, workload trusts
       ...identityPages({
         api: entries.admin.api,
         events,
-        files: entryFiles(config),
+        files: entries.admin.files,
         providerName: (id) => deps.providers?.get(id)?.name,
         redirectUriOf: (id) => endpoints.upstreamCallbackUrl(id),
         discovery: new DiscoveryChecks(

@@ -4,6 +4,7 @@ import type { RegisteredMetadata } from '../clients/registration-metadata.js';
 import { checkPostLogoutRedirectUris, checkRedirectUris } from '../clients/registration-redirects.js';
 import { ClientSchema } from '../clients/registry.js';
 import { OAuthError } from '../errors/index.js';
+import { validationProblem } from './problems.js';
 import type { StoreEntryMeta } from '../registry/registry.js';
 import type { EntryDocument, StoredClientRegistration } from '../store/types.js';
 
@@ -53,6 +54,13 @@ export const ClientMetadataSchema = z
   .superRefine(registrationRules);
 
 export type ClientMetadata = z.output<typeof ClientMetadataSchema>;
+
+/** A body read by ClientMetadataSchema; else the validation problem, field by field. */
+export function parsedMetadata(value: unknown, detail: string): ClientMetadata {
+  const parsed = ClientMetadataSchema.safeParse(value);
+  if (!parsed.success) throw validationProblem(parsed.error.issues, detail);
+  return parsed.data;
+}
 
 /** The client as answered: its metadata with every default, and where it comes from. */
 export const ClientViewSchema = z

@@ -5,12 +5,12 @@ import type { ClientRegistrationStore, StoredClientRegistration, StoredEntry } f
 import { type AdminAction, changedFields } from './audit.js';
 import {
   type ClientMetadata,
-  ClientMetadataSchema,
   clientDocument,
   clientMetadataOf,
   type ClientSource,
   type ClientView,
   clientView,
+  parsedMetadata,
   registrationView,
   usesSecret,
 } from './client-metadata.js';
@@ -19,7 +19,7 @@ import type { EntryWriter } from './entries.js';
 import { documentTag, entryTag, fileEntryTag, type IfMatch, requiredRevision, requireIfMatch } from './etags.js';
 import { mergePatch } from './merge-patch.js';
 import { type Page, pageWithTail, type Placed } from './paging.js';
-import { AdminProblem, NotFound, validationProblem } from './problems.js';
+import { AdminProblem, NotFound } from './problems.js';
 
 /**
  * The admin API's clients (src/routes/admin/clients.ts): RFC 7591 metadata in, views out,
@@ -57,12 +57,6 @@ const REGISTRATION_BATCH = 100;
 
 const withSecret = (view: ClientView, secret: string | undefined) =>
   secret === undefined ? view : { ...view, client_secret: secret, client_secret_expires_at: 0 as const };
-
-function parsedMetadata(value: unknown, detail: string): ClientMetadata {
-  const parsed = ClientMetadataSchema.safeParse(value);
-  if (!parsed.success) throw validationProblem(parsed.error.issues, detail);
-  return parsed.data;
-}
 
 function matches(view: ClientView, query: ClientQuery): boolean {
   if (query.grant_type !== undefined && !view.grant_types.includes(query.grant_type as never)) return false;

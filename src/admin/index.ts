@@ -65,6 +65,8 @@ export interface AdminServices {
   readonly workloadTrusts: AdminWorkloadTrusts;
   /** The admin API's operations over these (views, ETags, merge patches, merged lists). */
   readonly api: AdminApi;
+  /** How the files are named (their paths): where a read-only entry is changed. */
+  readonly files: AdminDependencies['files'];
 }
 
 export function adminServices(deps: AdminDependencies): AdminServices {
@@ -116,5 +118,5 @@ export function adminServices(deps: AdminDependencies): AdminServices {
     registrations,
     federated: store.upstream,
   });
-  return { ...services, api };
+  return { ...services, api, files };
 }

@@ -50,6 +50,18 @@ button.danger{border-color:var(--danger);color:var(--danger)}
 .pager{display:flex;gap:1rem;margin-top:1rem}
 details{margin:.5rem 0}
 summary{cursor:pointer}
+textarea,select{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--field);border-radius:8px;background:var(--card);color:inherit}
+textarea{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
+input[readonly]{border-style:dashed}
+fieldset.choices{border:0;margin:1rem 0 0;padding:0}
+fieldset.choices legend{font-weight:600;padding:0;margin-bottom:.25rem}
+fieldset.choices label{display:flex;align-items:center;gap:.5rem;font-weight:400;margin:.2rem 0}
+.field p.muted{margin:.25rem 0 0}
+.field-error{color:var(--danger);margin:.25rem 0 0}
+[aria-invalid=true]{border-color:var(--danger);border-width:2px}
+.copy{display:flex;align-items:center;gap:.75rem}
+dl.terms{grid-template-columns:minmax(0,14rem) minmax(0,1fr)}
+@media (max-width:40rem){dl.terms{grid-template-columns:minmax(0,1fr)}dl.terms dd{margin-bottom:.4rem}}
 /* The forms of users, identity providers and workload trusts (src/pages/console/identity-fields.ts). */
 .field{margin:1rem 0}
 .field label{margin:0 0 .25rem}

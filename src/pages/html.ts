@@ -32,6 +32,8 @@ export interface Page extends Html {
   readonly imageOrigins: readonly string[];
   /** Hashes of the inline scripts the page runs. */
   readonly scriptHashes: readonly string[];
+  /** Absolute URLs of the script files of this server the page runs (none: undefined or empty). */
+  readonly scriptUrls?: readonly string[];
   /** Sent as Referrer-Policy (the layout writes the same in a meta element); default `no-referrer`. */
   readonly referrerPolicy?: ReferrerPolicy;
 }
@@ -60,7 +62,8 @@ export interface PagePolicy {
  * Accept-Language, so caches are told (`Vary`).
  */
 export function sendPage(reply: FastifyReply, statusCode: number, content: Page, policy: PagePolicy = {}): FastifyReply {
-  const scripts = content.scriptHashes.length ? `script-src ${content.scriptHashes.join(' ')}` : "script-src 'none'";
+  const allowed = [...content.scriptHashes, ...(content.scriptUrls ?? [])];
+  const scripts = allowed.length ? `script-src ${allowed.join(' ')}` : "script-src 'none'";
   const images = content.imageOrigins.length ? [`img-src ${[...new Set(content.imageOrigins)].join(' ')}`] : [];
   const csp = [
     "default-src 'none'",

@@ -60,6 +60,12 @@ export interface PageExtras {
   readonly images?: readonly string[];
   /** Inline scripts placed at the end of the body (their hashes go into script-src). */
   readonly scripts?: readonly { readonly source: string; readonly hash: string }[];
+  /**
+   * Script files of this server placed at the end of the body, deferred: `src` (a path) and
+   * `url` (absolute), the exact URL script-src then allows (CSP3 §2.3.1: a path that does not
+   * end in `/` matches that file alone).
+   */
+  readonly scriptFiles?: readonly { readonly src: string; readonly url: string }[];
   /** A page of lists and tables (the console, the account page): the card spans the width it needs. */
   readonly wide?: boolean;
   /**
@@ -93,6 +99,7 @@ export class Layout {
 
   render(t: Messages, title: string, body: Html, extras: PageExtras = {}): Page {
     const scripts = extras.scripts ?? [];
+    const files = extras.scriptFiles ?? [];
     const images = [...(this.brand.logoUrl === undefined ? [] : [this.brand.logoUrl]), ...(extras.images ?? [])];
     const fullTitle = this.brand.name === undefined ? title : `${title} – ${this.brand.name}`;
     const referrerPolicy = extras.referrerPolicy ?? 'no-referrer';
@@ -109,7 +116,7 @@ export class Layout {
 ${this.header(t)}<main${extras.wide ? html` class="wide"` : html``}>
 ${body}
 </main>
-${scripts.map((s) => html`<script>${{ html: s.source }}</script>\n`)}</body>
+${scripts.map((s) => html`<script>${{ html: s.source }}</script>\n`)}${files.map((f) => html`<script src="${f.src}" defer></script>\n`)}</body>
 </html>
 `;
     return {
@@ -117,6 +124,7 @@ ${scripts.map((s) => html`<script>${{ html: s.source }}</script>\n`)}</body>
       styleHash: this.styleHash,
       imageOrigins: images.map(originOf),
       scriptHashes: scripts.map((s) => s.hash),
+      scriptUrls: files.map((f) => f.url),
       referrerPolicy,
     };
   }

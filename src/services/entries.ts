@@ -27,17 +27,6 @@ export interface EntriesServices {
 const secretsOf = (config: Config) =>
   config.entries.encryptionKey === undefined ? undefined : new SealedSecrets(config.entries.encryptionKey);
 
-/** How the admin API and the console name the files whose entries are read-only through them: their paths, else their variables. */
-export function entryFiles(config: Config) {
-  return {
-    clients: config.clientsFile ?? 'CLIENTS_FILE',
-    users: config.usersFile ?? 'USERS_FILE',
-    resources: config.resourcesFile ?? 'RESOURCES_FILE',
-    providers: config.identityProviders.file ?? 'IDENTITY_PROVIDERS_FILE',
-    workloads: config.workloadTrusts.file ?? 'WORKLOAD_TRUSTS_FILE',
-  } as const;
-}
-
 /** The admin services of a server with this configuration, over its store, sync and registries. */
 export function adminServicesFor(
   config: Config,
@@ -52,7 +41,13 @@ export function adminServicesFor(
     reservedResources: [endpointsOf(config.issuer).url('admin')],
     // As long as any grant can live: a refresh family, or a code and the access token it yields (as `grants revoke`).
     revocationMarkSeconds: Math.max(config.refreshTokenTtl, config.authorizationCodeTtl + config.accessTokenTtl),
-    files: entryFiles(config),
+    files: {
+      clients: config.clientsFile ?? 'CLIENTS_FILE',
+      users: config.usersFile ?? 'USERS_FILE',
+      resources: config.resourcesFile ?? 'RESOURCES_FILE',
+      providers: config.identityProviders.file ?? 'IDENTITY_PROVIDERS_FILE',
+      workloads: config.workloadTrusts.file ?? 'WORKLOAD_TRUSTS_FILE',
+    },
   });
 }
 

@@ -1,19 +1,12 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { freePort } from '../../harness/ports.js';
-import { buildServer } from '../../src/app.js';
-import { ClientRegistry } from '../../src/clients/registry.js';
 import { hashClientSecret } from '../../src/clients/secret.js';
-import { loadConfig } from '../../src/config/index.js';
-import { Keystore } from '../../src/keys/keystore.js';
-import { ResourceRegistry } from '../../src/resources/registry.js';
 import { Signer } from '../../src/session/signer.js';
-import { MemoryStore } from '../../src/store/memory.js';
 import { ALICE } from '../helpers/authorize-fixtures.js';
 import { pkcePair } from '../helpers/browser-flow.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { consoleUsers, PHOTOS_API, PHOTOS_RESOURCE, ROOT } from '../helpers/console.js';
-import { keysDirWithSigningKey } from '../helpers/keys.js';
+import { PHOTOS_API, ROOT } from '../helpers/console.js';
+import { startConsoleServer } from '../helpers/console-browser.js';
 import { startCallbackServer } from '../helpers/mcp-oauth.js';
 
 /**
@@ -31,11 +24,6 @@ const APP_SECRET = 'console-browser-app-secret-0123456789abcdefghij';
 const ASKS = { photos: 'photos:read photos:write', printer: 'photos:read' } as const;
 
 async function startServer(t: Test, redirectUri: string) {
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
-  const keysDir = await keysDirWithSigningKey(t, { algs: ['ES256', 'RS256'] });
-  const config = loadConfig({ ISSUER: issuer, PORT: String(port), KEYS_DIR: keysDir, LOG_LEVEL: 'silent', SESSION_SECRET });
-  const store = new MemoryStore(Date.now);
   const app = ({ id, name }: { id: string; name: string }) => ({
     client_id: id,
     client_name: name,
@@ -44,21 +32,8 @@ async function startServer(t: Test, redirectUri: string) {
     grant_types: ['authorization_code', 'refresh_token'],
     scope: 'photos:read photos:write',
   });
-  const server = await buildServer(config, {
-    keystore: await Keystore.open(keysDir, Math.floor(Date.now() / 1000), { accessTokenAlg: config.accessTokenSigningAlg }),
-    clients: ClientRegistry.fromMetadata([app({ id: 'photos', name: 'Acme Photos' }), app({ id: 'printer', name: 'Acme Prints' })]),
-    users: consoleUsers(),
-    resources: ResourceRegistry.fromEntries([PHOTOS_RESOURCE]),
-    store,
-    signer: new Signer(SESSION_SECRET),
-    logger: false,
-  });
-  await server.listen({ port, host: '127.0.0.1' });
-  t.teardown(async () => {
-    await server.close();
-    await store.close();
-  });
-  return { issuer };
+  const clients = [app({ id: 'photos', name: 'Acme Photos' }), app({ id: 'printer', name: 'Acme Prints' })];
+  return startConsoleServer(t, { sessionSecret: SESSION_SECRET, clients });
 }
 
 t.test('the console and the account page in Chromium', async (t) => {

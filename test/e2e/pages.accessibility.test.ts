@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import type { AxeResults } from 'axe-core';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import t, { type Test } from 'tap';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import t from 'tap';
+import { axeViolations, DESKTOP, imagesLoaded, openPage, PHONE } from '../helpers/accessibility.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { SHOWCASE_USER, type Showcase, startShowcase } from '../helpers/page-showcase.js';
 
@@ -12,45 +10,9 @@ import { SHOWCASE_USER, type Showcase, startShowcase } from '../helpers/page-sho
  * WCAG 2.0/2.1/2.2 A and AA rules (nor of its best practices), in light and dark schemes,
  * in English and German, at phone and desktop sizes; the logos load under the CSP; the
  * show-password toggle works with scripts and is absent without them. The screenshots in
- * docs/ come from the same pages (`npm run docs:screenshots`); this test writes nothing.
+ * docs/ come from the same pages (`npm run docs:screenshots`); this test writes nothing. The
+ * console's client and resource pages have a file of their own (console-entries.accessibility.test.ts).
  */
-
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
-
-/** Runs axe in the page (through the DevTools protocol, which the page's CSP does not govern). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const results = (await page.evaluate(
-    `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} } })`,
-  )) as AxeResults;
-  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
-
-/** A fresh context; CSP violations, failed requests and failed subresources are collected. */
-async function openPage(t: Test, browser: Browser, options: BrowserContextOptions) {
-  const context = await browser.newContext(options);
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-  });
-  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
-  // The error page itself answers 400; anything else it loads must succeed.
-  page.on('response', (response) => {
-    if (response.request().resourceType() !== 'document' && response.status() >= 400)
-      problems.push(`${response.status()}: ${response.url()}`);
-  });
-  return { page, problems };
-}
-
-async function imagesLoaded(page: Page): Promise<boolean[]> {
-  return (await page.evaluate('[...document.images].map((img) => img.complete && img.naturalWidth > 0)')) as boolean[];
-}
 
 /** The id of the focused element, or its text when it has none. */
 async function focused(page: Page): Promise<string> {

@@ -16,14 +16,21 @@ export class InjectBrowser {
     return this.remember(await this.app.inject({ method: 'GET', url, headers: this.headers(), remoteAddress: this.ip }));
   }
 
-  /** A form POST; `headers` adds to what a browser sends (an Origin, Sec-Fetch-Site…). */
-  async post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  /** A form POST (a list: the field repeated); `headers` adds to what a browser sends (an Origin, Sec-Fetch-Site…). */
+  async post(
+    url: string,
+    fields: Record<string, string | readonly string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
+    const payload = Object.entries(fields).flatMap(([name, value]): [string, string][] =>
+      typeof value === 'string' ? [[name, value]] : value.map((v): [string, string] => [name, v]),
+    );
     return this.remember(
       await this.app.inject({
         method: 'POST',
         url,
         headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
-        payload: new URLSearchParams(fields).toString(),
+        payload: new URLSearchParams(payload).toString(),
         remoteAddress: this.ip,
       }),
     );
@@ -31,6 +38,11 @@ export class InjectBrowser {
 
   cookie(name: string): string | undefined {
     return this.cookies.get(name);
+  }
+
+  /** A cookie as if a response had set it. */
+  setCookie(name: string, value: string): void {
+    this.cookies.set(name, value);
   }
 
   forget(name: string): void {

@@ -43,11 +43,12 @@ export async function consoleTestServer(
   t: Test,
   open: OpenStore,
   env: Record<string, string> = {},
+  moreClients: readonly object[] = [],
   options: { logLevel?: string; providers?: unknown[]; workloads?: unknown[] } = {},
 ) {
   const logs = capturedLogger(options.logLevel ?? 'info');
   const server = await buildTestServer(t, {
-    clients: APPS,
+    clients: [...APPS, ...moreClients],
     users: consoleUsers(),
     resources: [PHOTOS_RESOURCE],
     store: await open(t),

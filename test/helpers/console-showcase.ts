@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { InjectBrowser, codeRequest, pkcePair, redirectParams, signInAndDecide } from './browser-flow.js';
+import { type ConsoleEntriesShowcase, consoleEntriesShowcase } from './console-entries-showcase.js';
 import { cheapPasswordHash } from './passwords.js';
 import { identityShowcase, type IdentityShowcase } from './console-identity-showcase.js';
 
@@ -39,7 +40,7 @@ export const CONSOLE_SHOWCASE_CLIENTS = [
   },
 ];
 
-export interface ConsoleShowcase extends IdentityShowcase {
+export interface ConsoleShowcase extends ConsoleEntriesShowcase, IdentityShowcase {
   openConsoleOverview(page: Page): Promise<void>;
   openConsoleGrants(page: Page): Promise<void>;
   openConsoleRevoke(page: Page): Promise<void>;
@@ -107,22 +108,25 @@ export async function connectPhotos(
   });
 }
 
+/** Opens `path` and signs in on the login page it leads to, as `user`; on until a page of ours that is not the login page. */
+export async function openSignedIn(issuer: string, page: Page, path: string, user: { username: string; password: string }) {
+  await page.goto(`${issuer}${path}`);
+  await page.locator('#username').fill(user.username);
+  await page.locator('#password').fill(user.password);
+  await Promise.all([
+    page.waitForURL((url) => !url.pathname.startsWith('/oauth2/') && !url.pathname.endsWith('/callback')),
+    page.locator('button[type=submit]').click(),
+  ]);
+}
+
 export function consoleShowcase(issuer: string, alice: { username: string; password: string; sub: string }): ConsoleShowcase {
-  /** Opens `path` and signs in on the login page it leads to, as `user`; on until a page of ours that is not the login page. */
-  const signedIn = async (page: Page, path: string, user: { username: string; password: string }) => {
-    await page.goto(`${issuer}${path}`);
-    await page.locator('#username').fill(user.username);
-    await page.locator('#password').fill(user.password);
-    await Promise.all([
-      page.waitForURL((url) => !url.pathname.startsWith('/oauth2/') && !url.pathname.endsWith('/callback')),
-      page.locator('button[type=submit]').click(),
-    ]);
-  };
+  const signedIn = (page: Page, path: string, user: { username: string; password: string }) => openSignedIn(issuer, page, path, user);
   const grants = async (page: Page) => {
     await signedIn(page, `/admin/grants?${new URLSearchParams({ sub: alice.sub })}`, SHOWCASE_ADMIN);
     await page.waitForSelector('table');
   };
   return {
+    ...consoleEntriesShowcase(issuer, (page, path) => signedIn(page, path, SHOWCASE_ADMIN)),
     // users, identity providers, workload trusts
     ...identityShowcase(signedIn, SHOWCASE_ADMIN),
     openConsoleOverview: (page) => signedIn(page, '/admin', SHOWCASE_ADMIN),

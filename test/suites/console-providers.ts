@@ -52,12 +52,10 @@ export function consoleProvidersSuite(t: Test, name: string, open: OpenStore): v
   t.test(`the console's identity providers (${name})`, async (t) => {
     const issuer = await discoveryServer(t);
     const fileProvider = { id: 'corp', type: 'oidc', name: 'Corp SSO', issuer, client_id: 'as', client_secret: FILE_SECRET };
-    const server = await consoleTestServer(
-      t,
-      open,
-      { ENTRIES_ENCRYPTION_KEY: 'entries-encryption-key-0123456789abcdef' },
-      { logLevel: 'trace', providers: [fileProvider] },
-    );
+    const server = await consoleTestServer(t, open, { ENTRIES_ENCRYPTION_KEY: 'entries-encryption-key-0123456789abcdef' }, [], {
+      logLevel: 'trace',
+      providers: [fileProvider],
+    });
     const { app, audit, logText, admin } = server;
     const { browser, page: list } = await signedInAt(app, '/admin/providers', ROOT);
 

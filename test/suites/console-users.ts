@@ -19,7 +19,7 @@ const SAME_ORIGIN = { origin: ISSUER, 'sec-fetch-site': 'same-origin' };
 const CAROL = { username: 'carol', password: 'carol-secret-password-42', sub: 'carol' } as const;
 
 async function adminOn(t: Test, open: OpenStore) {
-  const server = await consoleTestServer(t, open, {}, { logLevel: 'trace' });
+  const server = await consoleTestServer(t, open, {}, [], { logLevel: 'trace' });
   const { browser } = await signedInAt(server.app, '/admin/users', ROOT);
   /** Creates carol through the form (admin or not). */
   const createCarol = async (admin = false) => {

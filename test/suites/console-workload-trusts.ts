@@ -17,7 +17,7 @@ const RULES = [{ sub: 'system:serviceaccount:ci:*', resources: ['https://api.pho
 export function consoleWorkloadTrustsSuite(t: Test, name: string, open: OpenStore): void {
   t.test(`the console's workload trusts (${name})`, async (t) => {
     const fileTrust = { id: 'cluster', issuer: 'https://cluster.example.com', jwks_uri: 'https://cluster.example.com/keys', rules: RULES };
-    const { app, audit, admin } = await consoleTestServer(t, open, {}, { workloads: [fileTrust] });
+    const { app, audit, admin } = await consoleTestServer(t, open, {}, [], { workloads: [fileTrust] });
     const { browser, page: list } = await signedInAt(app, '/admin/workload-trusts', ROOT);
 
     t.test('the list; a trust of the file is read-only', async (t) => {

@@ -7,6 +7,9 @@ import type { ConsoleNavId } from '../messages/index.js';
  */
 export const CONSOLE_NAV: readonly { readonly id: ConsoleNavId; readonly path: string }[] = [
   { id: 'overview', path: '' },
+  // The entries: clients and resources (src/routes/console/clients.ts, resources.ts).
+  { id: 'clients', path: '/clients' },
+  { id: 'resources', path: '/resources' },
   { id: 'grants', path: '/grants' },
   { id: 'keys', path: '/keys' },
   // users, identity providers, workload trusts (src/routes/console/users.ts, providers.ts, workload-trusts.ts)

@@ -1,17 +1,13 @@
 import { html } from '../html.js';
+import { consoleEntriesDe, entryNavDe, entryNoticesDe } from './console-entries-de.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
 import { identityDe, identityNavDe, identityNoticesDe } from './console-identity-de.js';
 
 export const consoleDe: ConsoleMessages = {
+  ...consoleEntriesDe,
   name: 'Konsole',
   navLabel: 'Konsole',
-  nav: {
-    overview: 'Übersicht',
-    grants: 'Berechtigungen',
-    keys: 'Signaturschlüssel',
-    // users, identity providers, workload trusts
-    ...identityNavDe,
-  },
+  nav: { overview: 'Übersicht', grants: 'Berechtigungen', keys: 'Signaturschlüssel', ...entryNavDe, ...identityNavDe },
   signOut: 'Abmelden',
   yourAccount: 'Ihr Konto',
   utc: 'UTC',
@@ -59,11 +55,7 @@ export const consoleDe: ConsoleMessages = {
     html`Die Berechtigung von ${user} für ${client} endet sofort: Ihre Refresh-Tokens werden abgelehnt, und die Introspektion meldet ihre Access-Tokens als inaktiv.`,
   revokeButton: 'Berechtigung widerrufen',
   cancel: 'Abbrechen',
-  notices: {
-    'grant-revoked': 'Die Berechtigung wurde widerrufen.',
-    // users, identity providers, workload trusts
-    ...identityNoticesDe,
-  },
+  notices: { 'grant-revoked': 'Die Berechtigung wurde widerrufen.', ...entryNoticesDe, ...identityNoticesDe },
   grantGone: 'Diese Berechtigung gilt nicht mehr: Sie ist abgelaufen oder wurde widerrufen.',
 
   keysIntro:

@@ -1,17 +1,13 @@
 import { html } from '../html.js';
+import { consoleEntriesEn, entryNavEn, entryNoticesEn } from './console-entries-en.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
 import { identityEn, identityNavEn, identityNoticesEn } from './console-identity-en.js';
 
 export const consoleEn: ConsoleMessages = {
+  ...consoleEntriesEn,
   name: 'Console',
   navLabel: 'Console',
-  nav: {
-    overview: 'Overview',
-    grants: 'Grants',
-    keys: 'Signing keys',
-    // users, identity providers, workload trusts
-    ...identityNavEn,
-  },
+  nav: { overview: 'Overview', grants: 'Grants', keys: 'Signing keys', ...entryNavEn, ...identityNavEn },
   signOut: 'Sign out',
   yourAccount: 'Your account',
   utc: 'UTC',
@@ -59,11 +55,7 @@ export const consoleEn: ConsoleMessages = {
     html`The grant of ${user} to ${client} stops at once: its refresh tokens are refused, and introspection reports its access tokens inactive.`,
   revokeButton: 'Revoke the grant',
   cancel: 'Cancel',
-  notices: {
-    'grant-revoked': 'The grant was revoked.',
-    // users, identity providers, workload trusts
-    ...identityNoticesEn,
-  },
+  notices: { 'grant-revoked': 'The grant was revoked.', ...entryNoticesEn, ...identityNoticesEn },
   grantGone: 'This grant is not live any more: it expired or was revoked.',
 
   keysIntro:

@@ -1,21 +1,12 @@
 import type { Html } from '../html.js';
 import type { ConsoleIdentityMessages } from './console-identity-types.js';
+import type { ConsoleEntryMessages, EntryNavId, EntryNoticeId } from './console-entries-types.js';
 
 /** The pages of the console's navigation (src/pages/console/nav.ts): each has its label here, in every language. */
-export type ConsoleNavId =
-  | 'overview'
-  | 'grants'
-  | 'keys'
-  // users, identity providers, workload trusts (console-identity-*.ts)
-  | 'users'
-  | 'providers'
-  | 'workload-trusts';
+export type ConsoleNavId = 'overview' | 'grants' | 'keys' | EntryNavId | 'users' | 'providers' | 'workload-trusts';
 
 /** The notices a change leads back with (src/routes/console/frame.ts): each has its text here, in every language. */
-export type ConsoleNoticeId =
-  | 'grant-revoked'
-  // users, identity providers, workload trusts (console-identity-*.ts)
-  | IdentityNoticeId;
+export type ConsoleNoticeId = 'grant-revoked' | EntryNoticeId | IdentityNoticeId;
 
 /** The notices of the pages of users, identity providers and workload trusts. */
 export type IdentityNoticeId =
@@ -39,7 +30,7 @@ export type SignInFailure = 'expired' | 'mismatch' | 'refused' | 'redeem';
 export type KeyStateName = 'scheduled' | 'signing' | 'retiring' | 'expired';
 
 /** Every text of the console (/admin), in one language. */
-export interface ConsoleMessages {
+export interface ConsoleMessages extends ConsoleEntryMessages {
   readonly name: string;
   readonly navLabel: string;
   readonly nav: Readonly<Record<ConsoleNavId, string>>;

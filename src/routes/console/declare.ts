@@ -32,6 +32,8 @@ export interface ConsoleContent {
   readonly title: string;
   readonly body: Html;
   readonly status?: number;
+  /** Script files below the console's path the page runs (an enhancement only: `/copy.js`). */
+  readonly scripts?: readonly string[];
 }
 
 /** What a change does next: back to a page below the console (303, with a notice), or a page of its own (a form with its errors). */

@@ -6,6 +6,7 @@ import { type TokenEndpoint, TokenEndpointUnavailable } from '../../console/toke
 import { OAuthError, StoreUnavailableError } from '../../errors/index.js';
 import { type GrantAdministrationDependencies, revokeGrantById } from '../../grants/administration.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../../http/oauth-reply.js';
+import { COPY_SCRIPT, COPY_SCRIPT_PATH } from '../../pages/console/copy-script.js';
 import { signedOutPage, signInFailedPage } from '../../pages/console/notices.js';
 import { errorPage } from '../../pages/error.js';
 import { sendPage } from '../../pages/html.js';
@@ -90,6 +91,15 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleRouteO
     deps.browser.end(jar);
     return sendPage(reply, 200, signedOutPage(viewOf(deps, request), base));
   });
+
+  // The copy button of the page that shows a secret once (an enhancement: the page works without it).
+  app.get(`${base}${COPY_SCRIPT_PATH}`, async (_request, reply) =>
+    reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send(COPY_SCRIPT),
+  );
 
   for (const route of options.routes) serveConsoleRoute(app, route, deps);
   await accountRoutes(app, deps, options.account);

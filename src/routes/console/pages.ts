@@ -10,7 +10,10 @@ import { grantsBody, grantsQuery, revokeGrantBody } from '../../pages/console/gr
 import { keysBody } from '../../pages/console/keys.js';
 import { overviewBody } from '../../pages/console/overview.js';
 import { html } from '../../pages/html.js';
+import { clientPages } from './clients.js';
 import { consoleAction, consolePage, type ConsoleRoute, formText } from './declare.js';
+import type { ConsoleEntriesDependencies } from './entry-forms.js';
+import { resourcePages } from './resources.js';
 
 /**
  * The console's pages, each declared once (declare.ts) over the same services as the admin
@@ -24,6 +27,8 @@ export interface ConsolePagesDependencies {
   readonly grants: AdminGrantsDependencies;
   readonly keystore: Pick<Keystore, 'keyTimes' | 'accessTokenAlgorithm'>;
   readonly clock: Clock;
+  /** The clients and resources pages: the admin API's operations, audited with the person as actor. */
+  readonly entries: ConsoleEntriesDependencies;
 }
 
 const GrantFilterQuery = z.object({ sub: formText, client_id: formText });
@@ -97,5 +102,12 @@ export function keysPage(deps: ConsolePagesDependencies): ConsoleRoute {
 
 /** Every page of the console, in the order of the navigation; an entity's pages are one more entry. */
 export function consolePages(deps: ConsolePagesDependencies): ConsoleRoute[] {
-  return [overviewPage(deps), ...grantPages(deps), keysPage(deps)];
+  return [
+    overviewPage(deps),
+    // The entries: clients and resources.
+    ...clientPages(deps.entries),
+    ...resourcePages(deps.entries),
+    ...grantPages(deps),
+    keysPage(deps),
+  ];
 }

@@ -134,7 +134,8 @@ async function answer(
     const notice = result.notice === undefined ? '' : `${result.redirect.includes('?') ? '&' : '?'}notice=${result.notice}`;
     return seeOther(reply, `${deps.base}${result.redirect}${notice}`);
   }
-  return sendPage(reply, result.status ?? 200, framed(context.view, await frame(), result.title, result.body));
+  const scriptFiles = (result.scripts ?? []).map((path) => ({ src: `${deps.base}${path}`, url: `${deps.origin}${deps.base}${path}` }));
+  return sendPage(reply, result.status ?? 200, framed(context.view, await frame(), result.title, result.body, { scriptFiles }));
 }
 
 export function serveConsoleRoute(app: FastifyInstance, route: ConsoleRoute, deps: ConsoleFrameDependencies): void {
