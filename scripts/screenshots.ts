@@ -35,6 +35,13 @@ try {
     ['console-client-edit', (page) => showcase.openConsoleClientEdit(page)],
     ['console-resources', (page) => showcase.openConsoleResources(page)],
     ['account', (page) => showcase.openAccount(page)],
+    // users, identity providers, workload trusts
+    ['console-users', (page) => showcase.openConsoleUsers(page)],
+    ['console-user', (page) => showcase.openConsoleUser(page)],
+    ['console-providers', (page) => showcase.openConsoleProviders(page)],
+    ['console-provider', (page) => showcase.openConsoleProvider(page)],
+    ['console-workload-trusts', (page) => showcase.openConsoleTrusts(page)],
+    ['console-workload-trust', (page) => showcase.openConsoleTrust(page)],
   ];
   const only = process.argv.slice(2);
   const chosen = pages.filter(([name]) => only.length === 0 || only.some((prefix) => name.startsWith(prefix)));

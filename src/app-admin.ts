@@ -8,6 +8,8 @@ import { adminEntityRoutes } from './routes/admin/entities.js';
 import { adminApi } from './routes/admin/index.js';
 import { consoleRoutes } from './routes/console/index.js';
 import { consolePages } from './routes/console/pages.js';
+import { identityPages } from './routes/console/identity.js';
+import { DiscoveryChecks } from './console/discovery.js';
 import type { Services } from './services/index.js';
 
 /** What administrators reach, registered by buildServer: the admin API and the console (with the account page every user reaches). */
@@ -65,14 +67,28 @@ export async function registerConsole(
     tokenPath: endpoints.path('token'),
     sessionsWith: (endpoint) =>
       services.console.sessionsWith(endpoint, { idTokens: services.idTokens, callers: admin.callers, subjects: entries.subjects, grants }),
-    routes: consolePages({
-      overview,
-      activity: services.console.activity,
-      grants,
-      keystore: deps.keystore,
-      clock,
-      entries: { api: entries.admin.api, events, files: entries.admin.files },
-    }),
+    routes: [
+      ...consolePages({
+        overview,
+        activity: services.console.activity,
+        grants,
+        keystore: deps.keystore,
+        clock,
+        entries: { api: entries.admin.api, events, files: entries.admin.files },
+      }),
+      // users, identity providers, workload trusts
+      ...identityPages({
+        api: entries.admin.api,
+        events,
+        files: entries.admin.files,
+        providerName: (id) => deps.providers?.get(id)?.name,
+        redirectUriOf: (id) => endpoints.upstreamCallbackUrl(id),
+        discovery: new DiscoveryChecks(
+          { allowInsecure: config.identityProviders.allowInsecure, ca: deps.outboundFetch?.ca, resolve: deps.outboundFetch?.resolve },
+          clock,
+        ),
+      }),
+    ],
     grants,
     account: {
       path: endpoints.path('account'),

@@ -62,4 +62,21 @@ fieldset.choices label{display:flex;align-items:center;gap:.5rem;font-weight:400
 .copy{display:flex;align-items:center;gap:.75rem}
 dl.terms{grid-template-columns:minmax(0,14rem) minmax(0,1fr)}
 @media (max-width:40rem){dl.terms{grid-template-columns:minmax(0,1fr)}dl.terms dd{margin-bottom:.4rem}}
+/* The forms of users, identity providers and workload trusts (src/pages/console/identity-fields.ts). */
+.field{margin:1rem 0}
+.field label{margin:0 0 .25rem}
+.field .hint{margin:0 0 .35rem}
+.field input[type=email],.field input[type=url],.field textarea,.field select{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--field);border-radius:8px;background:transparent;color:inherit}
+.field select option{background:var(--card);color:var(--fg)}
+.field textarea,input.code-field{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
+.field.check{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .5rem}
+.field.check input{width:1.1rem;height:1.1rem;margin:0}
+.field.check label{margin:0;font-weight:400}
+.field.check .hint,.field.check .field-error{flex-basis:100%}
+.field-error{color:var(--danger);font-weight:600;margin:.35rem 0 0}
+[aria-invalid=true]{border-color:var(--danger)!important;border-width:2px!important}
+a.button{display:inline-block;font-weight:600;padding:.45rem .9rem;border:1px solid var(--field);border-radius:8px;text-decoration:none}
+.links{display:flex;flex-wrap:wrap;gap:.5rem}
+form.inline{display:inline}
+pre{overflow-x:auto;border:1px solid var(--line);border-radius:8px;padding:.5rem .75rem;font-size:.875rem}
 `;

@@ -6,7 +6,7 @@ import { SHOWCASE_USER, type Showcase, startShowcase } from '../helpers/page-sho
 
 /**
  * The login, consent (a first one and a step-up), error, device flow (code, consent, approved),
- * console (overview, grants, a revocation, keys, the 403 page) and account pages in Chromium: axe-core finds no violation of the
+ * console (overview, grants, a revocation, keys, the 403 page, users, identity providers, workload trusts) and account pages in Chromium: axe-core finds no violation of the
  * WCAG 2.0/2.1/2.2 A and AA rules (nor of its best practices), in light and dark schemes,
  * in English and German, at phone and desktop sizes; the logos load under the CSP; the
  * show-password toggle works with scripts and is absent without them. The screenshots in
@@ -38,6 +38,14 @@ t.test('the pages in Chromium: accessibility, logos under the CSP, the password 
     ['console keys', (page) => showcase.openConsoleKeys(page), 1],
     ['console 403', (page) => showcase.openConsoleForbidden(page), 1],
     ['account', (page) => showcase.openAccount(page), 1],
+    // users, identity providers, workload trusts
+    ['console users', (page) => showcase.openConsoleUsers(page), 1],
+    ['console user', (page) => showcase.openConsoleUser(page), 1],
+    ['console new user with problems', (page) => showcase.openConsoleNewUserProblems(page), 1],
+    ['console identity providers', (page) => showcase.openConsoleProviders(page), 1],
+    ['console identity provider', (page) => showcase.openConsoleProvider(page), 1],
+    ['console workload trusts', (page) => showcase.openConsoleTrusts(page), 1],
+    ['console workload trust', (page) => showcase.openConsoleTrust(page), 1],
   ];
   const variants: [string, BrowserContextOptions][] = [
     ['phone, light, English', { viewport: PHONE, colorScheme: 'light', locale: 'en-US' }],

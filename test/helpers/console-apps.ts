@@ -38,9 +38,15 @@ export async function connectApp(
   return { grantId, refreshToken };
 }
 
-/** A test server with the console's people (consoleUsers), APPS and the photos API, on `open`'s store; its audit lines. */
-export async function consoleTestServer(t: Test, open: OpenStore, env: Record<string, string> = {}, moreClients: readonly object[] = []) {
-  const logs = capturedLogger('info');
+/** A test server with the console's people (consoleUsers), APPS and the photos API, on `open`'s store; its audit lines and its whole log. */
+export async function consoleTestServer(
+  t: Test,
+  open: OpenStore,
+  env: Record<string, string> = {},
+  moreClients: readonly object[] = [],
+  options: { logLevel?: string; providers?: unknown[]; workloads?: unknown[] } = {},
+) {
+  const logs = capturedLogger(options.logLevel ?? 'info');
   const server = await buildTestServer(t, {
     clients: [...APPS, ...moreClients],
     users: consoleUsers(),
@@ -48,6 +54,8 @@ export async function consoleTestServer(t: Test, open: OpenStore, env: Record<st
     store: await open(t),
     logger: logs.logger,
     env,
+    ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.workloads ? { workloads: options.workloads } : {}),
   });
   const audit = () =>
     logs

@@ -4,6 +4,7 @@ import { hashClientSecret } from '../../src/clients/secret.js';
 import { InjectBrowser, codeRequest, pkcePair, redirectParams, signInAndDecide } from './browser-flow.js';
 import { type ConsoleEntriesShowcase, consoleEntriesShowcase } from './console-entries-showcase.js';
 import { cheapPasswordHash } from './passwords.js';
+import { identityShowcase, type IdentityShowcase } from './console-identity-showcase.js';
 
 /**
  * The console and the account page of the showcase (page-showcase.ts): an administrator, a
@@ -39,7 +40,7 @@ export const CONSOLE_SHOWCASE_CLIENTS = [
   },
 ];
 
-export interface ConsoleShowcase extends ConsoleEntriesShowcase {
+export interface ConsoleShowcase extends ConsoleEntriesShowcase, IdentityShowcase {
   openConsoleOverview(page: Page): Promise<void>;
   openConsoleGrants(page: Page): Promise<void>;
   openConsoleRevoke(page: Page): Promise<void>;
@@ -126,6 +127,8 @@ export function consoleShowcase(issuer: string, alice: { username: string; passw
   };
   return {
     ...consoleEntriesShowcase(issuer, (page, path) => signedIn(page, path, SHOWCASE_ADMIN)),
+    // users, identity providers, workload trusts
+    ...identityShowcase(signedIn, SHOWCASE_ADMIN),
     openConsoleOverview: (page) => signedIn(page, '/admin', SHOWCASE_ADMIN),
     openConsoleGrants: grants,
     async openConsoleRevoke(page) {

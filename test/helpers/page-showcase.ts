@@ -14,6 +14,10 @@ import { Signer } from '../../src/session/signer.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { UserRegistry } from '../../src/users/registry.js';
 import { cheapPasswordHash } from './passwords.js';
+import { SHOWCASE_ENTRIES_KEY, SHOWCASE_TRUSTS, seedIdentityEntries } from './console-identity-showcase.js';
+import { EntrySync } from '../../src/entries/sync.js';
+import { adminServicesFor } from '../../src/services/entries.js';
+import { WorkloadTrustRegistry } from '../../src/workloads/trusts.js';
 import { PHOTOS_API, PHOTOS_RESOURCE } from './console.js';
 import { freePort } from '../../harness/ports.js';
 import {
@@ -59,6 +63,12 @@ export interface Showcase extends ConsoleShowcase {
 
 async function logoServer(): Promise<Server> {
   const server = createServer((request, response) => {
+    if (request.url === '/.well-known/openid-configuration') {
+      // The discovery document of the showcase's identity provider (console-identity-showcase.ts).
+      const issuer = `http://${request.headers.host}`;
+      const document = { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token` };
+      return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+    }
     const svg = request.url === '/brand.svg' ? BRAND_LOGO : request.url === '/client.svg' ? CLIENT_LOGO : undefined;
     if (svg === undefined) return void response.writeHead(404).end();
     response.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=60' }).end(svg);
@@ -90,40 +100,53 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
       BRAND_NAME: 'Acme Identity',
       BRAND_LOGO_URL: `${logoOrigin}/brand.svg`,
       BRAND_PRIMARY_COLOR: brand.primaryColor ?? '#6d28d9',
+      // The identity provider added through the console (its discovery on the logo server, http on loopback), its secret sealed.
+      IDENTITY_PROVIDERS_ALLOW_INSECURE: 'true',
+      ENTRIES_ENCRYPTION_KEY: SHOWCASE_ENTRIES_KEY,
     });
+    const clients = ClientRegistry.fromMetadata([
+      {
+        client_id: 'photos',
+        client_name: 'Acme Photos',
+        client_uri: 'https://photos.example.com/',
+        logo_uri: `${logoOrigin}/client.svg`,
+        redirect_uris: [REDIRECT_URI],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: 'photos:read photos:write profile',
+        token_endpoint_auth_method: 'none',
+      },
+      {
+        client_id: 'tv',
+        client_name: 'Acme TV',
+        logo_uri: `${logoOrigin}/client.svg`,
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+        scope: 'photos:read profile',
+        token_endpoint_auth_method: 'none',
+      },
+      ...CONSOLE_SHOWCASE_CLIENTS,
+    ]);
+    const users = UserRegistry.fromEntries([
+      { username: SHOWCASE_USER.username, password_hash: cheapPasswordHash(SHOWCASE_USER.password), sub: SHOWCASE_USER.sub },
+      ...CONSOLE_SHOWCASE_USERS,
+    ]);
+    const resources = ResourceRegistry.fromEntries([PHOTOS_RESOURCE]);
+    const workloads = WorkloadTrustRegistry.fromEntries(SHOWCASE_TRUSTS, 'trusts');
+    const entrySync = new EntrySync(store.entries, { intervalSeconds: config.entries.syncIntervalSeconds });
     const app = await buildServer(config, {
       keystore: await Keystore.open(keysDir, Math.floor(Date.now() / 1000), { accessTokenAlg: config.accessTokenSigningAlg }),
-      clients: ClientRegistry.fromMetadata([
-        {
-          client_id: 'photos',
-          client_name: 'Acme Photos',
-          client_uri: 'https://photos.example.com/',
-          logo_uri: `${logoOrigin}/client.svg`,
-          redirect_uris: [REDIRECT_URI],
-          grant_types: ['authorization_code', 'refresh_token'],
-          scope: 'photos:read photos:write profile',
-          token_endpoint_auth_method: 'none',
-        },
-        {
-          client_id: 'tv',
-          client_name: 'Acme TV',
-          logo_uri: `${logoOrigin}/client.svg`,
-          grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
-          scope: 'photos:read profile',
-          token_endpoint_auth_method: 'none',
-        },
-        ...CONSOLE_SHOWCASE_CLIENTS,
-      ]),
-      users: UserRegistry.fromEntries([
-        { username: SHOWCASE_USER.username, password_hash: cheapPasswordHash(SHOWCASE_USER.password), sub: SHOWCASE_USER.sub },
-        ...CONSOLE_SHOWCASE_USERS,
-      ]),
-      resources: ResourceRegistry.fromEntries([PHOTOS_RESOURCE]),
+      clients,
+      users,
+      resources,
+      workloads,
+      entrySync,
       store,
       signer: new Signer(`showcase-${Math.random().toString(36).slice(2)}-0123456789abcdef`),
       logger: false,
       clock,
     });
+    // The console's users, identity providers and workload trusts: some added through the admin services.
+    const registries = { clients, users, resources, workloads };
+    await seedIdentityEntries(adminServicesFor(config, { store, sync: entrySync, registries, clock }), logoOrigin);
     await app.listen({ port, host: '127.0.0.1' });
     await replayTheLastHour(app, (ms) => {
       offset = ms;
@@ -197,6 +220,7 @@ export async function startShowcase(brand: { readonly primaryColor?: string } = 
       },
       async close() {
         await app.close();
+        await entrySync.stop();
         await store.close();
         logos.close();
         await rm(keysDir, { recursive: true, force: true });

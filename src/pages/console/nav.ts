@@ -12,4 +12,8 @@ export const CONSOLE_NAV: readonly { readonly id: ConsoleNavId; readonly path: s
   { id: 'resources', path: '/resources' },
   { id: 'grants', path: '/grants' },
   { id: 'keys', path: '/keys' },
+  // users, identity providers, workload trusts (src/routes/console/users.ts, providers.ts, workload-trusts.ts)
+  { id: 'users', path: '/users' },
+  { id: 'providers', path: '/providers' },
+  { id: 'workload-trusts', path: '/workload-trusts' },
 ];

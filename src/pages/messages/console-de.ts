@@ -1,12 +1,13 @@
 import { html } from '../html.js';
 import { consoleEntriesDe, entryNavDe, entryNoticesDe } from './console-entries-de.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
+import { identityDe, identityNavDe, identityNoticesDe } from './console-identity-de.js';
 
 export const consoleDe: ConsoleMessages = {
   ...consoleEntriesDe,
   name: 'Konsole',
   navLabel: 'Konsole',
-  nav: { overview: 'Übersicht', grants: 'Berechtigungen', keys: 'Signaturschlüssel', ...entryNavDe },
+  nav: { overview: 'Übersicht', grants: 'Berechtigungen', keys: 'Signaturschlüssel', ...entryNavDe, ...identityNavDe },
   signOut: 'Abmelden',
   yourAccount: 'Ihr Konto',
   utc: 'UTC',
@@ -54,7 +55,7 @@ export const consoleDe: ConsoleMessages = {
     html`Die Berechtigung von ${user} für ${client} endet sofort: Ihre Refresh-Tokens werden abgelehnt, und die Introspektion meldet ihre Access-Tokens als inaktiv.`,
   revokeButton: 'Berechtigung widerrufen',
   cancel: 'Abbrechen',
-  notices: { 'grant-revoked': 'Die Berechtigung wurde widerrufen.', ...entryNoticesDe },
+  notices: { 'grant-revoked': 'Die Berechtigung wurde widerrufen.', ...entryNoticesDe, ...identityNoticesDe },
   grantGone: 'Diese Berechtigung gilt nicht mehr: Sie ist abgelaufen oder wurde widerrufen.',
 
   keysIntro:
@@ -88,6 +89,9 @@ export const consoleDe: ConsoleMessages = {
     redeem: 'Die Anmeldung konnte nicht abgeschlossen werden: Ihr Code wurde abgelehnt.',
   },
   problemTitle: 'Die Änderung wurde nicht vorgenommen',
+
+  // users, identity providers, workload trusts
+  identity: identityDe,
 };
 
 export const accountDe: AccountMessages = {

@@ -1,12 +1,13 @@
 import { html } from '../html.js';
 import { consoleEntriesEn, entryNavEn, entryNoticesEn } from './console-entries-en.js';
 import type { AccountMessages, ConsoleMessages } from './console-types.js';
+import { identityEn, identityNavEn, identityNoticesEn } from './console-identity-en.js';
 
 export const consoleEn: ConsoleMessages = {
   ...consoleEntriesEn,
   name: 'Console',
   navLabel: 'Console',
-  nav: { overview: 'Overview', grants: 'Grants', keys: 'Signing keys', ...entryNavEn },
+  nav: { overview: 'Overview', grants: 'Grants', keys: 'Signing keys', ...entryNavEn, ...identityNavEn },
   signOut: 'Sign out',
   yourAccount: 'Your account',
   utc: 'UTC',
@@ -54,7 +55,7 @@ export const consoleEn: ConsoleMessages = {
     html`The grant of ${user} to ${client} stops at once: its refresh tokens are refused, and introspection reports its access tokens inactive.`,
   revokeButton: 'Revoke the grant',
   cancel: 'Cancel',
-  notices: { 'grant-revoked': 'The grant was revoked.', ...entryNoticesEn },
+  notices: { 'grant-revoked': 'The grant was revoked.', ...entryNoticesEn, ...identityNoticesEn },
   grantGone: 'This grant is not live any more: it expired or was revoked.',
 
   keysIntro:
@@ -88,6 +89,9 @@ export const consoleEn: ConsoleMessages = {
     redeem: 'The sign-in could not be completed: its code was refused.',
   },
   problemTitle: 'The change was not made',
+
+  // users, identity providers, workload trusts
+  identity: identityEn,
 };
 
 export const accountEn: AccountMessages = {

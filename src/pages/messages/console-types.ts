@@ -1,11 +1,27 @@
 import type { Html } from '../html.js';
+import type { ConsoleIdentityMessages } from './console-identity-types.js';
 import type { ConsoleEntryMessages, EntryNavId, EntryNoticeId } from './console-entries-types.js';
 
 /** The pages of the console's navigation (src/pages/console/nav.ts): each has its label here, in every language. */
-export type ConsoleNavId = 'overview' | 'grants' | 'keys' | EntryNavId;
+export type ConsoleNavId = 'overview' | 'grants' | 'keys' | EntryNavId | 'users' | 'providers' | 'workload-trusts';
 
 /** The notices a change leads back with (src/routes/console/frame.ts): each has its text here, in every language. */
-export type ConsoleNoticeId = 'grant-revoked' | EntryNoticeId;
+export type ConsoleNoticeId = 'grant-revoked' | EntryNoticeId | IdentityNoticeId;
+
+/** The notices of the pages of users, identity providers and workload trusts. */
+export type IdentityNoticeId =
+  | 'user-created'
+  | 'user-password-set'
+  | 'user-disabled'
+  | 'user-enabled'
+  | 'user-role-changed'
+  | 'user-deleted'
+  | 'provider-created'
+  | 'provider-saved'
+  | 'provider-deleted'
+  | 'trust-created'
+  | 'trust-saved'
+  | 'trust-deleted';
 
 /** Why the console's sign-in did not complete (src/console/sign-in.ts). */
 export type SignInFailure = 'expired' | 'mismatch' | 'refused' | 'redeem';
@@ -92,6 +108,9 @@ export interface ConsoleMessages extends ConsoleEntryMessages {
   readonly signInFailedTitle: string;
   readonly signInFailures: Readonly<Record<SignInFailure, string>>;
   readonly problemTitle: string;
+
+  /** Users, identity providers, workload trusts (console-identity-*.ts). */
+  readonly identity: ConsoleIdentityMessages;
 }
 
 /** Every text of the account page (/account), in one language. */
