@@ -55,7 +55,14 @@ export async function registerConsole(
 ): Promise<void> {
   const { admin, endpoints, clock, events, entries, authorizePipeline: pipeline } = services;
   const grants = admin.grants;
-  const overview = { clients: deps.clients, users: deps.users, providers: deps.providers, grantIndex: deps.store.grantIndex };
+  const overview = {
+    clients: deps.clients,
+    users: deps.users,
+    providers: deps.providers,
+    grantIndex: deps.store.grantIndex,
+    registrations: deps.store.clientRegistrations,
+    federatedUsers: deps.store.upstream,
+  };
   await app.register(consoleRoutes, {
     base: endpoints.path('console'),
     accountPath: endpoints.path('account'),

@@ -56,6 +56,10 @@ export class MemoryClientRegistrations implements ClientRegistrationStore {
     return rest.length > page.limit && last ? { registrations, next: last.record.clientId } : { registrations };
   }
 
+  async countClientRegistrations(): Promise<number> {
+    return this.entries.countLive();
+  }
+
   private expiry(seconds: number): number {
     return this.clock() + seconds * 1000;
   }

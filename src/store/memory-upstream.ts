@@ -54,6 +54,10 @@ export class MemoryUpstream implements UpstreamStore {
     return rest.length > page.limit && last ? { users, next: last.sub } : { users };
   }
 
+  async countFederatedUsers(): Promise<number> {
+    return this.profiles.countLive();
+  }
+
   async findFederatedUser(sub: string): Promise<FederatedUser | undefined> {
     const entry = this.profiles.get(sub);
     return entry && listed(entry);

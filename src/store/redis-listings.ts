@@ -1,11 +1,17 @@
+import type { RedisClient } from './redis-connection.js';
 import type { ListingName } from './redis-keys.js';
 import type { ScriptCommands } from './redis-scripts.js';
 
 /**
  * A listing on Redis (src/store/lua-listings.ts): the members of records that live in keys
  * of their own, paged in byte order, each dropped when its expiry passes. One script per
- * step, on the listing's three keys (one slot).
+ * step, on the listing's three keys (one slot); counted by one ZCOUNT.
  */
+
+/** What a listing runs its commands on: the scripts, and the client for the one plain command (the count). */
+export interface ListingCommands extends ScriptCommands {
+  readonly client: Pick<RedisClient, 'zcount'>;
+}
 
 export interface ListedMember {
   readonly member: string;
@@ -23,7 +29,7 @@ export interface MemberPage {
 
 export class RedisListing {
   constructor(
-    private readonly redis: ScriptCommands,
+    private readonly redis: ListingCommands,
     private readonly name: ListingName,
   ) {}
 
@@ -53,6 +59,15 @@ export class RedisListing {
     const page = listed.slice(0, limit);
     const last = page[page.length - 1];
     return listed.length > limit && last ? { members: page, next: last.member } : { members: page };
+  }
+
+  /**
+   * The unexpired members: one ZCOUNT of the expiries after now, O(log n), pruning nothing.
+   * A member listed without its record (a write between the two failed) counts until it expires.
+   */
+  async count(): Promise<number> {
+    const expiries = this.keys[1] as string;
+    return this.redis.call(`count ${this.name}`, () => this.redis.client.zcount(expiries, `(${this.redis.clock()}`, '+inf'));
   }
 
   async read(member: string): Promise<ListedMember | undefined> {

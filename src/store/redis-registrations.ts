@@ -81,6 +81,10 @@ export class RedisClientRegistrations implements ClientRegistrationStore {
     }
   }
 
+  countClientRegistrations(): Promise<number> {
+    return this.redis.listing.count();
+  }
+
   private expiry(ttlSeconds: number): number {
     return this.redis.clock() + ttlSeconds * 1000;
   }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RedisClient } from './redis-connection.js';
-import { type ListedMember, RedisListing } from './redis-listings.js';
-import type { ScriptCommands } from './redis-scripts.js';
+import { type ListedMember, type ListingCommands, RedisListing } from './redis-listings.js';
 import type { FederatedUser, FederatedUserPage, TakenUpstreamSignIn, UpstreamStore, UpstreamTokenHolder } from './upstream-types.js';
 
 /** What the `{federated}` listing says of a user beside their sub (a version that wrote other details lists them without). */
@@ -24,7 +23,7 @@ export class RedisUpstream implements UpstreamStore {
   private readonly listing: RedisListing;
 
   constructor(
-    private readonly redis: ScriptCommands,
+    private readonly redis: ListingCommands,
     private readonly client: RedisClient,
   ) {
     this.listing = new RedisListing(redis, 'federated');
@@ -61,6 +60,10 @@ export class RedisUpstream implements UpstreamStore {
     const listed = await this.listing.page(page.after, page.limit);
     const users = listed.members.map(federatedUser);
     return listed.next === undefined ? { users } : { users, next: listed.next };
+  }
+
+  countFederatedUsers(): Promise<number> {
+    return this.listing.count();
   }
 
   async findFederatedUser(sub: string): Promise<FederatedUser | undefined> {

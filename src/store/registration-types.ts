@@ -48,4 +48,6 @@ export interface ClientRegistrationStore {
    * most `limit` (the admin API's list): a page never repeats or skips one listed before it.
    */
   listClientRegistrations(page: { readonly after?: string | undefined; readonly limit: number }): Promise<RegistrationPage>;
+  /** How many registrations are unexpired (the console's overview), without reading them: O(log n) on Redis. */
+  countClientRegistrations(): Promise<number>;
 }

@@ -56,6 +56,8 @@ export interface UpstreamStore {
   /** The federated users whose profile is kept, after the sub `after`, in the order of their subs, at most `limit`. */
   listFederatedUsers(page: { readonly after?: string | undefined; readonly limit: number }): Promise<FederatedUserPage>;
   findFederatedUser(sub: string): Promise<FederatedUser | undefined>;
+  /** How many federated users' profiles are kept (the console's overview), without reading them: O(log n) on Redis. */
+  countFederatedUsers(): Promise<number>;
 
   /**
    * Replaces the sealed upstream tokens of `holder`, kept `ttlSeconds`; with `'keep'`, only

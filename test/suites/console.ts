@@ -14,15 +14,6 @@ import { ALICE } from '../helpers/authorize-fixtures.js';
  * with its CSRF and Origin checks, the 403 page, token refresh, sign-out.
  */
 
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  pragma: 'no-cache',
-  'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
-};
-const CSP =
-  /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/;
 const SAME_ORIGIN = { origin: ISSUER, 'sec-fetch-site': 'same-origin' };
 
 const consoleServer = consoleTestServer;
@@ -93,32 +84,6 @@ export function consoleSuite(t: Test, name: string, open: OpenStore): void {
       const landed = await signInOnLoginPage(browser, login, ROOT);
       t.equal(landed.statusCode, 200);
       t.match(landed.body, /<h1>Overview<\/h1>/);
-    });
-
-    t.test('the overview: counts, and the last hour as inline SVG charts with their data tables', async (t) => {
-      const { app, clock } = await consoleServer(t, open);
-      await tokenRequest(app, 'service', WEB_SECRET, { grant_type: 'client_credentials' });
-      await tokenRequest(app, 'photos', WEB_SECRET, { grant_type: 'refresh_token', refresh_token: 'nope' });
-      const { page } = await signedInAt(app, '/admin', ROOT);
-      t.equal(page.statusCode, 200);
-      t.match(page.headers, PAGE_HEADERS);
-      t.match(page.headers['content-security-policy'], CSP, 'no script, one hashed style');
-      t.match(page.body, '<a href="/admin" aria-current="page">Overview</a>');
-      t.match(page.body, '<div><dt>Clients</dt><dd>4<span>3 from the clients file, 0 added here, 1 built in</span></dd></div>');
-      t.match(page.body, '<div><dt>Users</dt><dd>3<span>3 from the users file, 0 added here</span></dd></div>');
-      t.match(page.body, '<div><dt>Active grants</dt><dd>1<span>of these clients</span></dd></div>', "the console's own");
-      const minute = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
-      const [from, to] = [clock.now - 59 * 60_000, clock.now].map((ms) => minute.format(new Date(ms)));
-      t.match(page.body, '<svg role="img" aria-labelledby="issued-title issued-desc" viewBox="0 0 640 200" width="640" height="200">');
-      t.match(page.body, '<title id="issued-title">Tokens issued, by grant type</title>');
-      t.match(page.body, `<desc id="issued-desc">Per minute from ${from} to ${to} UTC: authorization_code 1, client_credentials 1.</desc>`);
-      t.match(page.body, `<desc id="refused-desc">Per minute from ${from} to ${to} UTC: invalid_grant 1.</desc>`);
-      t.match(
-        page.body,
-        `<tbody><tr><th scope="row">${to}</th><td class="number">1</td><td class="number">1</td></tr></tbody>`,
-        'the refusals as a table',
-      );
-      t.notMatch(page.body, /<script|style="/, 'no script, no inline style');
     });
 
     t.test('grants of a user, revoked after a confirmation: the refresh token dies, the person is the audit actor', async (t) => {

@@ -68,8 +68,10 @@ export function registrationStoreContract(t: Test, name: string, open: OpenStore
       const registrations = store.clientRegistrations;
       const id = (letter: string) => `dyn_${letter.repeat(22)}`;
       t.same(await registrations.listClientRegistrations({ limit: 10 }), { registrations: [] });
+      t.equal(await registrations.countClientRegistrations(), 0, 'none counted');
       for (const letter of ['E', 'B', 'D', 'C'])
         await registrations.createClientRegistration({ ...REGISTRATION, clientId: id(letter) }, 100);
+      t.equal(await registrations.countClientRegistrations(), 4);
       const first = await registrations.listClientRegistrations({ limit: 2 });
       t.same(
         first.registrations.map((r) => r.record.clientId),
@@ -79,6 +81,8 @@ export function registrationStoreContract(t: Test, name: string, open: OpenStore
       t.equal(first.next, id('C'));
       t.same(first.registrations[0]?.record, { ...REGISTRATION, clientId: id('B') }, 'with their records');
       await registrations.createClientRegistration({ ...REGISTRATION, clientId: id('A') }, 100);
+      t.equal(await registrations.createClientRegistration({ ...REGISTRATION, clientId: id('A') }, 100), false);
+      t.equal(await registrations.countClientRegistrations(), 5, 'a refused creation adds none');
       const second = await registrations.listClientRegistrations({ after: first.next, limit: 2 });
       t.same(
         second.registrations.map((r) => r.record.clientId),
@@ -97,8 +101,10 @@ export function registrationStoreContract(t: Test, name: string, open: OpenStore
         [id('B'), id('C')],
         'touched and replaced ones stay; the deleted and the expired go',
       );
+      t.equal(await registrations.countClientRegistrations(), 2, 'counted as listed');
       t.ok(left.registrations.every((r) => r.expiresAt > 0));
       await advance(60);
+      t.equal(await registrations.countClientRegistrations(), 0, 'the expired are not counted, listed or not');
       t.same(await registrations.listClientRegistrations({ limit: 10 }), { registrations: [] });
     });
   });

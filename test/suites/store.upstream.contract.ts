@@ -49,10 +49,12 @@ export function upstreamStoreContract(t: Test, name: string, open: OpenStore): v
       const { store, clock, advance } = await open(t);
       const upstream = store.upstream;
       t.same(await upstream.listFederatedUsers({ limit: 10 }), { users: [] });
+      t.equal(await upstream.countFederatedUsers(), 0, 'none counted');
       const firstSignIn = Math.floor(clock.now / 1000);
       for (const sub of ['fed_c', 'fed_a', 'fed_b']) await upstream.saveFederatedProfile(sub, { name: sub }, 100, 'corp');
       await advance(50);
       await upstream.saveFederatedProfile('fed_b', { name: 'again' }, 100, 'github');
+      t.equal(await upstream.countFederatedUsers(), 3, 'a user who signs in again counts once');
       const signedInAgain = Math.floor(clock.now / 1000);
       const expiry = (signedInAt: number) => (signedInAt + 100) * 1000;
       const first = await upstream.listFederatedUsers({ limit: 2 });
@@ -77,6 +79,7 @@ export function upstreamStoreContract(t: Test, name: string, open: OpenStore): v
       t.same((await upstream.findFederatedUser('fed_b'))?.provider, 'github');
       t.equal(await upstream.findFederatedUser('fed_nobody'), undefined);
       await advance(51);
+      t.equal(await upstream.countFederatedUsers(), 2, 'one whose profile expired counts no more, before any page prunes it');
       t.same(
         (await upstream.listFederatedUsers({ limit: 10 })).users.map((u) => u.sub),
         ['fed_aa', 'fed_b'],
@@ -84,6 +87,7 @@ export function upstreamStoreContract(t: Test, name: string, open: OpenStore): v
       );
       t.equal(await upstream.findFederatedUser('fed_a'), undefined);
       await advance(50);
+      t.equal(await upstream.countFederatedUsers(), 0);
       t.same(await upstream.listFederatedUsers({ limit: 10 }), { users: [] });
     });
 

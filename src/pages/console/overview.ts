@@ -6,8 +6,8 @@ import { activityChart, type ChartSeries } from './chart.js';
 
 export interface OverviewContent {
   readonly counts: {
-    readonly clients: { readonly file: number; readonly store: number; readonly builtIn: number };
-    readonly users: { readonly file: number; readonly store: number };
+    readonly clients: { readonly file: number; readonly store: number; readonly builtIn: number; readonly registered: number };
+    readonly users: { readonly file: number; readonly store: number; readonly federated: number };
     readonly providers: number;
     readonly activeGrants: number;
   };
@@ -28,8 +28,8 @@ export function overviewBody(view: PageView, content: OverviewContent): Html {
   const { activity } = content;
   return html`<section aria-labelledby="glance"><h2 id="glance">${t.atAGlance}</h2>
 <dl class="stats">
-${stat(t.clients, clients.file + clients.store + clients.builtIn, t.clientsBySource(clients.file, clients.store, clients.builtIn))}
-${stat(t.users, users.file + users.store, t.usersBySource(users.file, users.store))}
+${stat(t.clients, clients.file + clients.store + clients.builtIn + clients.registered, t.clientsBySource(clients))}
+${stat(t.users, users.file + users.store + users.federated, t.usersBySource(users))}
 ${stat(t.providers, providers)}
 ${stat(t.activeGrants, activeGrants, t.activeGrantsNote)}
 </dl></section>

@@ -18,9 +18,11 @@ export const consoleDe: ConsoleMessages = {
 
   atAGlance: 'Auf einen Blick',
   clients: 'Clients',
-  clientsBySource: (file, store, builtIn) => `${file} aus der Client-Datei, ${store} hier angelegt, ${builtIn} eingebaut`,
+  clientsBySource: ({ file, store, builtIn, registered }) =>
+    `${file} aus der Client-Datei, ${store} hier angelegt, ${builtIn} eingebaut, ${registered} dynamisch registriert`,
   users: 'Benutzer',
-  usersBySource: (file, store) => `${file} aus der Benutzerdatei, ${store} hier angelegt`,
+  usersBySource: ({ file, store, federated }) =>
+    `${file} aus der Benutzerdatei, ${store} hier angelegt, ${federated} über einen Identitätsanbieter angemeldet`,
   providers: 'Identitätsanbieter',
   activeGrants: 'Aktive Berechtigungen',
   activeGrantsNote: 'dieser Clients',

@@ -18,9 +18,11 @@ export const consoleEn: ConsoleMessages = {
 
   atAGlance: 'At a glance',
   clients: 'Clients',
-  clientsBySource: (file, store, builtIn) => `${file} from the clients file, ${store} added here, ${builtIn} built in`,
+  clientsBySource: ({ file, store, builtIn, registered }) =>
+    `${file} from the clients file, ${store} added here, ${builtIn} built in, ${registered} registered dynamically`,
   users: 'Users',
-  usersBySource: (file, store) => `${file} from the users file, ${store} added here`,
+  usersBySource: ({ file, store, federated }) =>
+    `${file} from the users file, ${store} added here, ${federated} signed in through a provider`,
   providers: 'Identity providers',
   activeGrants: 'Active grants',
   activeGrantsNote: 'of these clients',

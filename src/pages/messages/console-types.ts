@@ -46,9 +46,9 @@ export interface ConsoleMessages extends ConsoleEntryMessages {
 
   readonly atAGlance: string;
   readonly clients: string;
-  readonly clientsBySource: (file: number, store: number, builtIn: number) => string;
+  readonly clientsBySource: (clients: { file: number; store: number; builtIn: number; registered: number }) => string;
   readonly users: string;
-  readonly usersBySource: (file: number, store: number) => string;
+  readonly usersBySource: (users: { file: number; store: number; federated: number }) => string;
   readonly providers: string;
   readonly activeGrants: string;
   readonly activeGrantsNote: string;
