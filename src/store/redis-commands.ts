@@ -89,33 +89,22 @@ export class RedisCommands implements ScriptCommands {
    * timeout, a cluster client retries a command while a failover is under way, and the
    * caller must not wait for that longer than it would for a dead standalone Redis.
    */
-  call<T>(operation: string, command: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
-    // One promise settled by whichever comes first, the answer or the deadline: no
-    // Promise.race, no deadline promise and no async frame per command (the token
-    // endpoint's hot path runs one or two commands per request).
-    const started = process.hrtime.bigint();
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const finish = (err: unknown, result?: T) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.observer?.storeCommandFinished(operation, Number(process.hrtime.bigint() - started) / 1e9, err === undefined);
-        if (err === undefined) resolve(result as T);
-        else reject(new StoreUnavailableError(`redis ${operation} failed: ${(err as Error).message}`, { cause: err }));
-      };
-      const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      let pending: Promise<T>;
-      try {
-        pending = command();
-      } catch (err) {
-        finish(err);
-        return;
-      }
-      pending.then(
-        (result) => finish(undefined, result),
-        (err: unknown) => finish(err ?? new Error('rejected without a reason')),
-      );
+  async call<T>(operation: string, command: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
+    const started = process.hrtime.bigint();
+    let succeeded = false;
+    try {
+      const result = await Promise.race([command(), deadline]);
+      succeeded = true;
+      return result;
+    } catch (err) {
+      throw new StoreUnavailableError(`redis ${operation} failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      this.observer?.storeCommandFinished(operation, Number(process.hrtime.bigint() - started) / 1e9, succeeded);
+    }
   }
 }
