@@ -3,7 +3,7 @@ import { AUTH_METHODS, GRANT_TYPES } from '../../clients/client.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
 import { clientHref, type ClientPaths, clientTerms } from './clients.js';
-import { choicesField, type FormProblems, problemSummary, selectField, textField } from './fields.js';
+import { choicesField, entryFormBody, type FormProblems, selectField, textField } from './fields.js';
 import { csrfField } from './frame.js';
 
 /**
@@ -51,23 +51,19 @@ export interface ClientForm {
   readonly paths: ClientPaths;
   readonly csrfToken: string;
   /** An edit: the client as read, and its ETag. */
-  readonly editing?: { readonly client: ClientView; readonly etag: string; readonly file: string };
+  readonly editing?: { readonly entry: ClientView; readonly etag: string; readonly file: string };
 }
 
 export function clientFormBody(view: PageView, spec: ClientForm): Html {
   const t = view.t.console;
   const p = t.clientPages;
   const { values, problems, editing, paths } = spec;
-  const action = editing ? paths.edit : paths.new;
-  const current = editing ? clientHref(paths.edit, editing.client.client_id) : paths.new;
   const idHint = editing ? undefined : p.clientIdHint;
   const fields = html`${textField(view, { name: 'client_id', label: p.clientId, value: values.client_id, hint: idHint, readOnly: editing !== undefined }, problems)}${textField(view, { name: 'client_name', label: p.name, value: values.client_name }, problems)}${choicesField(view, { name: 'grant_types', legend: p.grantTypes, options: GRANT_TYPES, chosen: values.grant_types }, problems)}${textField(view, { name: 'redirect_uris', label: p.redirectUris, value: values.redirect_uris, hint: p.redirectUrisHint, multiline: true }, problems)}${textField(view, { name: 'scope', label: p.scope, value: values.scope, hint: p.scopeHint }, problems)}${selectField(view, { name: 'token_endpoint_auth_method', label: p.authMethod, options: AUTH_METHODS, chosen: values.token_endpoint_auth_method }, problems)}`;
-  const form = html`${problemSummary(view, problems, current)}<form class="entry" method="post" action="${action}">
-${csrfField(spec.csrfToken)}
-${editing ? html`<input type="hidden" name="etag" value="${editing.etag}">\n` : html``}${fields}<div class="actions"><a href="${paths.list}">${t.cancel}</a><button class="primary" type="submit">${editing ? t.entries.save : p.create}</button></div>
-</form>`;
+  const editPage = editing && { page: clientHref(paths.edit, editing.entry.client_id), etag: editing.etag };
+  const form = entryFormBody(view, { problems, csrfToken: spec.csrfToken, paths, create: p.create, editing: editPage }, fields);
   if (!editing) return form;
-  const { client } = editing;
+  const { entry: client } = editing;
   const secret =
     client.token_endpoint_auth_method === 'client_secret_basic' || client.token_endpoint_auth_method === 'client_secret_post'
       ? html`<a href="${clientHref(paths.secret, client.client_id)}">${p.newSecret}</a> · `

@@ -1,12 +1,14 @@
 import type { AdminProblem, FieldProblem } from '../../admin/problems.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
+import { csrfField } from './frame.js';
 
 /**
  * The fields of the console's forms (a client, a resource), each with its label, a hint,
  * and the problems the admin services found in it, next to it (aria-invalid, and named by
  * aria-describedby). A problem of no field of the form is listed above it. The services'
- * problems are in English: in another language they are marked so.
+ * problems are in English: in another language they are marked so. Around the fields, the
+ * form itself: a new entry's, or an edit's, which carries the ETag the entry was read at.
  */
 
 /** What a form shows of a refusal: the problems by field of the form, the rest, and whether it came too late (a stale edit). */
@@ -46,6 +48,32 @@ export function problemSummary(view: PageView, problems: FormProblems, current: 
   if (problems.byField.size === 0 && problems.other.length === 0) return html``;
   const other = problems.other.map((e) => html`<li>${e.field === '' ? html`` : html`<code>${e.field}</code>: `}${e.problem}</li>`);
   return html`<div class="error" role="alert"><p>${t.formErrors}</p>${other.length === 0 ? html`` : html`<ul${english(view)}>${other}</ul>`}</div>\n`;
+}
+
+/** The form of an entry around its fields (`entryFormBody`): where it posts, Cancel and its button. */
+export interface EntryFormSpec {
+  readonly problems: FormProblems;
+  readonly csrfToken: string;
+  /** The entries' pages: Cancel leads to the list; a new entry's form posts to `new`, an edit's to `edit`. */
+  readonly paths: { readonly list: string; readonly new: string; readonly edit: string };
+  /** The button of a new entry's form (an edit's saves). */
+  readonly create: string;
+  /**
+   * An edit: its own page (where the notice of a stale edit leads) and the ETag the entry was
+   * read at, sent back as the change's If-Match (a change made meanwhile is refused, not overwritten).
+   */
+  readonly editing?: { readonly page: string; readonly etag: string } | undefined;
+}
+
+/** What was refused above the form, then the form: its hidden fields, `fields`, Cancel and its button. */
+export function entryFormBody(view: PageView, spec: EntryFormSpec, fields: Html): Html {
+  const t = view.t.console;
+  const { paths, editing } = spec;
+  const etag = editing ? html`<input type="hidden" name="etag" value="${editing.etag}">\n` : html``;
+  return html`${problemSummary(view, spec.problems, editing ? editing.page : paths.new)}<form class="entry" method="post" action="${editing ? paths.edit : paths.new}">
+${csrfField(spec.csrfToken)}
+${etag}${fields}<div class="actions"><a href="${paths.list}">${t.cancel}</a><button class="primary" type="submit">${editing ? t.entries.save : spec.create}</button></div>
+</form>`;
 }
 
 export interface FieldSpec {

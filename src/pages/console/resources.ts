@@ -3,7 +3,7 @@ import type { Page as ListPage } from '../../admin/paging.js';
 import { type Html, html } from '../html.js';
 import type { PageView } from '../view.js';
 import { sourceOf } from './clients.js';
-import { type FormProblems, problemSummary, textField } from './fields.js';
+import { entryFormBody, type FormProblems, textField } from './fields.js';
 import { momentOf } from './format.js';
 import { csrfField, scrollingTable } from './frame.js';
 
@@ -119,12 +119,9 @@ export function resourceFormBody(view: PageView, form: ResourceForm): Html {
   const p = t.resourcePages;
   const { values, problems, editing, paths } = form;
   const resource = editing ? text(editing.entry.resource) : '';
-  const current = editing ? resourceHref(paths.edit, resource) : paths.new;
   const fields = html`${textField(view, { name: 'resource', label: p.resource, value: values.resource, hint: p.resourceHint, readOnly: editing !== undefined }, problems)}${textField(view, { name: 'name', label: p.name, value: values.name }, problems)}${textField(view, { name: 'scope', label: p.scope, value: values.scope, hint: p.scopeHint }, problems)}${textField(view, { name: 'access_token_ttl', label: p.tokenLifetime, value: values.access_token_ttl, hint: p.tokenLifetimeHint, numeric: true }, problems)}`;
-  const body = html`${problemSummary(view, problems, current)}<form class="entry" method="post" action="${editing ? paths.edit : paths.new}">
-${csrfField(form.csrfToken)}
-${editing ? html`<input type="hidden" name="etag" value="${editing.etag}">\n` : html``}${fields}<div class="actions"><a href="${paths.list}">${t.cancel}</a><button class="primary" type="submit">${editing ? t.entries.save : p.create}</button></div>
-</form>`;
+  const editPage = editing && { page: resourceHref(paths.edit, resource), etag: editing.etag };
+  const body = entryFormBody(view, { problems, csrfToken: form.csrfToken, paths, create: p.create, editing: editPage }, fields);
   if (!editing) return body;
   return html`${resourceTerms(view, editing.entry, editing.file)}
 <p><a href="${resourceHref(paths.delete, resource)}">${p.deleteButton}</a></p>

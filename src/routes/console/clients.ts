@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { recordAdminChange, type AdminActor, type AdminAction } from '../../admin/audit.js';
 import { CLIENT_SOURCES, type ClientView, parsedMetadata } from '../../admin/client-metadata.js';
+import type { ClientAnswer } from '../../admin/clients-api.js';
 import { PAGE_LIMIT } from '../../admin/paging.js';
-import { AdminProblem, FileEntryConflict } from '../../admin/problems.js';
+import { AdminProblem } from '../../admin/problems.js';
 import {
   CLIENT_FORM_FIELDS,
   type ClientFormValues,
@@ -17,8 +18,18 @@ import { clientHref, clientPaths, clientsBody, readOnlyClientBody } from '../../
 import { COPY_SCRIPT_PATH } from '../../pages/console/copy-script.js';
 import { NO_PROBLEMS } from '../../pages/console/fields.js';
 import type { PageView } from '../../pages/view.js';
-import { type ConsoleContent, consoleAction, consolePage, type ConsoleRoute, formList, formText } from './declare.js';
-import { changeOrForm, type ConsoleEntriesDependencies, EtagField, ifMatchOf, linesOf } from './entry-forms.js';
+import { type ConsoleContent, type ConsoleContext, consoleAction, consolePage, type ConsoleRoute, formList, formText } from './declare.js';
+import { EntryIdField, etagDeletion } from './entry-deletion.js';
+import {
+  changeable,
+  changeOrForm,
+  type ConsoleEntriesDependencies,
+  editOrForm,
+  EtagField,
+  formOrReadOnly,
+  ifMatchOf,
+  linesOf,
+} from './entry-forms.js';
 
 /**
  * The console's clients, over the admin API's clients (src/admin/clients-api.ts): the list,
@@ -28,7 +39,7 @@ import { changeOrForm, type ConsoleEntriesDependencies, EtagField, ifMatchOf, li
  */
 
 const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);
-const ClientQuery = z.object({ client_id: z.string().min(1).max(2048) });
+const ClientQuery = z.object({ client_id: EntryIdField });
 const ClientForm = z.object({
   client_id: formText,
   client_name: formText,
@@ -37,7 +48,7 @@ const ClientForm = z.object({
   scope: formText,
   token_endpoint_auth_method: z.string().max(100),
 });
-const EditForm = ClientForm.extend({ client_id: z.string().min(1).max(2048), etag: EtagField });
+const EditForm = ClientForm.extend({ client_id: EntryIdField, etag: EtagField });
 const ChangeForm = ClientQuery.extend({ etag: EtagField });
 
 function valuesOf(form: z.output<typeof ClientForm>): ClientFormValues {
@@ -54,12 +65,8 @@ function valuesOf(form: z.output<typeof ClientForm>): ClientFormValues {
 const REFUSED = { fields: CLIENT_FORM_FIELDS, taken: 'client_id' };
 
 /** A client this console changes: one added here or registered (the file's are refused as the API refuses them, before anything else). */
-async function changeable(deps: ConsoleEntriesDependencies, clientId: string) {
-  const found = await deps.api.clients.get(clientId);
-  if (found.view.source === 'file')
-    throw new FileEntryConflict(`client "${clientId}" is declared in ${deps.files.clients}: change it there`);
-  return found;
-}
+const changeableClient = (deps: ConsoleEntriesDependencies, clientId: string) =>
+  changeable(deps.api.clients.get(clientId), `client "${clientId}"`, deps.files.clients);
 
 /** One `admin.changed` event: the person, what they did to which client, the names of the fields written. */
 function audit(deps: ConsoleEntriesDependencies, actor: AdminActor, id: string, action: AdminAction, fields?: readonly string[]): void {
@@ -69,6 +76,7 @@ function audit(deps: ConsoleEntriesDependencies, actor: AdminActor, id: string, 
 export function clientPages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
   const api = deps.api.clients;
   const file = deps.files.clients;
+  const bodies = { pathsOf: clientPaths, file, valuesOf: clientFormValues, form: clientFormBody, readOnly: readOnlyClientBody };
   /** The secret, once, after the change that made it; no secret made: back to the client. */
   const secretOr = (view: PageView, base: string, answer: { view: ClientView & { client_secret?: string } }, rotated: boolean) => {
     const { client_id: clientId, client_secret: secret } = answer.view;
@@ -133,16 +141,9 @@ export function clientPages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
       path: '/clients/edit',
       nav: 'clients',
       query: ClientQuery,
-      render: async ({ query, view, t, base, csrfToken }): Promise<ConsoleContent> => {
-        const { view: client, etag } = await api.get(query.client_id);
-        const title = t.console.clientPages.editTitle(client.client_id);
-        const paths = clientPaths(base);
-        if (client.source !== 'admin') return { title, body: readOnlyClientBody(view, client, paths, file) };
-        const editing = { client, etag, file };
-        return {
-          title,
-          body: clientFormBody(view, { values: clientFormValues(client), problems: NO_PROBLEMS, paths, csrfToken, editing }),
-        };
+      render: async (context): Promise<ConsoleContent> => {
+        const found = await api.get(context.query.client_id);
+        return { title: context.t.console.clientPages.editTitle(found.view.client_id), body: formOrReadOnly(context, found, bodies) };
       },
     }),
     consoleAction({
@@ -152,9 +153,10 @@ export function clientPages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
       handle: async ({ form, view, t, base, csrfToken, actor }) => {
         const values = valuesOf(form);
         const paths = clientPaths(base);
-        const { view: client } = await changeable(deps, form.client_id);
-        return changeOrForm(
-          async () => {
+        return editOrForm(
+          changeableClient(deps, form.client_id),
+          form.etag,
+          async (_client, ifMatch) => {
             const patch = {
               client_name: form.client_name ?? null,
               grant_types: form.grant_types,
@@ -162,15 +164,15 @@ export function clientPages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
               scope: form.scope ?? null,
               token_endpoint_auth_method: form.token_endpoint_auth_method,
             };
-            const patched = await api.patch(form.client_id, patch, ifMatchOf(form.etag));
+            const patched = await api.patch(form.client_id, patch, ifMatch);
             audit(deps, actor, form.client_id, patched.action, patched.fields);
             const shown = secretOr(view, base, patched, true);
             return 'redirect' in shown ? { redirect: clientHref('/clients/edit', form.client_id), notice: 'client-saved' } : shown;
           },
           REFUSED,
-          (problems) => ({
+          (problems, editing) => ({
             title: t.console.clientPages.editTitle(form.client_id),
-            body: clientFormBody(view, { values, problems, paths, csrfToken, editing: { client, etag: form.etag, file } }),
+            body: clientFormBody(view, { values, problems, paths, csrfToken, editing: { ...editing, file } }),
           }),
         );
       },
@@ -183,36 +185,38 @@ export function clientPages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
 function changePages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
   const api = deps.api.clients;
   const file = deps.files.clients;
-  const confirmation = (kind: 'secret' | 'delete') =>
+  /** What the change does to the client, and the form that does it at the ETag read. */
+  const confirmation = (kind: 'secret' | 'delete', { view, t, base, csrfToken }: ConsoleContext, { view: client, etag }: ClientAnswer) => {
+    const p = t.console.clientPages;
+    const paths = clientPaths(base);
+    const [title, explanation, button] =
+      kind === 'secret'
+        ? [p.rotateTitle, p.rotateExplanation(clientNamed(client)), p.rotateButton]
+        : [p.deleteTitle, p.deleteExplanation(clientNamed(client)), p.deleteButton];
+    const action = kind === 'secret' ? paths.secret : paths.delete;
+    return { title, body: confirmClientBody(view, { client, etag, action, explanation, button, file }, paths, csrfToken) };
+  };
+  return [
     consolePage({
-      path: `/clients/${kind}`,
+      path: '/clients/secret',
       nav: 'clients',
       query: ClientQuery,
-      render: async ({ query, view, t, base, csrfToken }) => {
-        const { view: client, etag } = await changeable(deps, query.client_id);
-        if (kind === 'secret' && client.source === 'registration')
+      render: async (context) => {
+        const found = await changeableClient(deps, context.query.client_id);
+        if (found.view.source === 'registration')
           throw new AdminProblem(
             'conflict-registration',
-            `client "${client.client_id}" is dynamically registered: it can only be deleted here`,
+            `client "${found.view.client_id}" is dynamically registered: it can only be deleted here`,
           );
-        const p = t.console.clientPages;
-        const paths = clientPaths(base);
-        const [title, explanation, button] =
-          kind === 'secret'
-            ? [p.rotateTitle, p.rotateExplanation(clientNamed(client)), p.rotateButton]
-            : [p.deleteTitle, p.deleteExplanation(clientNamed(client)), p.deleteButton];
-        const action = kind === 'secret' ? paths.secret : paths.delete;
-        return { title, body: confirmClientBody(view, { client, etag, action, explanation, button, file }, paths, csrfToken) };
+        return confirmation('secret', context, found);
       },
-    });
-  return [
-    confirmation('secret'),
+    }),
     consoleAction({
       path: '/clients/secret',
       returnTo: '/clients',
       form: ChangeForm,
       handle: async ({ form, view, base, actor }) => {
-        await changeable(deps, form.client_id);
+        await changeableClient(deps, form.client_id);
         const rotated = await api.rotateSecret(form.client_id, ifMatchOf(form.etag));
         audit(deps, actor, form.client_id, 'secret_rotated', rotated.fields);
         const secret = rotated.view.client_secret as string;
@@ -220,17 +224,16 @@ function changePages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
         return { title: view.t.console.clientPages.secretTitle, body, scripts: [COPY_SCRIPT_PATH] };
       },
     }),
-    confirmation('delete'),
-    consoleAction({
-      path: '/clients/delete',
-      returnTo: '/clients',
-      form: ChangeForm,
-      handle: async ({ form, actor }) => {
-        await changeable(deps, form.client_id);
-        await api.delete(form.client_id, ifMatchOf(form.etag));
-        audit(deps, actor, form.client_id, 'deleted');
-        return { redirect: '/clients', notice: 'client-deleted' };
-      },
+    ...etagDeletion({
+      path: '/clients',
+      nav: 'clients',
+      entity: 'client',
+      events: deps.events,
+      notice: 'client-deleted',
+      field: 'client_id',
+      changeable: (clientId) => changeableClient(deps, clientId),
+      confirmation: (context, found) => confirmation('delete', context, found),
+      delete: (clientId, ifMatch) => api.delete(clientId, ifMatch),
     }),
   ];
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { recordAdminChange } from '../../admin/audit.js';
 import { PAGE_LIMIT } from '../../admin/paging.js';
-import { FileEntryConflict } from '../../admin/problems.js';
 import { NO_PROBLEMS } from '../../pages/console/fields.js';
 import {
   deleteResourceBody,
@@ -16,7 +15,8 @@ import {
 } from '../../pages/console/resources.js';
 import type { EntryDocument } from '../../store/entry-types.js';
 import { consoleAction, consolePage, type ConsoleRoute, formText } from './declare.js';
-import { changeOrForm, type ConsoleEntriesDependencies, EtagField, ifMatchOf } from './entry-forms.js';
+import { EntryIdField, etagDeletion } from './entry-deletion.js';
+import { changeable, changeOrForm, type ConsoleEntriesDependencies, editOrForm, EtagField, formOrReadOnly } from './entry-forms.js';
 
 /**
  * The console's protected resources, over the admin API's (src/admin/resources.ts through
@@ -25,10 +25,9 @@ import { changeOrForm, type ConsoleEntriesDependencies, EtagField, ifMatchOf } f
  * resources file's are read-only. Every change is an `admin.changed` event by the person.
  */
 
-const ResourceQuery = z.object({ resource: z.string().min(1).max(2048) });
+const ResourceQuery = z.object({ resource: EntryIdField });
 const ResourceForm = z.object({ resource: z.string().max(2048), name: formText, scope: formText, access_token_ttl: formText });
 const EditForm = ResourceForm.extend({ etag: EtagField });
-const DeleteForm = ResourceQuery.extend({ etag: EtagField });
 const REFUSED = { fields: RESOURCE_FORM_FIELDS, taken: 'resource' };
 
 /** The document a form writes, over what the resource holds beyond the form (`kept`). */
@@ -48,17 +47,14 @@ function documentOf(form: z.output<typeof ResourceForm>, kept: Readonly<Record<s
 export function resourcePages(deps: ConsoleEntriesDependencies): ConsoleRoute[] {
   const api = deps.api.resources;
   const file = deps.files.resources;
+  const bodies = { pathsOf: resourcePaths, file, valuesOf: resourceFormValues, form: resourceFormBody, readOnly: readOnlyResourceBody };
   const valuesOf = (form: z.output<typeof ResourceForm>) => ({
     resource: form.resource,
     name: form.name ?? '',
     scope: form.scope ?? '',
     access_token_ttl: form.access_token_ttl ?? '',
   });
-  const editable = async (resource: string) => {
-    const found = await api.get(resource);
-    if (found.view.source === 'file') throw new FileEntryConflict(`resource "${resource}" is declared in ${file}: change it there`);
-    return found;
-  };
+  const editable = (resource: string) => changeable(api.get(resource), `resource "${resource}"`, file);
   return [
     consolePage({
       path: '/resources',
@@ -102,66 +98,50 @@ export function resourcePages(deps: ConsoleEntriesDependencies): ConsoleRoute[] 
       path: '/resources/edit',
       nav: 'resources',
       query: ResourceQuery,
-      render: async ({ query, view, t, base, csrfToken }) => {
-        const { view: entry, etag } = await api.get(query.resource);
-        const title = t.console.resourcePages.editTitle(query.resource);
-        const paths = resourcePaths(base);
-        if (entry.source === 'file') return { title, body: readOnlyResourceBody(view, entry, paths, file) };
-        const editing = { entry, etag, file };
-        return {
-          title,
-          body: resourceFormBody(view, { values: resourceFormValues(entry), problems: NO_PROBLEMS, paths, csrfToken, editing }),
-        };
+      render: async (context) => {
+        const found = await api.get(context.query.resource);
+        return { title: context.t.console.resourcePages.editTitle(context.query.resource), body: formOrReadOnly(context, found, bodies) };
       },
     }),
     consoleAction({
       path: '/resources/edit',
       returnTo: '/resources',
       form: EditForm,
-      handle: async ({ form, view, t, base, csrfToken, actor }) => {
-        const { view: entry } = await editable(form.resource);
-        return changeOrForm(
-          async () => {
-            const replaced = await api.replace(form.resource, documentOf(form, entry), ifMatchOf(form.etag));
+      handle: async ({ form, view, t, base, csrfToken, actor }) =>
+        editOrForm(
+          editable(form.resource),
+          form.etag,
+          async (entry, ifMatch) => {
+            const replaced = await api.replace(form.resource, documentOf(form, entry), ifMatch);
             recordAdminChange(deps.events, { actor, entity: 'resource', id: form.resource, action: 'replaced', fields: replaced.fields });
             return { redirect: resourceHref('/resources/edit', form.resource), notice: 'resource-saved' };
           },
           REFUSED,
-          (problems) => ({
+          (problems, editing) => ({
             title: t.console.resourcePages.editTitle(form.resource),
             body: resourceFormBody(view, {
               values: valuesOf(form),
               problems,
               paths: resourcePaths(base),
               csrfToken,
-              editing: { entry, etag: form.etag, file },
+              editing: { ...editing, file },
             }),
           }),
-        );
-      },
+        ),
     }),
-    consolePage({
-      path: '/resources/delete',
+    ...etagDeletion({
+      path: '/resources',
       nav: 'resources',
-      query: ResourceQuery,
-      render: async ({ query, view, t, base, csrfToken }) => {
-        const { view: entry, etag } = await editable(query.resource);
-        return {
-          title: t.console.resourcePages.deleteTitle,
-          body: deleteResourceBody(view, entry, etag, resourcePaths(base), csrfToken, file),
-        };
-      },
-    }),
-    consoleAction({
-      path: '/resources/delete',
-      returnTo: '/resources',
-      form: DeleteForm,
-      handle: async ({ form, actor }) => {
-        await editable(form.resource);
-        await api.delete(form.resource, ifMatchOf(form.etag));
-        recordAdminChange(deps.events, { actor, entity: 'resource', id: form.resource, action: 'deleted' });
-        return { redirect: '/resources', notice: 'resource-deleted' };
-      },
+      entity: 'resource',
+      events: deps.events,
+      notice: 'resource-deleted',
+      field: 'resource',
+      changeable: editable,
+      confirmation: ({ view, t, base, csrfToken }, { view: entry, etag }) => ({
+        title: t.console.resourcePages.deleteTitle,
+        body: deleteResourceBody(view, entry, etag, resourcePaths(base), csrfToken, file),
+      }),
+      delete: (resource, ifMatch) => api.delete(resource, ifMatch),
     }),
   ];
 }
