@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import { publicKeyOf, verifyCompactJws } from '@oauth2-token-service/verifier/compact-jws';
+import { publicKeyOf, verifyCompactJwsOnPool } from '@oauth2-token-service/verifier/compact-jws';
 import { type Clock, nowSeconds } from '../clock.js';
 import {
   type AudienceRule,
@@ -79,7 +79,7 @@ export class ClientAssertions {
     });
     const key = await this.keyFor(client.keys, alg, typeof header.kid === 'string' ? header.kid : undefined);
     try {
-      verifyCompactJws(jws, alg, this.imports(key, alg));
+      await verifyCompactJwsOnPool(jws, alg, this.imports(key, alg));
     } catch (err) {
       throw new ClientAssertionRefused('bad_signature', 'the signature does not verify with the client key', { cause: err });
     }

@@ -1,6 +1,6 @@
 import { KeyObject, type webcrypto } from 'node:crypto';
 import type { JWTPayload } from 'jose';
-import { decodeJsonSegment, parseCompactJws, verifyCompactJws } from '@oauth2-token-service/verifier/compact-jws';
+import { decodeJsonSegment, parseCompactJws, verifyCompactJwsOnPool } from '@oauth2-token-service/verifier/compact-jws';
 import { SIGNING_ALGORITHMS } from '@oauth2-token-service/verifier/algorithms';
 import type { SigningKey } from '../keys/keystore.js';
 
@@ -32,7 +32,7 @@ function numericDateOrAbsent(value: unknown): value is number | undefined {
 }
 
 /** The claims of `token` when it is one of our access tokens, valid at `rules.now`; undefined otherwise. */
-export function verifiedOwnClaims(token: string, rules: OwnTokenRules): JWTPayload | undefined {
+export async function verifiedOwnClaims(token: string, rules: OwnTokenRules): Promise<JWTPayload | undefined> {
   try {
     const jws = parseCompactJws(token);
     const { header } = jws;
@@ -45,7 +45,7 @@ export function verifiedOwnClaims(token: string, rules: OwnTokenRules): JWTPaylo
     if (!key) return undefined;
     let keyObject = rules.keyObjects.get(key);
     if (!keyObject) rules.keyObjects.set(key, (keyObject = KeyObject.from(key as webcrypto.CryptoKey)));
-    verifyCompactJws(jws, alg, keyObject);
+    await verifyCompactJwsOnPool(jws, alg, keyObject);
     const claims = decodeJsonSegment(jws.payloadSegment) as JWTPayload;
     if (REQUIRED_CLAIMS.some((claim) => !Object.hasOwn(claims, claim)) || claims.iss !== rules.issuer) return undefined;
     const { iat, nbf, exp } = claims;

@@ -162,7 +162,7 @@ export class AccessTokens {
    */
   async verify(token: string): Promise<OwnAccessTokenClaims | undefined> {
     const now = nowSeconds(this.clock);
-    const payload = verifiedOwnClaims(token, {
+    const payload = await verifiedOwnClaims(token, {
       issuer: this.settings.issuer,
       now,
       keyFor: (header) => this.publishedKeyFor(header, now),

@@ -1,6 +1,6 @@
 import { KeyObject, type webcrypto } from 'node:crypto';
 import { type CompactJWSHeaderParameters, errors, type JWTVerifyGetKey } from 'jose';
-import { CompactJwsRefused, verifyCompactJws } from '@oauth2-token-service/verifier/compact-jws';
+import { CompactJwsRefused, verifyCompactJwsOnPool } from '@oauth2-token-service/verifier/compact-jws';
 import { type Clock, nowSeconds } from '../clock.js';
 import type { ClientAssertionReplayCache } from '../store/types.js';
 import {
@@ -135,7 +135,7 @@ export class WorkloadAssertions {
       throw refusalOf(err, trust);
     }
     try {
-      verifyCompactJws(jws, alg, key);
+      await verifyCompactJwsOnPool(jws, alg, key);
     } catch (err) {
       if (!(err instanceof CompactJwsRefused)) throw err;
       throw new WorkloadRefused('bad_signature', 'the signature does not verify', { cause: err, trust: trust.id });

@@ -32,8 +32,8 @@ const rules = {
 };
 
 t.test('RFC 9068 §4: one of our unexpired tokens verifies; anything else is undefined', async (t) => {
-  t.same(verifiedOwnClaims(token(), rules), CLAIMS);
-  t.same(verifiedOwnClaims(token({ ...HEADER, typ: 'application/AT+JWT' }), rules), CLAIMS, 'typ as RFC 7515 §4.1.9 allows');
+  t.same(await verifiedOwnClaims(token(), rules), CLAIMS);
+  t.same(await verifiedOwnClaims(token({ ...HEADER, typ: 'application/AT+JWT' }), rules), CLAIMS, 'typ as RFC 7515 §4.1.9 allows');
   const refused: [string, string][] = [
     [token({ ...HEADER, typ: 'JWT' }), 'another typ'],
     [token({ alg: 'ES256', kid: 'k1' }), 'no typ'],
@@ -55,5 +55,5 @@ t.test('RFC 9068 §4: one of our unexpired tokens verifies; anything else is und
     [token(HEADER, { ...CLAIMS, exp: undefined }), 'no exp'],
     ['not.a.jwt', 'no JWT'],
   ];
-  for (const [presented, what] of refused) t.equal(verifiedOwnClaims(presented, rules), undefined, what);
+  for (const [presented, what] of refused) t.equal(await verifiedOwnClaims(presented, rules), undefined, what);
 });

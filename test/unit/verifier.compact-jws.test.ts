@@ -8,6 +8,7 @@ import {
   parseCompactJws,
   publicKeyOf,
   verifyCompactJws,
+  verifyCompactJwsOnPool,
 } from '@oauth2-token-service/verifier/compact-jws';
 import { ProofKeyCache } from '@oauth2-token-service/verifier/dpop-key-cache';
 import { verifyDpopProof } from '@oauth2-token-service/verifier/dpop-proof';
@@ -186,5 +187,50 @@ t.test('DPoP proofs (RFC 9449 §4.3 check 6) verified this way refuse the same f
       { code: 'invalid_dpop_proof', description: 'the DPoP proof signature does not verify with its jwk', reason: 'signature' },
       what,
     );
+  }
+});
+
+t.test('on the thread pool: the same JWS verify and the same are refused, with the same reason', async (t) => {
+  const es = (header: Record<string, unknown>) => signed(header, p256.privateKey, { key: p256.privateKey, dsaEncoding: 'ieee-p1363' });
+  const good = es({ alg: 'ES256' });
+  const [h, p, s] = good.split('.') as [string, string, string];
+  const flipped = Buffer.from(s, 'base64url');
+  flipped[10] = (flipped[10] as number) ^ 1;
+  const esKey = publicKeyOf(jwkOf(p256.publicKey), 'ES256');
+  const rsaKey = publicKeyOf(jwkOf(rsa.publicKey), 'RS256');
+  const pss = { key: rsa.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 };
+  const cases: [string, string, string, KeyObject, boolean][] = [
+    ['ES256', good, 'ES256', esKey, true],
+    ['RS256', signed({ alg: 'RS256' }, rsa.privateKey), 'RS256', rsaKey, true],
+    ['PS256', signed({ alg: 'PS256' }, rsa.privateKey, pss), 'PS256', publicKeyOf(jwkOf(rsa.publicKey), 'PS256'), true],
+    ['EdDSA', signed({ alg: 'EdDSA' }, ed.privateKey, ed.privateKey, null), 'EdDSA', publicKeyOf(jwkOf(ed.publicKey), 'EdDSA'), true],
+    ['a changed payload', `${h}.${encode({ ...CLAIMS, sub: 'y' })}.${s}`, 'ES256', esKey, false],
+    ['a changed signature', `${h}.${p}.${flipped.toString('base64url')}`, 'ES256', esKey, false],
+    ['no signature', `${h}.${p}.`, 'ES256', esKey, false],
+    ['DER', signed({ alg: 'ES256' }, p256.privateKey, 'der'), 'ES256', esKey, false],
+    ['crit', es({ alg: 'ES256', crit: ['b64'], b64: true }), 'ES256', esKey, false],
+    ['an RSA key for ES256', good, 'ES256', rsa.publicKey, false],
+    ['a private key', good, 'ES256', p256.privateKey, false],
+    ['alg other than the header one', good, 'ES384', p256.publicKey, false],
+    ['a PKCS#1 v1.5 signature as PS256', signed({ alg: 'PS256' }, rsa.privateKey), 'PS256', rsaKey, false],
+  ];
+  for (const [what, jws, alg, key, verifies] of cases) {
+    let here: unknown;
+    try {
+      verifyCompactJws(parseCompactJws(jws), alg, key);
+    } catch (err) {
+      here = err;
+    }
+    const onPool = await verifyCompactJwsOnPool(parseCompactJws(jws), alg, key).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    if (verifies) {
+      t.equal(here, undefined, `${what} verifies here`);
+      t.equal(onPool, undefined, `${what} verifies on the pool`);
+      continue;
+    }
+    t.ok(onPool instanceof CompactJwsRefused && onPool.what === 'signature', `${what}: refused on the pool`);
+    t.equal((onPool as Error).message, (here as Error).message, `${what}: for the same reason`);
   }
 });

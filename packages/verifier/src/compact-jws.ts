@@ -187,12 +187,16 @@ export function publicKeyOf(jwk: Record<string, unknown>, alg: string): KeyObjec
   return key;
 }
 
-/**
- * Verifies the signature of `jws` with `key` (made by publicKeyOf for this `alg`), on the
- * calling thread; throws CompactJwsRefused('signature') unless it verifies. The caller has
- * already checked that `alg` is the header's and one it accepts.
- */
-export function verifyCompactJws(jws: CompactJws, alg: string, key: KeyObject): void {
+/** What node:crypto's verify() takes for one JWS: the digest, the signing input, the key options, the signature. */
+interface Verification {
+  readonly digest: string | null;
+  readonly input: Buffer;
+  readonly options: KeyObject | { key: KeyObject; dsaEncoding?: 'ieee-p1363'; padding?: number; saltLength?: number };
+  readonly signature: Buffer;
+}
+
+/** The checks before any signature is computed (throws CompactJwsRefused), and what verify() then takes. */
+function verificationOf(jws: CompactJws, alg: string, key: KeyObject): Verification {
   const rule = RULES.get(alg);
   if (!rule || jws.header.alg !== alg) throw new CompactJwsRefused('signature', 'the alg is not the header one');
   // RFC 7515 §4.1.11: "If any of the listed extension Header Parameters are not understood and
@@ -220,11 +224,46 @@ export function verifyCompactJws(jws: CompactJws, alg: string, key: KeyObject): 
         : rule.kty === 'RSA'
           ? { key, padding: constants.RSA_PKCS1_PADDING }
           : key;
+  return { digest: rule.digest, input, options, signature };
+}
+
+const CANNOT_CHECK = 'the signature cannot be checked with this key';
+const DOES_NOT_VERIFY = 'the signature does not verify';
+
+/**
+ * Verifies the signature of `jws` with `key` (made by publicKeyOf for this `alg`), on the
+ * calling thread; throws CompactJwsRefused('signature') unless it verifies. The caller has
+ * already checked that `alg` is the header's and one it accepts.
+ */
+export function verifyCompactJws(jws: CompactJws, alg: string, key: KeyObject): void {
+  const { digest, input, options, signature } = verificationOf(jws, alg, key);
   let verified: boolean;
   try {
-    verified = verify(rule.digest, input, options, signature);
+    verified = verify(digest, input, options, signature);
   } catch (err) {
-    throw new CompactJwsRefused('signature', 'the signature cannot be checked with this key', { cause: err });
+    throw new CompactJwsRefused('signature', CANNOT_CHECK, { cause: err });
   }
-  if (!verified) throw new CompactJwsRefused('signature', 'the signature does not verify');
+  if (!verified) throw new CompactJwsRefused('signature', DOES_NOT_VERIFY);
+}
+
+/**
+ * verifyCompactJws with the signature checked on libuv's thread pool (node:crypto's callback
+ * form): the same checks and refusals, but the event loop goes on serving other requests
+ * while the curve arithmetic runs on another core. A P-256 verification costs about 2.5
+ * ES256 signatures (67 against 26 µs on the bench host), the largest single cost of a DPoP
+ * or private_key_jwt request.
+ */
+export function verifyCompactJwsOnPool(jws: CompactJws, alg: string, key: KeyObject): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const { digest, input, options, signature } = verificationOf(jws, alg, key);
+    try {
+      verify(digest, input, options, signature, (err, verified) => {
+        if (err) reject(new CompactJwsRefused('signature', CANNOT_CHECK, { cause: err }));
+        else if (!verified) reject(new CompactJwsRefused('signature', DOES_NOT_VERIFY));
+        else resolve();
+      });
+    } catch (err) {
+      reject(new CompactJwsRefused('signature', CANNOT_CHECK, { cause: err }));
+    }
+  });
 }

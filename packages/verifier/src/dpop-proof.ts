@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type CompactJws, decodeJsonSegment, jwkThumbprint, parseCompactJws, publicKeyOf, verifyCompactJws } from './compact-jws.js';
+import { type CompactJws, decodeJsonSegment, jwkThumbprint, parseCompactJws, publicKeyOf, verifyCompactJwsOnPool } from './compact-jws.js';
 import type { ProofKeyCache } from './dpop-key-cache.js';
 import { normalizedHtu } from './dpop-htu.js';
 
@@ -166,7 +166,7 @@ export async function verifyDpopProof(proof: string, request: DpopRequest, optio
   try {
     const key = options.keyCache ? options.keyCache.publicKey(jkt, alg, jwk) : publicKeyOf(jwk, alg);
     // §4.3 check 6: "the JWT signature verifies with the public key contained in the jwk JOSE Header Parameter".
-    verifyCompactJws(jws, alg, key);
+    await verifyCompactJwsOnPool(jws, alg, key);
   } catch {
     throw invalid('the DPoP proof signature does not verify with its jwk', 'signature');
   }
