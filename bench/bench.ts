@@ -172,7 +172,9 @@ async function main(): Promise<void> {
     process.stdout.write('(b) ES256 signing...\n');
     const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
     process.stdout.write('(d) metrics off and on (METRICS_PORT), one process, in-memory store...\n');
-    const metricsCost = await measuringHostLoad(() => measureMetricsCost((metrics) => measureOursMetered(settings, fixtures, metrics)));
+    const metricsCost = await measuringHostLoad(() =>
+      measureMetricsCost(settings.rounds, (metrics) => measureOursMetered(settings, fixtures, metrics)),
+    );
     process.stdout.write('(e) DPoP off and on, one process, in-memory store...\n');
     const dpopCost = await measuringHostLoad(() => measureDpopPhase(settings, fixtures));
     process.stdout.write('(f) code redemption with and without openid, one process, private Redis...\n');

@@ -11,7 +11,7 @@ import { startOurs } from './servers.js';
  * plain, then the same client with a fresh DPoP proof in each request (one more signature
  * verification and one replay-cache write).
  */
-export async function measureDpopPhase(settings: LoadSettings, fixtures: Fixtures): Promise<DpopCost> {
+export async function measureDpopPhase(settings: LoadSettings & { readonly rounds: number }, fixtures: Fixtures): Promise<DpopCost> {
   const cleanups: (() => unknown)[] = [];
   const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
   try {

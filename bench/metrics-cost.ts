@@ -31,18 +31,25 @@ export interface MetricsCost {
   readonly results: readonly LoadResult[];
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 /**
- * Off, on, off, on: alternating evens out drift on a noisy host; each side's rate is the
- * mean of its runs.
+ * Off and on in `rounds` rounds (two at least), the order alternating each round: that
+ * evens out drift on a noisy host; each side's rate is the median of its runs, its CPU per
+ * request that of all its runs together.
  */
-export async function measureMetricsCost(measure: (metrics: boolean) => Promise<MeteredLoad>): Promise<MetricsCost> {
+export async function measureMetricsCost(rounds: number, measure: (metrics: boolean) => Promise<MeteredLoad>): Promise<MetricsCost> {
   const off: MeteredLoad[] = [];
   const on: MeteredLoad[] = [];
-  for (let round = 0; round < 2; round++) {
-    off.push(await measure(false));
-    on.push(await measure(true));
+  for (let round = 0; round < Math.max(2, rounds); round++) {
+    for (const metrics of round % 2 === 0 ? [false, true] : [true, false]) (metrics ? on : off).push(await measure(metrics));
   }
-  const rate = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSecond, 0) / results.length;
+  const rate = (results: LoadResult[]) => median(results.map((r) => r.requestsPerSecond));
   const cpu = (results: MeteredLoad[]) => {
     const seconds = results.map((r) => r.serverCpuSeconds);
     if (seconds.some((s) => s === undefined)) return undefined;

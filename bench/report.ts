@@ -7,7 +7,7 @@ import type { LoadResult } from './load.js';
 import type { DpopCost } from './dpop-cost.js';
 import type { OpenidCost } from './openid-phase.js';
 import type { AuthExchangeCost } from './auth-exchange-phase.js';
-import { describeCpu, type MetricsCost } from './metrics-cost.js';
+import { describeCpu, median, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
 
@@ -33,12 +33,6 @@ export interface Figure {
   readonly rate: number;
   readonly p50: number;
   readonly p99: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function figureOf(results: readonly LoadResult[] | undefined): Figure | undefined {
@@ -106,6 +100,8 @@ export function printReport(report: BenchReport): string[] {
   const { settings, bare, signing, samples, memory } = report;
   const bound = 1 / (1 / bare.value.requestsPerSecond + 1 / signing.value);
   const authExchange = authExchangeLines(report.authExchangeCost);
+  const dpopPlain = report.dpopCost.value.plain;
+  const dpop = { plain: figureOf(dpopPlain) as Figure, dpop: figureOf(report.dpopCost.value.dpop) as Figure };
   const rows: [string, string, string][] = [
     [`client_credentials, ${settings.connections} connections`, 'ours cc', 'peer cc'],
     ['client_credentials, 256 connections', 'ours cc256', 'peer cc256'],
@@ -118,12 +114,12 @@ export function printReport(report: BenchReport): string[] {
     `(a) bare Fastify, same form parsing: ${whole(bare.value.requestsPerSecond)} req/s [${hostNote(bare.host)}]`,
     `(b) ES256 signing, one core, tight loop: ${whole(signing.value)} signs/s [${hostNote(signing.host)}]`,
     `bound = 1/(1/a + 1/b) = ${whole(bound)} req/s`,
-    `(d) metrics off and METRICS_PORT set, alternating twice each [${hostNote(report.metricsCost.host)}]: ` +
+    `(d) metrics off and METRICS_PORT set, medians of ${report.metricsCost.value.results.length / 2} alternated rounds [${hostNote(report.metricsCost.host)}]: ` +
       `off ${whole(report.metricsCost.value.off)} req/s, on ${whole(report.metricsCost.value.on)} req/s, ` +
       `on/off = ${(report.metricsCost.value.on / report.metricsCost.value.off).toFixed(3)}; ${describeCpu(report.metricsCost.value.cpuPerRequest)}`,
-    `(e) DPoP, one process [${hostNote(report.dpopCost.host)}]: without ${whole(report.dpopCost.value.plain.requestsPerSecond)} req/s ` +
-      `(p99 ${report.dpopCost.value.plain.p99Ms} ms), with a fresh proof each ${whole(report.dpopCost.value.dpop.requestsPerSecond)} req/s ` +
-      `(p99 ${report.dpopCost.value.dpop.p99Ms} ms), with/without = ${(report.dpopCost.value.dpop.requestsPerSecond / report.dpopCost.value.plain.requestsPerSecond).toFixed(2)}`,
+    `(e) DPoP, one process, medians of ${dpopPlain.length} alternated rounds [${hostNote(report.dpopCost.host)}]: without ${whole(dpop.plain.rate)} req/s ` +
+      `(p99 ${dpop.plain.p99} ms), with a fresh proof each ${whole(dpop.dpop.rate)} req/s ` +
+      `(p99 ${dpop.dpop.p99} ms), with/without = ${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}`,
     openidLine(report.openidCost),
     authExchange.line,
     '',
@@ -186,14 +182,19 @@ export function printReport(report: BenchReport): string[] {
     .filter(isPeer)
     .flatMap(([name, results]) => failuresOf(name, results));
   if (peerTrouble.length > 0) lines.push(`peer errors (not ours): ${peerTrouble.join('; ')}`);
-  lines.push('', `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'}${authExchange.ratios}`);
+  const metrics = report.metricsCost.value;
+  lines.push(
+    '',
+    `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'} metrics=${(metrics.on / metrics.off).toFixed(3)} ` +
+      `dpop=${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}${authExchange.ratios}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   const ourResults = Object.entries(samples).filter((entry) => !isPeer(entry));
   return [
     ...failuresOf('bare server', [bare.value]),
     ...failuresOf('metrics phase', report.metricsCost.value.results),
-    ...failuresOf('DPoP phase without proofs', [report.dpopCost.value.plain]),
-    ...failuresOf('DPoP phase with proofs', [report.dpopCost.value.dpop]),
+    ...failuresOf('DPoP phase without proofs', report.dpopCost.value.plain),
+    ...failuresOf('DPoP phase with proofs', report.dpopCost.value.dpop),
     ...failuresOf('openid phase', [...report.openidCost.value.plain, ...report.openidCost.value.rs256, ...report.openidCost.value.es256]),
     ...Object.entries(report.authExchangeCost.value).flatMap(([name, results]) => failuresOf(`(g) ${name}`, results)),
     ...ourResults.flatMap(([name, results]) => failuresOf(name, results)),
