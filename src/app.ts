@@ -212,7 +212,12 @@ export async function buildServer(config: Config, deps: ServerDependencies): Pro
   if (deps.metrics) measureRequestDurations(app, deps.metrics);
   routeConnectRequests(app);
   useUnroutedAnswers(app, { ...edges, realm: config.issuer });
-  app.addHook('onSend', async (request, reply) => commonHeaders(request, reply));
+  // Set when the request arrives, not in an onSend hook: an async hook per answer costs a
+  // promise and a microtask turn on the token endpoint's hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    commonHeaders(request, reply);
+    done();
+  });
   const services = buildServices(config, deps, app.log);
   if (services.entries.owned) app.addHook('onClose', () => services.entries.sync.stop());
   await registerRoutes(app, config, deps, services, pages);

@@ -31,7 +31,10 @@ export function useOAuthFormBodies(scope: FastifyInstance, options: BackChannelO
     }
   });
   scope.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new InvalidRequest('unsupported content type: use application/x-www-form-urlencoded'), undefined);
+    // A microtask later: when what follows the headers is not valid HTTP/1.1 (a chunked body
+    // with a bad chunk size), Node's parser, still reading those bytes, answers first, with the
+    // parser's error (src/http/client-errors.ts), as it does for every other request.
+    queueMicrotask(() => done(new InvalidRequest('unsupported content type: use application/x-www-form-urlencoded'), undefined));
   });
   scope.setErrorHandler((error, request, reply) => {
     const answer = toOAuthError(error, request, options.storeOutage);
@@ -51,7 +54,8 @@ export function useBrowserFormBodies(scope: FastifyInstance): void {
     done(null, parametersOf(body as string));
   });
   scope.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new InvalidRequest('forms must be sent as application/x-www-form-urlencoded'), undefined);
+    // A microtask later, as for the back channel: an HTTP/1.1 parse error answers first.
+    queueMicrotask(() => done(new InvalidRequest('forms must be sent as application/x-www-form-urlencoded'), undefined));
   });
 }
 

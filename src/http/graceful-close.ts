@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
@@ -33,11 +34,18 @@ export function useGracefulClose(app: FastifyInstance): GracefulClose {
     inProgress.set(socket, 0);
     socket.once('close', () => inProgress.delete(socket));
   });
-  app.server.on('request', (request, response) => {
+  /** Responses not yet sent: once closing, each is marked to close its connection. */
+  const unsent = new Set<ServerResponse>();
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     served.add(socket);
     inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+    // Node writes `Connection: close` and closes after the response when shouldKeepAlive is
+    // false: no per-response hook is needed on the hot path to say it.
+    if (closing) response.shouldKeepAlive = false;
+    else unsent.add(response);
     response.once('close', () => {
+      unsent.delete(response);
       const count = inProgress.get(socket);
       if (count === undefined) return; // the connection is already gone
       inProgress.set(socket, count - 1);
@@ -45,11 +53,10 @@ export function useGracefulClose(app: FastifyInstance): GracefulClose {
     });
   });
 
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
   app.addHook('preClose', (done) => {
     closing = true;
+    for (const response of unsent) if (!response.headersSent) response.shouldKeepAlive = false;
+    unsent.clear();
     const closeIfIdle = (socket: Socket) => {
       if (inProgress.get(socket) === 0) socket.destroy();
     };
