@@ -12,6 +12,7 @@ import { pregeneratedAssertions } from './client-assertions.js';
 import { ASSERTION_KID, CODE_VERIFIER, createFixtures, PKJWT_CLIENT_ID, REDIRECT_URI, RESOURCE, SCOPE } from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
 import { mintOurCodes } from './minting.js';
+import { pregeneratedProofs } from './dpop-proofs.js';
 
 /**
  * Instruction counts of the server per token request (valgrind's callgrind), which hold
@@ -20,12 +21,12 @@ import { mintOurCodes } from './minting.js';
  * and each thread's count is printed per request: the event loop, libuv's thread pool
  * (where ES256 signatures are made) and V8's threads (GC, compiler). With `--functions`,
  * the event loop's 40 most expensive functions too (self cost).
- * Usage: npm run bench:profile -- <client_credentials|refresh_token|metrics|private_key_jwt> [--requests 1000] [--warmup 500] [--functions]
+ * Usage: npm run bench:profile -- <client_credentials|refresh_token|metrics|private_key_jwt|dpop> [--requests 1000] [--warmup 500] [--functions]
  */
 
 const OUR_SERVER_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const IN_FLIGHT = 8;
-const GRANTS = ['client_credentials', 'refresh_token', 'metrics', 'private_key_jwt'] as const;
+const GRANTS = ['client_credentials', 'refresh_token', 'metrics', 'private_key_jwt', 'dpop'] as const;
 type Profiled = (typeof GRANTS)[number];
 
 const cleanups: (() => unknown)[] = [];
@@ -86,13 +87,18 @@ function control(child: ChildProcess, instrumentation: 'on' | 'off'): void {
   if (!out.includes('OK')) throw new Error(`callgrind_control could not reach the server: ${out}`);
 }
 
-/** `count` requests, IN_FLIGHT at a time; `body` makes each one's form, `onAnswer` reads each 200 answer. */
-async function send(url: string, authorization: string | undefined, count: number, body: () => string, onAnswer?: (json: unknown) => void) {
+/** `count` requests, IN_FLIGHT at a time; `headers` and `body` make each one, `onAnswer` reads each 200 answer. */
+async function send(
+  url: string,
+  headers: () => Record<string, string>,
+  count: number,
+  body: () => string,
+  onAnswer?: (json: unknown) => void,
+) {
   let left = count;
-  const headers = authorization ? { ...FORM_HEADERS, authorization } : FORM_HEADERS;
   const lane = async () => {
     while (left-- > 0) {
-      const res = await fetch(url, { method: 'POST', headers, body: body() });
+      const res = await fetch(url, { method: 'POST', headers: headers(), body: body() });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`the server answered ${res.status}: ${text}`);
       onAnswer?.(JSON.parse(text));
@@ -135,6 +141,7 @@ async function main(): Promise<void> {
   if (redis) env.REDIS_URL = redis.url;
   const { child, baseUrl } = await startProfiled(env, outDir);
   const tokenUrl = `${baseUrl}/oauth2/token`;
+  const basic = { ...FORM_HEADERS, authorization: fixtures.basicAuth };
   let body: () => string = () => `grant_type=client_credentials&scope=${SCOPE}`;
   let onAnswer: ((json: unknown) => void) | undefined;
   if (redis) {
@@ -145,7 +152,7 @@ async function main(): Promise<void> {
     let next = 0;
     await send(
       tokenUrl,
-      fixtures.basicAuth,
+      () => basic,
       codes.length,
       () => `grant_type=authorization_code&code=${codes[next++]}${tail}`,
       (json) => {
@@ -155,7 +162,12 @@ async function main(): Promise<void> {
     body = () => `grant_type=refresh_token&refresh_token=${ready.shift()}`;
     onAnswer = (json) => ready.push((json as { refresh_token: string }).refresh_token);
   }
-  let authorization: string | undefined = fixtures.basicAuth;
+  let headers: () => Record<string, string> = () => basic;
+  if (profiled === 'dpop') {
+    // A fresh proof each, signed here before the requests (htu: the token endpoint under the issuer, http://localhost:<PORT>).
+    const proofs = pregeneratedProofs(warmup + requests, `http://localhost:${env.PORT}/oauth2/token`);
+    headers = () => ({ ...basic, dpop: proofs.pop() as string });
+  }
   if (profiled === 'private_key_jwt') {
     // A fresh client assertion each, signed here before the requests (the audience: the issuer, http://localhost:<PORT>).
     const signer = { clientId: PKJWT_CLIENT_ID, issuer: `http://localhost:${env.PORT}`, key: fixtures.assertionKey, kid: ASSERTION_KID };
@@ -163,11 +175,11 @@ async function main(): Promise<void> {
     const type = encodeURIComponent(CLIENT_ASSERTION_TYPE);
     body = () =>
       `grant_type=client_credentials&scope=${SCOPE}&client_id=${PKJWT_CLIENT_ID}&client_assertion_type=${type}&client_assertion=${assertions.pop()}`;
-    authorization = undefined;
+    headers = () => FORM_HEADERS;
   }
-  await send(tokenUrl, authorization, warmup, body, onAnswer);
+  await send(tokenUrl, headers, warmup, body, onAnswer);
   control(child, 'on');
-  await send(tokenUrl, authorization, requests, body, onAnswer);
+  await send(tokenUrl, headers, requests, body, onAnswer);
   control(child, 'off');
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
