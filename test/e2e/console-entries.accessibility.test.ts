@@ -50,7 +50,10 @@ t.test("the console's client and resource pages in Chromium: accessibility", asy
   t.test("the secret's page: its copy button shown by the script (the CSP allows that file alone)", async (t) => {
     const { page, problems } = await openPage(t, browser, { viewport: PHONE, locale: 'en-US' });
     await showcase.openConsoleClientSecret(page);
-    t.ok(await page.getByRole('button', { name: 'Copy the secret' }).isVisible());
+    // The script file loads after the page; on a busy host it may not have run yet.
+    const copy = page.getByRole('button', { name: 'Copy the secret' });
+    await copy.waitFor({ state: 'visible', timeout: 10_000 });
+    t.ok(await copy.isVisible());
     t.same(problems, []);
   });
 });

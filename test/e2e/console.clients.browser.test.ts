@@ -57,6 +57,8 @@ t.test('the console creates, edits and deletes a client in Chromium', async (t) 
       let secret: string;
       if (javaScriptEnabled) {
         await copy.click();
+        // The clipboard write settles after the click: wait for the status it sets.
+        await page.getByRole('status').filter({ hasText: /\S/ }).waitFor({ timeout: 10_000 });
         t.equal(await page.getByRole('status').textContent(), 'The secret is on the clipboard.');
         secret = (await page.evaluate('navigator.clipboard.readText()')) as string;
         t.equal(secret, await page.getByLabel('Client secret').inputValue(), 'the clipboard holds the secret shown');
