@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors/index.js';
+import { AcknowledgingConnections } from './acknowledging-connections.js';
 import { type ReplicaAck, writeAcknowledgedByReplicas } from './replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -10,18 +11,18 @@ type ScriptedClient = Record<ScriptName, (...args: ScriptArgument[]) => Promise<
 
 /**
  * How the Redis store runs a command: on its connection (with the Lua scripts defined), the
- * writes that make a token single-use on a second connection followed by WAIT when
+ * writes that make a token single-use on connections of their own followed by WAIT when
  * REDIS_MIN_REPLICAS_ACK asks for it, each operation bounded by the command timeout and
  * reported to the observer. Any failure is a StoreUnavailableError.
  */
 export class RedisCommands implements ScriptCommands {
   readonly client: RedisClient;
   /**
-   * With REDIS_MIN_REPLICAS_ACK: a second connection for the writes followed by WAIT.
-   * WAIT blocks its connection until the replicas answer (up to its timeout, when a
-   * replica is down), so reads and other writes keep their own connection.
+   * With REDIS_MIN_REPLICAS_ACK: the connections for the writes followed by WAIT. WAIT
+   * blocks its connection until the replicas answer (up to its timeout, when a replica is
+   * down), so reads and other writes keep their own connection.
    */
-  private readonly acknowledgedClient: RedisClient | undefined;
+  private readonly acknowledging: AcknowledgingConnections | undefined;
   readonly timeoutMs: number;
 
   constructor(
@@ -34,23 +35,23 @@ export class RedisCommands implements ScriptCommands {
     this.timeoutMs = connection.commandTimeoutMs;
     this.client = createRedisClient(connection);
     for (const [name, script] of Object.entries(SCRIPTS)) this.client.defineCommand(name, script);
-    this.acknowledgedClient = replicaAck?.minReplicas ? createRedisClient(connection) : undefined;
+    this.acknowledging = replicaAck?.minReplicas ? new AcknowledgingConnections(connection) : undefined;
   }
 
-  /** Opens both connections, within `timeoutMs`. */
+  /** Opens every connection, within `timeoutMs`. */
   connect(timeoutMs: number): Promise<void> {
-    const connecting = Promise.all([this.client.connect(), this.acknowledgedClient?.connect()]);
+    const connecting = Promise.all([this.client.connect(), this.acknowledging?.connect()]);
     connecting.catch(() => undefined);
     return this.call('connect', () => connecting.then(() => undefined), timeoutMs);
   }
 
   /** Whether single-use writes wait for replicas (REDIS_MIN_REPLICAS_ACK above 0). */
   get acknowledgesWrites(): boolean {
-    return this.acknowledgedClient !== undefined;
+    return this.acknowledging !== undefined;
   }
 
   async close(): Promise<void> {
-    await Promise.all([closeRedisClient(this.client), this.acknowledgedClient && closeRedisClient(this.acknowledgedClient)]);
+    await Promise.all([closeRedisClient(this.client), this.acknowledging?.close()]);
   }
 
   script<T>(name: ScriptName, keys: string[], args: ScriptArgument[]): Promise<T> {
@@ -65,11 +66,11 @@ export class RedisCommands implements ScriptCommands {
     standsUnacknowledged?: (reply: T) => boolean,
   ): Promise<T> {
     const ack = this.replicaAck;
-    if (!this.acknowledgedClient || !ack) return this.script(name, keys, args);
+    if (!this.acknowledging || !ack) return this.script(name, keys, args);
     return writeAcknowledgedByReplicas<T>(
-      this.acknowledgedClient,
+      this.acknowledging,
       ack,
-      (pipeline) => pipeline.eval(SCRIPTS[name].lua, keys.length, ...keys, ...args),
+      (pipeline, written) => pipeline.eval(SCRIPTS[name].lua, keys.length, ...keys, ...args, written),
       standsUnacknowledged,
     );
   }
@@ -77,9 +78,9 @@ export class RedisCommands implements ScriptCommands {
   /** A plain write (SET) that makes something single-use: followed by WAIT like acknowledgedScript. */
   acknowledgedSet(key: string, value: string, expiry: 'EX' | 'PX', ttl: number, onlyIfNew: boolean): Promise<string | null> {
     const ack = this.replicaAck;
-    if (!this.acknowledgedClient || !ack)
+    if (!this.acknowledging || !ack)
       return onlyIfNew ? this.client.set(key, value, expiry as 'PX', ttl, 'NX') : this.client.set(key, value, expiry as 'PX', ttl);
-    return writeAcknowledgedByReplicas<string | null>(this.acknowledgedClient, ack, (pipeline) =>
+    return writeAcknowledgedByReplicas<string | null>(this.acknowledging, ack, (pipeline) =>
       onlyIfNew ? pipeline.set(key, value, expiry as 'PX', ttl, 'NX') : pipeline.set(key, value, expiry as 'PX', ttl),
     );
   }

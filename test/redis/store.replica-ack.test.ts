@@ -200,3 +200,59 @@ t.test('more replicas required than exist: every single-use write fails closed',
   await store.saveAuthorizationCode(code.ref, RECORD, 60);
   await t.rejects(store.redeemAuthorizationCode(code.ref, REDEEM), { message: /1 of the 2 required replicas acknowledged/ });
 });
+
+t.test('while no replica acknowledges, concurrent refusals are answered at once, not queued behind each WAIT', async (t) => {
+  // With one connection for every write followed by WAIT, each write waited for the WAIT
+  // sent before it: eight at once took 8 × 600 ms, past the 1 s command timeout, the
+  // refusals included (server_error instead of invalid_grant after a failover under load).
+  const ack = { minReplicas: 1, timeoutMs: 600 };
+  const cluster = await clusterOfThisFile();
+  const { store, keyPrefix } = await clusterStore(t, { replicaAck: ack, commandTimeoutMs: 1000 });
+  const keys = new RedisKeys(keyPrefix);
+  const rotation = { idleSeconds: 30, graceSeconds: 0 };
+  const held = await cluster.primaryOf(keys.family(newGrantId()));
+  /** Eight families on the same primary, each rotated once: [first (rotated), second (current)]. */
+  const families: { first: ReturnType<typeof newRefreshTokenHead>; second: ReturnType<typeof newRefreshTokenHead> }[] = [];
+  while (families.length < 8) {
+    const grantId = newGrantId();
+    if ((await cluster.primaryOf(keys.family(grantId))).port !== held.port) continue;
+    const first = newRefreshTokenHead(grantId, 0);
+    const second = newRefreshTokenHead(grantId, 1);
+    t.equal(await store.startRefreshFamily(grantId, { digest: first.digest, lifetimes: LIFETIMES }), true);
+    t.same(await store.rotateRefreshFamily(first, second.digest, '', rotation), { status: 'rotated' });
+    families.push({ first, second });
+  }
+  const { thaw } = await freezeReplicaOf(t, keys.family(families[0]?.first.grantId as string));
+
+  const timed = async <T>(operation: Promise<T>) => {
+    const started = Date.now();
+    const settled = await operation.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    return { ...settled, ms: Date.now() - started };
+  };
+  const refusals = families.slice(0, 6).map(({ first, second }) => timed(store.rotateRefreshFamily(first, second.digest, '', rotation)));
+  const writes = families
+    .slice(6)
+    .map(({ second }) => timed(store.rotateRefreshFamily(second, newRefreshTokenHead(second.grantId, 2).digest, '', rotation)));
+  for (const [i, refusal] of (await Promise.all(refusals)).entries()) {
+    t.same(refusal, { value: { status: 'reused' }, ms: refusal.ms }, `earlier token ${i}: reuse detected, the family revoked`);
+    t.ok(refusal.ms < ack.timeoutMs, `answered in ${refusal.ms} ms, on the script's reply, before the ${ack.timeoutMs} ms WAIT ended`);
+  }
+  for (const [i, write] of (await Promise.all(writes)).entries()) {
+    t.match(
+      write,
+      { error: { name: 'StoreUnavailableError', message: /0 of the 1 required replicas acknowledged the write within 600 ms/ } },
+      `rotation ${i}: fails closed`,
+    );
+    t.ok(
+      write.ms >= ack.timeoutMs - 10 && write.ms < 1000,
+      `after the ack timeout (${write.ms} ms), within the command timeout: not queued behind another WAIT`,
+    );
+  }
+  await thaw();
+  for (const { first, second } of families.slice(0, 6)) {
+    t.same(await store.rotateRefreshFamily(second, first.digest, '', rotation), { status: 'invalid' }, 'the refused families stay revoked');
+  }
+});
