@@ -22,20 +22,42 @@ export interface PrivateRedis extends RedisProcess {
   readonly topology: RedisTopology;
 }
 
-async function waitForPort(port: number, deadline: number): Promise<void> {
+/**
+ * Until the redis-server of process `pid` answers on `port`. A TCP connect alone is not
+ * enough: redis-server binds its port before it binds a cluster bus port, and exits when
+ * that one is taken (two `freePort` calls can return the same port, here or in another test
+ * process), so a connect in that moment passed and the node was gone when the cluster was
+ * created; and a listener of another process on the port would pass too. Redis answers
+ * commands only once it is fully started, and INFO names its process.
+ */
+async function waitForServer(port: number, pid: number | undefined, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
-    const reachable = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (reachable) return;
+    if (pid !== undefined && (await answeringProcess(port)) === pid) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`redis-server did not start on port ${port}`);
+}
+
+/** The process_id the server on `port` gives in `INFO server`, or undefined when none answers. */
+function answeringProcess(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    const done = (pid: number | undefined) => {
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(1000, () => done(undefined));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('latin1');
+      const pid = /\r\nprocess_id:(\d+)\r\n/.exec(reply)?.[1];
+      if (pid !== undefined) done(Number(pid));
+      else if (!reply.startsWith('$')) done(undefined);
+    });
+    socket.once('error', () => done(undefined));
+    socket.once('close', () => done(undefined));
+  });
 }
 
 /** Options every test server shares: loopback only, no persistence, quiet. */
@@ -61,7 +83,7 @@ export async function startRedisProcess(t: Teardown, port: number, args: string[
     await gone;
   };
   t.teardown(kill);
-  await Promise.race([waitForPort(port, Date.now() + 10_000), failed]);
+  await Promise.race([waitForServer(port, child.pid, Date.now() + 10_000), failed]);
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

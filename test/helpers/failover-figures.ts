@@ -40,6 +40,12 @@ export interface FailoverFigures {
    * every server (while the load goes on).
    */
   readonly rotatedBeforeKillAnswers: Record<string, number>;
+  /**
+   * Why the store failed the requests that answered server_error, from the servers' error
+   * logs (counted, the numbers in each reason replaced by N): when an answer is not what
+   * the test expects, this says which store call failed and how.
+   */
+  readonly storeErrors: Record<string, number>;
 }
 
 export interface FailoverScenario {

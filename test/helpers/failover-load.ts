@@ -240,5 +240,18 @@ export async function runFailoverUnderLoad(t: Test, scenario: FailoverScenario):
     rotatedTokensActive,
     rotatedTokensAccepted,
     rotatedBeforeKillAnswers,
+    storeErrors: storeErrors(servers),
   };
+}
+
+/** The reasons of the servers' `store unavailable` log lines, counted (see FailoverFigures.storeErrors). */
+function storeErrors(servers: readonly ServerProcess[]): Record<string, number> {
+  const counted: Record<string, number> = {};
+  for (const line of servers.flatMap((server) => server.output().split('\n'))) {
+    if (!line.includes('"msg":"store unavailable')) continue;
+    const reason = (JSON.parse(line) as { err?: { message?: string } }).err?.message ?? 'no message';
+    const normalized = reason.replace(/\d+/g, 'N');
+    counted[normalized] = (counted[normalized] ?? 0) + 1;
+  }
+  return counted;
 }

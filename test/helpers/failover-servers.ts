@@ -45,7 +45,8 @@ export async function startServers(t: Test, redisEnv: Record<string, string>, mi
     CONSENT_TTL: '0',
     REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     REDIS_MIN_REPLICAS_ACK: String(minReplicasAck),
-    LOG_LEVEL: 'fatal',
+    // Errors only: why each server_error happened goes into the figures (storeErrors).
+    LOG_LEVEL: 'error',
     ...redisEnv,
   };
   return Promise.all([0, 1].map(async () => startServerProcess(t, { ...env, PORT: String(await freePort()) }, { readyPath: '/readyz' })));
