@@ -31,8 +31,6 @@ interface Connection {
  */
 export class AcknowledgingConnections {
   private readonly connections: readonly Connection[];
-  /** Where the search for the least busy connection starts: turns, so ties spread. */
-  private next = 0;
 
   constructor(settings: RedisConnectionSettings, size = ACKNOWLEDGING_CONNECTIONS) {
     this.connections = Array.from({ length: size }, () => ({ client: createRedisClient(settings), inFlight: 0 }));
@@ -60,15 +58,10 @@ export class AcknowledgingConnections {
     };
   }
 
+  /** The first of the least busy: one write at a time always takes the same connection. */
   private leastBusy(): Connection {
-    const count = this.connections.length;
-    const start = this.next;
-    this.next = (start + 1) % count;
-    let best = this.connections[start] as Connection;
-    for (let i = 1; i < count; i += 1) {
-      const candidate = this.connections[(start + i) % count] as Connection;
-      if (isBetter(candidate, best)) best = candidate;
-    }
+    let best = this.connections[0] as Connection;
+    for (const candidate of this.connections) if (isBetter(candidate, best)) best = candidate;
     return best;
   }
 }
