@@ -156,7 +156,7 @@ async function registerRoutes(
     path: endpoints.path('introspection'),
     realm,
     authentication,
-    introspection: { ...tokenStatus, issuer: config.issuer, events },
+    introspection: { ...tokenStatus, issuer: config.issuer, events, subjects: services.entries.subjects },
   });
   if (registrations) {
     await app.register(registrationRoute, {

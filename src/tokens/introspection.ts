@@ -2,6 +2,7 @@ import type { Client } from '../clients/registry.js';
 import { toSeconds } from '../clock.js';
 import type { SecurityEvents } from '../events/types.js';
 import type { AccessTokenDenylist, GrantRevocation } from '../store/types.js';
+import type { SubjectChecks } from '../users/subject-status.js';
 import type { AccessTokens } from './access-token.js';
 import { refreshTokenStatus, type RefreshTokenStatusDependencies } from './refresh-token-status.js';
 
@@ -13,6 +14,11 @@ export interface IntrospectionDependencies extends RefreshTokenStatusDependencie
   readonly grants: GrantRevocation;
   readonly issuer: string;
   readonly events: SecurityEvents;
+  /**
+   * The operator's marks, in memory: a disabled user's tokens are inactive, as at userinfo
+   * and at refresh (a token that names no grant is not revoked with the user's grants).
+   */
+  readonly subjects: Pick<SubjectChecks, 'isDisabled'>;
 }
 
 const INACTIVE = { active: false } as const;
@@ -44,7 +50,7 @@ async function introspectionAnswer(token: string, caller: Client, deps: Introspe
   if (view !== 'not_refresh_token') {
     // RFC 6749 §10.4: refresh tokens are "shared only among the authorization server and the
     // client to whom the refresh tokens were issued": no resource server may read one.
-    if (view?.state !== 'current' || view.family.clientId !== caller.clientId) return INACTIVE;
+    if (view?.state !== 'current' || view.family.clientId !== caller.clientId || deps.subjects.isDisabled(view.family.sub)) return INACTIVE;
     return {
       active: true,
       client_id: view.family.clientId,
@@ -56,7 +62,8 @@ async function introspectionAnswer(token: string, caller: Client, deps: Introspe
     };
   }
   const claims = await deps.accessTokens.verify(token);
-  if (!claims || !mayIntrospectAccessToken(caller, claims.client_id)) return INACTIVE;
+  if (!claims || !mayIntrospectAccessToken(caller, claims.client_id) || (claims.sub !== undefined && deps.subjects.isDisabled(claims.sub)))
+    return INACTIVE;
   const [denylisted, grantRevoked] = await Promise.all([
     deps.denylist.isAccessTokenDenylisted(claims.jti),
     claims.grant_id ? deps.grants.isGrantRevoked(claims.grant_id) : Promise.resolve(false),

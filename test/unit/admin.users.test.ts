@@ -7,7 +7,7 @@ import { authorizeUrl, codeRequest, formAction, formFields, InjectBrowser, pkceP
 import { expectOAuthError } from '../helpers/oauth-error.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
 import { tokenRequest } from '../helpers/security-flows.js';
-import { buildTestServer, type TestServer } from '../helpers/server.js';
+import { basic, buildTestServer, FORM_HEADERS, form, type TestServer } from '../helpers/server.js';
 
 /**
  * Users and subject marks through the admin service (src/admin/users.ts), on one instance with
@@ -17,6 +17,13 @@ import { buildTestServer, type TestServer } from '../helpers/server.js';
 
 const CLIENTS = [
   ...AUTHORIZE_CLIENTS,
+  // A resource server that introspects every client's tokens.
+  {
+    client_id: 'api',
+    client_secret_hash: hashClientSecret(WEB_SECRET),
+    grant_types: ['client_credentials'],
+    introspect_all_tokens: true,
+  },
   {
     client_id: 'legacy',
     client_secret_hash: hashClientSecret(WEB_SECRET),
@@ -209,5 +216,38 @@ t.test('disabled: a token that names no grant (implicit) gets nothing more at us
       'Bearer realm="https://as.example.com", error="invalid_token", error_description="the access token is invalid, expired or revoked", DPoP realm="https://as.example.com", algs="ES256 EdDSA RS256 PS256"',
     ],
     'after: as a revoked token',
+  );
+});
+
+t.test('a USERS_FILE user disabled by a reload: their tokens introspect inactive, as their refresh is refused', async (t) => {
+  // Disabling through the admin API also revokes the user's grants; a reload of the file does
+  // not, so it is the in-memory check that answers.
+  const users = UserRegistry.fromEntries(USERS);
+  const s = await buildTestServer(t, { clients: CLIENTS, users });
+  const tokens = (await passwordGrant(s, 'alice', 'wonderland-2026')).json();
+  const introspect = async (clientId: string, token: string) =>
+    (
+      await s.app.inject({
+        method: 'POST',
+        url: '/oauth2/introspect',
+        headers: { ...FORM_HEADERS, authorization: basic(clientId, WEB_SECRET) },
+        payload: form({ token }),
+      })
+    ).json();
+  t.match(
+    await introspect('api', tokens.access_token),
+    { active: true, sub: 'user-alice', client_id: 'legacy' },
+    'the access token, before',
+  );
+  t.match(await introspect('legacy', tokens.refresh_token), { active: true, sub: 'user-alice' }, 'the refresh token, before');
+
+  users.replace(UserRegistry.fromEntries([{ ...USERS[0], disabled: true }, USERS[1]]));
+  // RFC 7662 §2.2: a token that is not active gets `"active": false` and nothing else.
+  t.same(await introspect('api', tokens.access_token), { active: false }, 'the access token, after');
+  t.same(await introspect('legacy', tokens.refresh_token), { active: false }, 'the refresh token, after');
+  expectOAuthError(
+    t,
+    await tokenRequest(s.app, 'legacy', WEB_SECRET, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+    { status: 400, error: 'invalid_grant', description: 'the user is disabled' },
   );
 });
