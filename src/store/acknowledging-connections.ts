@@ -1,4 +1,4 @@
-import { closeRedisClient, createRedisClient, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
+import { closeRedisClient, createRedisClient, followAddress, type RedisClient, type RedisConnectionSettings } from './redis-connection.js';
 
 /**
  * How many connections each instance opens for the writes followed by WAIT
@@ -32,8 +32,16 @@ interface Connection {
 export class AcknowledgingConnections {
   private readonly connections: readonly Connection[];
 
-  constructor(settings: RedisConnectionSettings, size = ACKNOWLEDGING_CONNECTIONS) {
-    this.connections = Array.from({ length: size }, () => ({ client: createRedisClient(settings), inFlight: 0 }));
+  /** `leader`: the store's main connection, whose primary these follow behind Sentinel (see followAddress). */
+  constructor(settings: RedisConnectionSettings, leader: RedisClient, size = ACKNOWLEDGING_CONNECTIONS) {
+    this.connections = Array.from({ length: size }, () => ({
+      client: createRedisClient(settings, { detectFailover: false }),
+      inFlight: 0,
+    }));
+    followAddress(
+      leader,
+      this.connections.map(({ client }) => client),
+    );
   }
 
   async connect(): Promise<void> {

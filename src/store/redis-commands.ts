@@ -35,7 +35,7 @@ export class RedisCommands implements ScriptCommands {
     this.timeoutMs = connection.commandTimeoutMs;
     this.client = createRedisClient(connection);
     for (const [name, script] of Object.entries(SCRIPTS)) this.client.defineCommand(name, script);
-    this.acknowledging = replicaAck?.minReplicas ? new AcknowledgingConnections(connection) : undefined;
+    this.acknowledging = replicaAck?.minReplicas ? new AcknowledgingConnections(connection, this.client) : undefined;
   }
 
   /** Opens every connection, within `timeoutMs`. */

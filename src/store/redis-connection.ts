@@ -65,7 +65,10 @@ const reconnectOnReadOnly = (err: Error): 1 | false => (err.message.startsWith('
  * with ioredis' sharded subscribers (one connection to the primary of the channel's slot,
  * moved when the slot moves), elsewhere subscribing again by itself on every reconnect.
  */
-export function createRedisClient(settings: RedisConnectionSettings, { subscriber = false } = {}): RedisClient {
+export function createRedisClient(
+  settings: RedisConnectionSettings,
+  { subscriber = false, detectFailover = true }: { subscriber?: boolean; detectFailover?: boolean } = {},
+): RedisClient {
   const { topology } = settings;
   const common: RedisOptions = {
     ...nodeOptions(settings),
@@ -90,7 +93,8 @@ export function createRedisClient(settings: RedisConnectionSettings, { subscribe
         sentinelRetryStrategy: reconnectDelay,
         // Subscribes to +switch-master: reconnects to a promoted replica as soon as the
         // sentinels announce it, instead of when the old primary's connection times out.
-        failoverDetector: true,
+        // Connections that follow another one instead (followAddress) leave it out.
+        failoverDetector: detectFailover,
         reconnectOnError: reconnectOnReadOnly,
         ...(settings.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
       });
@@ -107,6 +111,35 @@ export function createRedisClient(settings: RedisConnectionSettings, { subscribe
   });
   if (client instanceof Redis) keepReconnecting(client);
   return client;
+}
+
+/**
+ * Makes `followers` (Sentinel clients made with `detectFailover: false`) follow `leader`:
+ * whenever the leader is ready again, each follower connected elsewhere reconnects, asking
+ * the sentinels for the primary. ioredis' failover detector reconnects its client at every
+ * +switch-master, even one that reconnected to the promoted replica on its own already (a
+ * killed primary drops every connection at once, and the sentinels name the promoted
+ * replica before they announce it): with a detector each, every connection of a process
+ * was down again at once right after /readyz had answered 200, and the writes of that
+ * moment failed (seen in the failover test). The leader keeps its detector, for a primary
+ * that is cut off rather than dead, whose connections would not drop by themselves.
+ */
+export function followAddress(leader: RedisClient, followers: readonly RedisClient[]): void {
+  if (!(leader instanceof Redis)) return;
+  leader.on('ready', () => {
+    const address = remoteAddress(leader);
+    if (address === undefined) return;
+    for (const follower of followers) {
+      if (!(follower instanceof Redis) || follower.status !== 'ready') continue;
+      const current = remoteAddress(follower);
+      if (current !== undefined && current !== address) follower.disconnect(true);
+    }
+  });
+}
+
+function remoteAddress(client: Redis): string | undefined {
+  const { remoteAddress: host, remotePort: port } = client.stream ?? {};
+  return host === undefined || port === undefined ? undefined : `${host}:${port}`;
 }
 
 /** Clients closed on purpose (closeRedisClient): their end is final. */
