@@ -7,10 +7,10 @@ import { closeRedisClient, createRedisClient, followAddress, type RedisClient, t
  */
 export const ACKNOWLEDGING_CONNECTIONS = 8;
 
-/** A connection lent to one write; `release` once every reply of its pipeline is in. */
+/** A connection lent to one write; `release` once, when every reply of its pipeline is in. */
 export interface AcknowledgingLease {
   readonly client: RedisClient;
-  release(): void;
+  release(): unknown;
 }
 
 interface Connection {
@@ -55,15 +55,7 @@ export class AcknowledgingConnections {
   lease(): AcknowledgingLease {
     const chosen = this.leastBusy();
     chosen.inFlight += 1;
-    let released = false;
-    return {
-      client: chosen.client,
-      release: () => {
-        if (released) return;
-        released = true;
-        chosen.inFlight -= 1;
-      },
-    };
+    return { client: chosen.client, release: () => (chosen.inFlight -= 1) };
   }
 
   /** The first of the least busy: one write at a time always takes the same connection. */

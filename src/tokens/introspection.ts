@@ -16,7 +16,8 @@ export interface IntrospectionDependencies extends RefreshTokenStatusDependencie
   readonly events: SecurityEvents;
   /**
    * The operator's marks, in memory: a disabled user's tokens are inactive, as at userinfo
-   * and at refresh (a token that names no grant is not revoked with the user's grants).
+   * and at refresh (a user disabled in USERS_FILE keeps their grants: only the admin API
+   * revokes them).
    */
   readonly subjects: Pick<SubjectChecks, 'isDisabled'>;
 }
