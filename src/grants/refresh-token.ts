@@ -12,6 +12,7 @@ import {
 } from './refresh-rotation.js';
 import { heldTarget } from './held-target.js';
 import { idTokenFor, isAuthentication } from './identity.js';
+import { writtenOnce } from './token-response-json.js';
 import { type Grant, targetRequest, tokenResponse } from './types.js';
 
 export { refreshReuseGraceSeconds } from './refresh-rotation.js';
@@ -42,7 +43,9 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
       }
       const sealer = await deps.sealing.sealer();
       // Not sealed under our key for this head: not ours, and the store is not asked anything.
-      const family = checkedFamily(sealer.open(presented), client, dpop, deps.subjects);
+      const opened = sealer.openSealed(presented);
+      if (!opened) throw new InvalidGrant(INVALID_REFRESH_TOKEN);
+      const family = checkedFamily(opened.family, client, dpop, deps.subjects);
       // §6: "The requested scope MUST NOT include any scope not originally granted by the
       // resource owner"; the new refresh token keeps the original grant's scope and resources.
       const { resources, scope } = heldTarget(targetRequest(params), family, deps);
@@ -59,11 +62,12 @@ export function refreshTokenGrant(deps: RefreshTokenGrantDependencies): Grant {
       });
       // OpenID Connect Core §12.2: a new ID token, same sub and auth_time, no nonce.
       const idToken = isAuthentication(family.scope) ? await idTokenFor(deps.idTokens, client, family, issued.token) : undefined;
-      const response = tokenResponse(issued, scope, sealer.seal(head, family), idToken);
+      // The successor carries the presented token's sealed family data: nothing to encrypt.
+      const response = tokenResponse(issued, scope, sealer.successor(head, presented, opened), idToken);
       const graceSeconds = refreshReuseGraceSeconds(client, deps.reuseGraceSeconds, family);
       // No grace window (a public client, or REFRESH_REUSE_GRACE=0): the store keeps no
       // response, so none is sealed.
-      const sealedResponse = graceSeconds > 0 ? sealer.sealResponse(presented, JSON.stringify(response)) : '';
+      const sealedResponse = graceSeconds > 0 ? sealer.sealResponse(presented, writtenOnce(response)) : '';
       const outcome = await deps.refreshTokens.rotateRefreshFamily(presented, head.digest, sealedResponse, {
         idleSeconds: deps.idleSeconds,
         graceSeconds,

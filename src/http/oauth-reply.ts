@@ -8,7 +8,6 @@ import {
   TemporarilyUnavailable,
   UseDpopNonce,
 } from '../errors/index.js';
-import type { TokenResponse } from '../grants/types.js';
 
 /**
  * RFC 6749 §5.1: "The authorization server MUST include the HTTP "Cache-Control"
@@ -29,21 +28,6 @@ export function sendOAuthJsonText(reply: FastifyReply, statusCode: number, json:
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')
     .send(json);
-}
-
-/**
- * RFC 6749 §5.1 token response as JSON text, written directly: the same text as
- * `JSON.stringify(response)` (same members, same order), without walking an object.
- */
-export function tokenResponseJson(response: TokenResponse): string {
-  let json = `{"access_token":${JSON.stringify(response.access_token)}`;
-  if (response.issued_token_type !== undefined) json += `,"issued_token_type":${JSON.stringify(response.issued_token_type)}`;
-  json += `,"token_type":"${response.token_type}"`;
-  if (response.expires_in !== undefined) json += `,"expires_in":${response.expires_in}`;
-  if (response.scope !== undefined) json += `,"scope":${JSON.stringify(response.scope)}`;
-  if (response.refresh_token !== undefined) json += `,"refresh_token":${JSON.stringify(response.refresh_token)}`;
-  if (response.id_token !== undefined) json += `,"id_token":${JSON.stringify(response.id_token)}`;
-  return `${json}}`;
 }
 
 /** Client errors Fastify raises before our handlers run, with a fixed, safe description. */

@@ -7,7 +7,8 @@ import type { ClientlessGrant, Grant, TokenResponse } from '../grants/types.js';
 import { authenticatedClient, type ClientAuthentication, presentedClientCredentials } from '../http/client-auth.js';
 import { allowClientOrigin, answerPreflights } from '../http/cors.js';
 import { formRequest, useOAuthFormBodies } from '../http/form-body.js';
-import { sendOAuthJsonText, tokenResponseJson } from '../http/oauth-reply.js';
+import { sendOAuthJsonText } from '../http/oauth-reply.js';
+import { tokenResponseJson } from '../grants/token-response-json.js';
 
 export interface TokenRouteOptions {
   readonly path: string;

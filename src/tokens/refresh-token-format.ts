@@ -10,9 +10,11 @@ import { randomBase64url } from './random-id.js';
  *   generation    = "0" / %x31-39 *9base36      base36, lower case, no leading zero: 0 for a family's
  *                                               first token, one more at each rotation
  *   nonce         = 43 base64url characters     256 random bits
- *   sealed        = 1*base64url                 AES-256-GCM ciphertext and 16-byte tag of the family
- *                                               data (src/tokens/refresh-token-sealer.ts), with the head
- *                                               `grant-id "." generation "." nonce` as additional data
+ *   sealed        = 1*base64url                 the family data sealed with AES-256-GCM for the grant,
+ *                                               the same in every token of the family (IV, tag, ciphertext;
+ *                                               before: ciphertext and tag, for the head
+ *                                               `grant-id "." generation "." nonce`; see
+ *                                               src/tokens/refresh-token-sealer.ts)
  *
  * The store keeps only the SHA-256 digest of the head, for the current token and the one
  * before it. A value of the legacy format (`<grantId>.<secret>`) never matches this grammar.

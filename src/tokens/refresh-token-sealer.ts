@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { RefreshFamilyRecord, RefreshFamilyStore } from '../store/types.js';
 import { type PresentedRefreshToken, type RefreshTokenHead, refreshTokenValue } from './refresh-token-format.js';
@@ -6,16 +6,20 @@ import { openUnder, sealUnder } from './sealed-response.js';
 
 /**
  * What is sealed under the refresh-token key K (32 bytes, kept by the store and shared by
- * every instance). Two subkeys are derived from K once, with HKDF-SHA256:
+ * every instance). Subkeys are derived from K once, with HKDF-SHA256:
  *
- * - family data: each token's immutable family data (client, sub, scope, resources,
- *   auth_time, DPoP jkt) is sealed with AES-256-GCM, the token's head as additional data.
- *   The GCM key and IV of a token are HMAC-SHA512(subkey, head): each head carries a fresh
- *   256-bit nonce and is sealed once, so no key and IV pair ever repeats, however many
- *   tokens are minted (one key with random IVs is limited to 2^32 seals, NIST SP 800-38D
- *   §8.3, which a large deployment would reach). A value that does not open is not ours:
- *   it is refused before the store is asked anything, so knowing a grant id (access tokens
- *   carry it) is never enough to touch a family.
+ * - family data: a family's immutable data (client, sub, scope, resources, auth_time, DPoP
+ *   jkt, session) is sealed once, when the family starts, with AES-256-GCM under the key
+ *   HMAC-SHA256(subkey, grant id), a random IV and the grant id as additional data. Every
+ *   token of the family carries that same seal: a rotation opens the presented token's and
+ *   hands it on to the successor, encrypting nothing (NIST SP 800-38D §8.3's limit of 2^32
+ *   random IVs applies per key, so per family, where a handful of seals are ever made).
+ *   A value that does not open is not ours: it is refused before the store is asked
+ *   anything, so knowing a grant id (access tokens carry it) is never enough to touch a
+ *   family; which token of the family it is, the store decides by the head's digest.
+ * - family data, before seals were per family (tokens still in circulation): sealed per
+ *   token, under the key and IV HMAC-SHA512(subkey, head), the head as additional data.
+ *   They still open; their successor gets a per-family seal.
  * - grace response: the successor response kept for the grace window is sealed under
  *   HMAC-SHA256(subkey, presented head), with a random IV. The nonce is in no store, so a
  *   dump of the store opens nothing; the client retrying with its token can open its own.
@@ -58,55 +62,87 @@ function isFamilyData(value: unknown): value is FamilyData {
   );
 }
 
+/** The family data of a plaintext seal, or undefined when it is not family data. */
+function familyOf(plaintext: string): RefreshFamilyRecord | undefined {
+  const data: unknown = JSON.parse(plaintext);
+  if (!isFamilyData(data)) return undefined;
+  const [clientId, sub, scope, resources, authTime, jkt, session] = data;
+  return {
+    clientId,
+    sub,
+    scope,
+    resources,
+    authTime,
+    ...(typeof jkt === 'string' ? { jkt } : {}),
+    ...(typeof session?.[0] === 'string' ? { sid: session[0] } : {}),
+    ...(session && session[1].length > 0 ? { amr: session[1] } : {}),
+  };
+}
+
+/** A presented token's family data, and whether its seal is per family (see RefreshTokenSealer). */
+export interface OpenedRefreshToken {
+  readonly family: RefreshFamilyRecord;
+  readonly sealedForGrant: boolean;
+}
+
 export class RefreshTokenSealer {
   // KeyObjects: an HMAC keyed with one skips copying and importing the key at each token.
-  private readonly familyKey: KeyObject;
+  private readonly grantKey: KeyObject;
+  private readonly headKey: KeyObject;
   private readonly graceKey: KeyObject;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the refresh-token key must be 32 bytes');
-    this.familyKey = createSecretKey(Buffer.from(hkdfSync('sha256', key, '', 'oauth2 refresh token: family data', 32)));
-    this.graceKey = createSecretKey(Buffer.from(hkdfSync('sha256', key, '', 'oauth2 refresh token: grace response', 32)));
+    const subkey = (info: string) => createSecretKey(Buffer.from(hkdfSync('sha256', key, '', info, 32)));
+    this.grantKey = subkey('oauth2 refresh token: family data of a grant');
+    this.headKey = subkey('oauth2 refresh token: family data');
+    this.graceKey = subkey('oauth2 refresh token: grace response');
   }
 
-  /** The complete refresh token of `head`, carrying the family data. */
+  /** The complete refresh token of `head`, carrying the family data, sealed for its grant. */
   seal(head: RefreshTokenHead, family: RefreshFamilyRecord): string {
     const data: FamilyData = [family.clientId, family.sub, [...family.scope], [...(family.resources ?? [])], family.authTime];
     const session = family.sid !== undefined || (family.amr?.length ?? 0) > 0;
     if (family.jkt !== undefined || session) data.push(family.jkt ?? null);
     if (session) data.push([family.sid ?? null, [...(family.amr ?? [])]]);
-    const { key, iv } = this.tokenCipher(head.head);
-    const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(head.head, 'latin1'));
-    const ciphertext = Buffer.concat([cipher.update(JSON.stringify(data), 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    return refreshTokenValue(head, ciphertext.toString('base64url'));
+    return refreshTokenValue(head, sealUnder(this.grantCipherKey(head.grantId), JSON.stringify(data), head.grantId));
   }
 
-  /** The family data of a presented token, or undefined when it was not sealed under this key for this head. */
+  /** The family data of a presented token, or undefined when it was not sealed under this key for its grant. */
   open(token: PresentedRefreshToken): RefreshFamilyRecord | undefined {
+    return this.openSealed(token)?.family;
+  }
+
+  /**
+   * The successor of `presented` (opened by openSealed) with the head `head`: the presented
+   * token's seal handed on when it is per family, else the family sealed afresh.
+   */
+  successor(head: RefreshTokenHead, presented: PresentedRefreshToken, opened: OpenedRefreshToken): string {
+    return opened.sealedForGrant ? refreshTokenValue(head, presented.sealed) : this.seal(head, opened.family);
+  }
+
+  /** The family data of a presented token, and whether its seal is per family (one a successor can carry on). */
+  openSealed(token: PresentedRefreshToken): OpenedRefreshToken | undefined {
+    const forGrant = openUnder(this.grantCipherKey(token.grantId), token.sealed, token.grantId);
+    const plaintext = forGrant ?? this.openSealedForHead(token);
+    if (plaintext === undefined) return undefined;
+    const family = familyOf(plaintext);
+    return family && { family, sealedForGrant: forGrant !== undefined };
+  }
+
+  /** A token sealed before seals were per family: under the key and IV of its own head. */
+  private openSealedForHead(token: PresentedRefreshToken): string | undefined {
     const raw = Buffer.from(token.sealed, 'base64url');
     if (raw.length <= TAG_BYTES) return undefined;
-    const { key, iv } = this.tokenCipher(token.head);
-    let plaintext: string;
+    const derived = createHmac('sha512', this.headKey).update(token.head, 'latin1').digest();
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(token.head, 'latin1'));
+      const decipher = createDecipheriv('aes-256-gcm', derived.subarray(0, 32), derived.subarray(32, 32 + IV_BYTES));
+      decipher.setAAD(Buffer.from(token.head, 'latin1'));
       decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-      plaintext = Buffer.concat([decipher.update(raw.subarray(0, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(raw.subarray(0, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
       return undefined;
     }
-    const data: unknown = JSON.parse(plaintext);
-    if (!isFamilyData(data)) return undefined;
-    const [clientId, sub, scope, resources, authTime, jkt, session] = data;
-    return {
-      clientId,
-      sub,
-      scope,
-      resources,
-      authTime,
-      ...(typeof jkt === 'string' ? { jkt } : {}),
-      ...(typeof session?.[0] === 'string' ? { sid: session[0] } : {}),
-      ...(session && session[1].length > 0 ? { amr: session[1] } : {}),
-    };
   }
 
   /** Seals the successor response under a key only the presented token yields. */
@@ -119,9 +155,8 @@ export class RefreshTokenSealer {
     return openUnder(this.responseKey(presented), sealed);
   }
 
-  private tokenCipher(head: string): { key: Buffer; iv: Buffer } {
-    const derived = createHmac('sha512', this.familyKey).update(head, 'latin1').digest();
-    return { key: derived.subarray(0, 32), iv: derived.subarray(32, 32 + IV_BYTES) };
+  private grantCipherKey(grantId: string): Buffer {
+    return createHmac('sha256', this.grantKey).update(grantId, 'latin1').digest();
   }
 
   private responseKey(presented: RefreshTokenHead): Buffer {

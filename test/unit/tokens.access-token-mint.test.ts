@@ -3,7 +3,7 @@ import t from 'tap';
 import type { SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import { ServerError } from '../../src/errors/index.js';
 import { Keystore } from '../../src/keys/keystore.js';
-import { tokenResponseJson } from '../../src/http/oauth-reply.js';
+import { tokenResponseJson } from '../../src/grants/token-response-json.js';
 import { AccessTokens, type AccessTokenRequest } from '../../src/tokens/access-token.js';
 import type { SigningThread } from '../../src/tokens/jws.js';
 import { keysDirWithSigningKey } from '../helpers/keys.js';
