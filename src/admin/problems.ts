@@ -20,6 +20,7 @@ const PROBLEMS = {
   'conflict-exists': { status: 409, title: 'An entry with this id exists already' },
   'conflict-federated': { status: 409, title: 'The user signs in through an identity provider: only disabled can change here' },
   'conflict-registration': { status: 409, title: 'The client is dynamically registered: it can only be deleted here' },
+  'conflict-self': { status: 409, title: 'Nobody disables, demotes or deletes their own account: another administrator has to' },
   'precondition-failed': { status: 412, title: 'The entry changed since it was read (If-Match)' },
   'payload-too-large': { status: 413, title: 'The body is larger than 64 KiB' },
   'unsupported-media-type': { status: 415, title: 'The body must be JSON' },

@@ -63,6 +63,20 @@ export interface UserAnswer {
 
 const FEDERATED_BATCH = 100;
 
+/**
+ * The administrator acting (`actorSub`, a token's user) never disables, demotes or deletes
+ * themselves: another administrator has to, so the last one cannot lock everyone out by a
+ * slip, and a stolen session cannot quietly retire the account it came from.
+ */
+function refuseSelf(sub: string, actorSub: string | undefined, what: 'disable' | 'demote' | 'delete'): void {
+  if (actorSub !== undefined && actorSub === sub) {
+    const action = what === 'demote' ? 'remove the role admin from' : what;
+    throw new AdminProblem('conflict-self', `you cannot ${action} your own account: another administrator has to`);
+  }
+}
+
+const rolesOf = (document: { readonly roles?: unknown }): unknown[] => (Array.isArray(document.roles) ? document.roles : []);
+
 function federatedConflict(sub: string, what: string): AdminProblem {
   return new AdminProblem('conflict-federated', `user "${sub}" signs in through an identity provider: ${what}`);
 }
@@ -119,8 +133,8 @@ export class UsersApi {
   }
 
   /** PATCH: a merge patch of a local user (a federated user: of `disabled` alone); `disabled` ends sessions, revokes grants. */
-  async patch(sub: string, patch: unknown, ifMatch: IfMatch | undefined): Promise<UserAnswer & { action: AdminAction }> {
-    if (!this.deps.registry.heldBySub(sub) && isFederatedSubject(sub)) return this.patchFederated(sub, patch, ifMatch);
+  async patch(sub: string, patch: unknown, ifMatch: IfMatch | undefined, actorSub?: string): Promise<UserAnswer & { action: AdminAction }> {
+    if (!this.deps.registry.heldBySub(sub) && isFederatedSubject(sub)) return this.patchFederated(sub, patch, ifMatch, actorSub);
     this.deps.service.refuseFileEntry(sub);
     const current = await this.deps.writer.current('user', sub);
     requireIfMatch(ifMatch, entryTag('user', current.rev));
@@ -129,6 +143,8 @@ export class UsersApi {
     if (!parsed.success) throw validationProblem(parsed.error.issues, 'the patched user is not valid');
     const changed = changedFields(before, parsed.data);
     const { disabled, ...rest } = parsed.data;
+    if (disabled === true && before.disabled !== true) refuseSelf(sub, actorSub, 'disable');
+    if (rolesOf(before).includes('admin') && !(rest.roles ?? []).includes('admin')) refuseSelf(sub, actorSub, 'demote');
     let entry = current;
     if (changed.some((field) => field !== 'disabled')) {
       const kept = before.disabled === true ? { disabled: true } : {};
@@ -140,8 +156,9 @@ export class UsersApi {
     return { ...this.answer(await this.deps.writer.current('user', sub), changed), action };
   }
 
-  async delete(sub: string, ifMatch: IfMatch | undefined): Promise<void> {
+  async delete(sub: string, ifMatch: IfMatch | undefined, actorSub?: string): Promise<void> {
     if (!this.deps.registry.heldBySub(sub) && isFederatedSubject(sub)) throw federatedConflict(sub, 'it can only be disabled here');
+    refuseSelf(sub, actorSub, 'delete');
     await this.deps.service.delete(sub, requiredRevision(ifMatch, 'user'));
   }
 
@@ -152,7 +169,12 @@ export class UsersApi {
     return entryTag('user', entry.rev);
   }
 
-  private async patchFederated(sub: string, patch: unknown, ifMatch: IfMatch | undefined): Promise<UserAnswer & { action: AdminAction }> {
+  private async patchFederated(
+    sub: string,
+    patch: unknown,
+    ifMatch: IfMatch | undefined,
+    actorSub: string | undefined,
+  ): Promise<UserAnswer & { action: AdminAction }> {
     const fields = typeof patch === 'object' && patch !== null && !Array.isArray(patch) ? Object.keys(patch) : ['(body)'];
     const others = fields.filter((field) => field !== 'disabled');
     if (others.length > 0) throw federatedConflict(sub, `only disabled can change here, not ${others.join(', ')}`);
@@ -161,6 +183,7 @@ export class UsersApi {
       throw new AdminProblem('validation', 'disabled must be true or false', {
         errors: [{ field: 'disabled', problem: 'must be a boolean' }],
       });
+    if (value === true) refuseSelf(sub, actorSub, 'disable');
     requireIfMatch(ifMatch, await this.markTag(sub));
     if (value !== undefined) await this.deps.service.setDisabled(sub, value === true);
     const action = value === undefined ? 'updated' : value === true ? 'disabled' : 'enabled';

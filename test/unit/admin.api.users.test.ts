@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { federatedSubject } from '../../src/identity/federated-subject.js';
-import { ADMIN_CLIENTS, ADMIN_SECRET, adminToken, expectProblem } from '../helpers/admin.js';
+import { ADMIN_API, ADMIN_CLIENTS, ADMIN_SECRET, adminToken, expectProblem } from '../helpers/admin.js';
 import { adminCalls, adminChanges, validationFailure } from '../helpers/admin-api.js';
 import { testUsers } from '../helpers/authorize-fixtures.js';
 import { capturedLogger } from '../helpers/logs.js';
@@ -18,6 +18,13 @@ import { buildTestServer, ISSUER } from '../helpers/server.js';
 const CLIENTS = [
   ...ADMIN_CLIENTS,
   { client_id: 'legacy', client_secret_hash: hashClientSecret(ADMIN_SECRET), grant_types: ['password', 'refresh_token'], scope: 'read' },
+  // A person's own admin tool: their token names them (sub), not the client.
+  {
+    client_id: 'admin-tool',
+    client_secret_hash: hashClientSecret(ADMIN_SECRET),
+    grant_types: ['password'],
+    scope: 'admin:read admin:write',
+  },
 ];
 
 async function server(t: Test) {
@@ -159,6 +166,66 @@ t.test('PATCH, disabled, PUT …/password, DELETE: each served at once, each aud
     ],
   );
   t.equal(/erin-(new-)?password/.test(logs.text()), false, 'no password in any log line');
+});
+
+t.test('an administrator does not disable, demote or delete themselves through the API; another administrator may', async (t) => {
+  const { app, api, logs } = await server(t);
+  await api.post('/users', { username: 'root', password: 'root-password-1', sub: 'user-root', roles: ['admin'] });
+  const token = await tokenRequest(app, 'admin-tool', ADMIN_SECRET, {
+    grant_type: 'password',
+    username: 'root',
+    password: 'root-password-1',
+    scope: 'admin:read admin:write',
+    resource: ADMIN_API,
+  });
+  t.equal(token.json().scope, 'admin:read admin:write', "root's own token for the admin API");
+  const own = adminCalls(app, (token.json() as { access_token: string }).access_token);
+  const refused = (detail: string) => ({
+    status: 409,
+    type: 'conflict-self',
+    title: 'Nobody disables, demotes or deletes their own account: another administrator has to',
+    detail,
+  });
+  expectProblem(
+    t,
+    await own.patch('/users/user-root', { roles: null }, '"user-1"'),
+    refused('you cannot remove the role admin from your own account: another administrator has to'),
+  );
+  expectProblem(
+    t,
+    await own.patch('/users/user-root', { roles: [] }),
+    refused('you cannot remove the role admin from your own account: another administrator has to'),
+  );
+  expectProblem(
+    t,
+    await own.patch('/users/user-root', { disabled: true }),
+    refused('you cannot disable your own account: another administrator has to'),
+  );
+  expectProblem(
+    t,
+    await own.delete('/users/user-root', '"user-1"'),
+    refused('you cannot delete your own account: another administrator has to'),
+  );
+  const read = await own.get('/users/user-root');
+  t.same([read.headers.etag, read.json().roles, read.json().disabled], ['"user-1"', ['admin'], false], 'nothing was written');
+
+  const renamed = await own.patch('/users/user-root', { claims: { name: 'Root' } }, '"user-1"');
+  t.same(
+    [renamed.statusCode, renamed.json().claims, renamed.json().roles],
+    [200, { name: 'Root' }, ['admin']],
+    'their own name they may change',
+  );
+  const demoted = await api.patch('/users/user-root', { roles: null });
+  t.same([demoted.statusCode, demoted.json().roles], [200, []], 'another administrator (the operator client) may demote them');
+  t.same(
+    adminChanges(logs.lines()).map((c) => [c.actor, c.action, c.fields]),
+    [
+      [{ client_id: 'operator' }, 'created', ['password', 'roles', 'sub', 'username']],
+      [{ sub: 'user-root' }, 'updated', ['claims']],
+      [{ client_id: 'operator' }, 'updated', ['roles']],
+    ],
+    'the refusals wrote and audited nothing',
+  );
 });
 
 t.test("USERS_FILE's users: listed and read; changing them is a 409 naming the file", async (t) => {

@@ -3,6 +3,7 @@ import { MERGE_PATCH_MEDIA_TYPE } from '../../admin/merge-patch.js';
 import { pageQuery, pageSchema } from '../../admin/paging.js';
 import { adminRoute, type AdminRoute } from '../../admin/routes.js';
 import { NewUserSchema, PasswordSchema, USER_SOURCES, type UsersApi, UserViewSchema } from '../../admin/users-api.js';
+import type { AdminActor } from '../../admin/audit.js';
 import { MergePatchSchema, withEtag } from './entity.js';
 
 /**
@@ -10,7 +11,11 @@ import { MergePatchSchema, withEtag } from './entity.js';
  * who signed in through a provider (read-only but for `disabled`), addressed by `sub`. A
  * password is write-only; no answer carries its hash. `"disabled": true` refuses sign-in
  * and refresh, ends their sessions and revokes their grants, on every instance within a second.
+ * Nobody disables, demotes (the role admin) or deletes themselves (`conflict-self`).
  */
+
+/** The user a request acts as: a token's user, not a client acting for itself. */
+const actingUser = (actor: AdminActor): string | undefined => ('sub' in actor ? actor.sub : undefined);
 
 const sub = z.object({ sub: z.string().min(1).max(255).describe("The user's sub") });
 
@@ -65,10 +70,10 @@ export function userRoutes(api: UsersApi, adminUrl: string): AdminRoute[] {
       body: MergePatchSchema,
       bodyMediaTypes: [MERGE_PATCH_MEDIA_TYPE],
       conditional: true,
-      problems: ['conflict-file-entry', 'conflict-exists', 'conflict-federated'],
+      problems: ['conflict-file-entry', 'conflict-exists', 'conflict-federated', 'conflict-self'],
       responses: { 200: { description: 'The user as changed', schema: UserViewSchema, headers: ['ETag'] } },
-      handle: async ({ params, body, ifMatch, audit }) => {
-        const patched = await api.patch(params.sub, body, ifMatch);
+      handle: async ({ params, body, ifMatch, actor, audit }) => {
+        const patched = await api.patch(params.sub, body, ifMatch, actingUser(actor));
         audit({ entity: 'user', id: params.sub, action: patched.action, fields: patched.fields });
         return withEtag(200, patched);
       },
@@ -81,10 +86,10 @@ export function userRoutes(api: UsersApi, adminUrl: string): AdminRoute[] {
       tag: 'users',
       params: sub,
       conditional: true,
-      problems: ['conflict-file-entry', 'conflict-federated'],
+      problems: ['conflict-file-entry', 'conflict-federated', 'conflict-self'],
       responses: { 204: { description: 'Deleted' } },
-      handle: async ({ params, ifMatch, audit }) => {
-        await api.delete(params.sub, ifMatch);
+      handle: async ({ params, ifMatch, actor, audit }) => {
+        await api.delete(params.sub, ifMatch, actingUser(actor));
         audit({ entity: 'user', id: params.sub, action: 'deleted' });
         return { status: 204 };
       },

@@ -156,7 +156,7 @@ export function userPages(deps: IdentityPagesDependencies): ConsoleRoute[] {
         const { sub } = context.form;
         const disabled = context.form.disabled === 'true';
         if (disabled && sub === context.sub) return refusedForSelf(context, 'disable');
-        const changed = await users.patch(sub, { disabled }, undefined);
+        const changed = await users.patch(sub, { disabled }, undefined, context.sub);
         auditChange(deps.events, context.actor, { entity: 'user', id: sub, action: changed.action, fields: changed.fields });
         return { redirect: userAddress(sub), notice: disabled ? 'user-disabled' : 'user-enabled' };
       },
@@ -171,7 +171,7 @@ export function userPages(deps: IdentityPagesDependencies): ConsoleRoute[] {
         if (!admin && sub === context.sub) return refusedForSelf(context, 'demote');
         const others = ((await users.get(sub)).view.roles ?? []).filter((role) => role !== 'admin');
         const roles = admin ? [...others, 'admin'] : others;
-        const changed = await users.patch(sub, { roles: roles.length > 0 ? roles : null }, undefined);
+        const changed = await users.patch(sub, { roles: roles.length > 0 ? roles : null }, undefined, context.sub);
         auditChange(deps.events, context.actor, { entity: 'user', id: sub, action: changed.action, fields: changed.fields });
         return { redirect: userAddress(sub), notice: 'user-role-changed' };
       },
@@ -195,7 +195,7 @@ export function userPages(deps: IdentityPagesDependencies): ConsoleRoute[] {
       handle: async (context) => {
         const { sub } = context.form;
         if (sub === context.sub) return refusedForSelf(context, 'delete');
-        await users.delete(sub, undefined);
+        await users.delete(sub, undefined, context.sub);
         auditChange(deps.events, context.actor, { entity: 'user', id: sub, action: 'deleted' });
         return { redirect: '/users', notice: 'user-deleted' };
       },
