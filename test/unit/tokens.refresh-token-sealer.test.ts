@@ -25,7 +25,11 @@ t.test('a refresh token carries its family data, sealed under the key for its gr
   const [grantId, , nonce, sealed] = value.split('.') as [string, string, string, string];
   const altered = (v: string) => sealer.open(parseRefreshToken(v)!);
   t.equal(altered(`${'A'.repeat(22)}.0.${nonce}.${sealed}`), undefined, 'another grant id does not open');
-  t.same(altered(`${grantId}.7.${'B'.repeat(43)}.${sealed}`), { ...FAMILY, jkt: 'thumbprint' }, 'any head of the grant opens: the store knows which is current');
+  t.same(
+    altered(`${grantId}.7.${'B'.repeat(43)}.${sealed}`),
+    { ...FAMILY, jkt: 'thumbprint' },
+    'any head of the grant opens: the store knows which is current',
+  );
   // One bit of the tag flipped (replacing the last characters with fixed ones was no change when the seal ended in them).
   const tampered = Buffer.from(sealed, 'base64url');
   tampered.writeUInt8(tampered.readUInt8(tampered.length - 1) ^ 1, tampered.length - 1);
