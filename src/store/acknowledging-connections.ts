@@ -35,7 +35,7 @@ export class AcknowledgingConnections {
   /** `leader`: the store's main connection, whose primary these follow behind Sentinel (see followAddress). */
   constructor(settings: RedisConnectionSettings, leader: RedisClient, size = ACKNOWLEDGING_CONNECTIONS) {
     this.connections = Array.from({ length: size }, () => ({
-      client: createRedisClient(settings, { detectFailover: false }),
+      client: createRedisClient(settings),
       inFlight: 0,
     }));
     followAddress(

@@ -1,4 +1,5 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { remoteAddress, SentinelSwitches } from './sentinel-switches.js';
 
 /** A Redis node or sentinel, as REDIS_CLUSTER_NODES and REDIS_SENTINELS list them. */
 export interface RedisAddress {
@@ -65,10 +66,7 @@ const reconnectOnReadOnly = (err: Error): 1 | false => (err.message.startsWith('
  * with ioredis' sharded subscribers (one connection to the primary of the channel's slot,
  * moved when the slot moves), elsewhere subscribing again by itself on every reconnect.
  */
-export function createRedisClient(
-  settings: RedisConnectionSettings,
-  { subscriber = false, detectFailover = true }: { subscriber?: boolean; detectFailover?: boolean } = {},
-): RedisClient {
+export function createRedisClient(settings: RedisConnectionSettings, { subscriber = false }: { subscriber?: boolean } = {}): RedisClient {
   const { topology } = settings;
   const common: RedisOptions = {
     ...nodeOptions(settings),
@@ -91,10 +89,10 @@ export function createRedisClient(
         ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
         sentinelCommandTimeout: settings.commandTimeoutMs,
         sentinelRetryStrategy: reconnectDelay,
-        // Subscribes to +switch-master: reconnects to a promoted replica as soon as the
-        // sentinels announce it, instead of when the old primary's connection times out.
-        // Connections that follow another one instead (followAddress) leave it out.
-        failoverDetector: detectFailover,
+        // Not ioredis' failover detector, which reconnects at every +switch-master even a
+        // connection already on the promoted replica: the process's SentinelSwitches moves
+        // only the connections that are elsewhere (below).
+        failoverDetector: false,
         reconnectOnError: reconnectOnReadOnly,
         ...(settings.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
       });
@@ -110,19 +108,32 @@ export function createRedisClient(
     // Connection errors surface as rejected commands; the event must have a listener.
   });
   if (client instanceof Redis) keepReconnecting(client);
+  if (client instanceof Redis && topology.kind === 'sentinel') followSwitches(client, topology, settings.tls);
   return client;
 }
 
+/** One SentinelSwitches per Sentinel topology in a process: one subscription per sentinel for all its stores' connections. */
+const switchesByTopology = new Map<string, SentinelSwitches>();
+const switchesOfClient = new WeakMap<RedisClient, SentinelSwitches>();
+
+function followSwitches(client: Redis, topology: Extract<RedisTopology, { kind: 'sentinel' }>, tls: boolean | undefined): void {
+  const key = JSON.stringify([topology.sentinels, topology.name, topology.sentinelPassword ?? null, tls === true]);
+  let switches = switchesByTopology.get(key);
+  if (!switches) {
+    switches = new SentinelSwitches({ ...topology, tls });
+    switchesByTopology.set(key, switches);
+  }
+  switchesOfClient.set(client, switches);
+  switches.track(client);
+}
+
 /**
- * Makes `followers` (Sentinel clients made with `detectFailover: false`) follow `leader`:
- * whenever the leader is ready again, each follower connected elsewhere reconnects, asking
- * the sentinels for the primary. ioredis' failover detector reconnects its client at every
- * +switch-master, even one that reconnected to the promoted replica on its own already (a
- * killed primary drops every connection at once, and the sentinels name the promoted
- * replica before they announce it): with a detector each, every connection of a process
- * was down again at once right after /readyz had answered 200, and the writes of that
- * moment failed (seen in the failover test). The leader keeps its detector, for a primary
- * that is cut off rather than dead, whose connections would not drop by themselves.
+ * Makes `followers` follow `leader`: whenever the leader is ready again (it reconnected after
+ * a READONLY answer, a dropped connection, a +switch-master), each follower connected
+ * elsewhere reconnects, asking the sentinels for the primary; one on the leader's address
+ * stays connected. SentinelSwitches moves every connection at an announcement; this keeps
+ * the acknowledging connections with the main one when the main one found a new primary
+ * by other means (a READONLY answer before the announcement reached the process).
  */
 export function followAddress(leader: RedisClient, followers: readonly RedisClient[]): void {
   if (!(leader instanceof Redis)) return;
@@ -135,11 +146,6 @@ export function followAddress(leader: RedisClient, followers: readonly RedisClie
       if (current !== undefined && current !== address) follower.disconnect(true);
     }
   });
-}
-
-function remoteAddress(client: Redis): string | undefined {
-  const { remoteAddress: host, remotePort: port } = client.stream ?? {};
-  return host === undefined || port === undefined ? undefined : `${host}:${port}`;
 }
 
 /** Clients closed on purpose (closeRedisClient): their end is final. */
@@ -190,6 +196,7 @@ function clusterOptions(settings: RedisConnectionSettings): ClusterOptions {
 /** QUIT, then disconnect: a Sentinel client's failover detector keeps its own sentinel connections until then. */
 export async function closeRedisClient(client: RedisClient): Promise<void> {
   closedOnPurpose.add(client);
+  if (client instanceof Redis) switchesOfClient.get(client)?.untrack(client);
   try {
     await client.quit();
   } catch {

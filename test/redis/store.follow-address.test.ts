@@ -13,7 +13,7 @@ import { startPrivateRedis } from '../../harness/redis.js';
 t.test('a follower elsewhere reconnects when the leader is ready again; one on its address stays', async (t) => {
   const [newPrimary, oldPrimary] = await Promise.all([startPrivateRedis(t), startPrivateRedis(t)]);
   const open = async (url: string) => {
-    const client = createRedisClient({ topology: { kind: 'standalone', url }, commandTimeoutMs: 1000 }, { detectFailover: false }) as Redis;
+    const client = createRedisClient({ topology: { kind: 'standalone', url }, commandTimeoutMs: 1000 }) as Redis;
     t.teardown(() => closeRedisClient(client));
     await client.connect();
     return client;
