@@ -126,7 +126,9 @@ t.test('on a cluster, every script the store runs declares keys of one slot, und
   const cluster = await clusterOfThisFile();
   const primaries = (await cluster.primaries()).map((node) => node.port);
   const plain = await clusterStore(t);
-  const acknowledged = await clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 500 } });
+  // What is checked here is the keys, not the time: a replica acknowledges slowly while MONITOR
+  // streams every command on a loaded host (CI saw 500 ms pass), so it gets 5 s.
+  const acknowledged = await clusterStore(t, { replicaAck: { minReplicas: 1, timeoutMs: 5000 }, commandTimeoutMs: 6000 });
   const commands = await monitored(t, primaries, async () => {
     await everyOperation(plain.store);
     await everyOperation(acknowledged.store);
