@@ -1,0 +1,35 @@
+// Runs several compiled test files in one process, each as a subtest named after its file.
+// tap starts one Node process per test file, and in the unit tier starting one (Node, tap,
+// the server's modules, their dependencies) costs about as much as the file's tests, so
+// compile-tests.mjs groups the unit tier's files into a few batches that each run this.
+//
+// A file in a batch sees what it would alone: `import t from 'tap'` resolves (for the files
+// under .tests/) to tap-in-batch.mjs, whose `t` is that file's subtest, so its top-level
+// tests, teardowns and plans are scoped to it; the next file starts when its tests are done.
+// Files must leave no process-wide state behind (environment, timers, listeners), as they
+// already must not within a file.
+import { registerHooks } from 'node:module';
+import { URL } from 'node:url';
+import t from 'tap';
+import { runWithin } from './tap-in-batch.mjs';
+
+const SHIM = new URL('./tap-in-batch.mjs', import.meta.url).href;
+const TESTS = new URL('../.tests/', import.meta.url).href;
+
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (specifier === 'tap' && context.parentURL?.startsWith(TESTS)) return { url: SHIM, shortCircuit: true };
+    return nextResolve(specifier, context);
+  },
+});
+
+/** Runs each file (a path relative to the batch file) in turn, as a subtest of the batch. */
+export async function runBatch(batchUrl, files) {
+  for (const file of files) {
+    await t.test(file.replace(/^(\.\.\/)+/, ''), async (sub) => {
+      runWithin(sub);
+      await import(new URL(file, batchUrl).href);
+    });
+  }
+  runWithin(t);
+}
