@@ -4,7 +4,7 @@ import { freePort } from '../../harness/ports.js';
 import { CLI, DIST, runNode, startServerProcess } from '../../harness/process.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { writeRegistryFiles } from '../helpers/registry-files.js';
-import { readyEntry } from '../helpers/server-log.js';
+import { readyLogged } from '../helpers/server-log.js';
 
 /**
  * The built server as a process (dist/): production refuses what it cannot serve right, with
@@ -70,7 +70,7 @@ t.test('serve listens on 0.0.0.0 unless HOST says otherwise', async (t) => {
     { NODE_ENV: 'production', ISSUER: `http://127.0.0.1:${port}`, KEYS_DIR: await keysDirWithSigningKey(t), PORT: String(port), HOST: '' },
     { command: [process.execPath, join(DIST, CLI), 'serve'] },
   );
-  t.match(readyEntry(server.output()), { listen: `0.0.0.0:${port}`, pid: server.child.pid, issuer: `http://127.0.0.1:${port}` });
+  t.match(await readyLogged(server), { listen: `0.0.0.0:${port}`, pid: server.child.pid, issuer: `http://127.0.0.1:${port}` });
   t.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200, 'reached on 127.0.0.1 like any interface');
   await server.stop();
 });
@@ -84,7 +84,7 @@ t.test('npm run dev (dist/src/dev.js) stays permissive and on 127.0.0.1, NODE_EN
     { script: 'src/dev.js', cwd },
   );
   t.match(
-    readyEntry(server.output()),
+    await readyLogged(server),
     { listen: `127.0.0.1:${port}`, issuer: `http://localhost:${port}` },
     'no ISSUER, a demo code-flow client, no SESSION_SECRET',
   );

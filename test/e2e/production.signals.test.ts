@@ -6,7 +6,7 @@ import { freePort } from '../../harness/ports.js';
 import { REPOSITORY, runProgram, type ServerProcess, startServerProcess } from '../../harness/process.js';
 import { installPackedTarball } from '../helpers/packed-install.js';
 import { fencedBlocks } from '../helpers/readme.js';
-import { logEntries, readyEntry } from '../helpers/server-log.js';
+import { logEntries, readyLogged } from '../helpers/server-log.js';
 
 /**
  * Signals reach the server when it runs as docs/operations.md ("Supervising the process") says:
@@ -120,7 +120,7 @@ async function assertSignalsReachServer(
       // the group is empty, as it should be
     }
   });
-  t.match(readyEntry(server.output()), { pid, listen: `127.0.0.1:${new URL(server.baseUrl).port}` }, 'the supervised pid is the server');
+  t.match(await readyLogged(server), { pid, listen: `127.0.0.1:${new URL(server.baseUrl).port}` }, 'the supervised pid is the server');
 
   const id = `late-${pid}`;
   const secret = await installation.addClient(t, id);

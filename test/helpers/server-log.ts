@@ -1,3 +1,5 @@
+import { type ServerProcess, untilPrinted } from '../../harness/process.js';
+
 /** The JSON lines a server process logged (pino), for tests that read what it said and which pid said it. */
 
 export interface LogEntry {
@@ -17,4 +19,13 @@ export function logEntries(output: string): LogEntry[] {
 /** The line a server logs once it listens. */
 export function readyEntry(output: string): LogEntry | undefined {
   return logEntries(output).find((entry) => entry.msg === 'authorization server ready');
+}
+
+/**
+ * The ready line of a server process, waiting (5 s at most) for it: the server answers HTTP as
+ * soon as it listens, and the line it logged then may still be in the pipe.
+ */
+export async function readyLogged(server: ServerProcess): Promise<LogEntry | undefined> {
+  await untilPrinted(server, (output) => readyEntry(output) !== undefined);
+  return readyEntry(server.output());
 }
