@@ -9,6 +9,7 @@ import { startPrivateRedis } from '../harness/redis.js';
 import type { Teardown } from '../harness/process.js';
 import { CLIENT_ASSERTION_TYPE } from '../src/oauth/client-assertion.js';
 import { pregeneratedAssertions } from './client-assertions.js';
+import { selfTimes, topLines } from './cpu-profile.js';
 import { ASSERTION_KID, CODE_VERIFIER, createFixtures, PKJWT_CLIENT_ID, REDIRECT_URI, RESOURCE, SCOPE } from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
 import { mintOurCodes } from './minting.js';
@@ -20,8 +21,11 @@ import { pregeneratedProofs } from './dpop-proofs.js';
  * `--warmup` requests, its counters are zeroed, it answers `--requests` more (8 in flight),
  * and each thread's count is printed per request: the event loop, libuv's thread pool
  * (where ES256 signatures are made) and V8's threads (GC, compiler). With `--functions`,
- * the event loop's 40 most expensive functions too (self cost).
- * Usage: npm run bench:profile -- <client_credentials|refresh_token|metrics|private_key_jwt|dpop> [--requests 1000] [--warmup 500] [--functions]
+ * the event loop's 40 most expensive functions too (self cost). With `--cpu-prof`, no valgrind:
+ * the server runs under `node --cpu-prof`, and the self time of its JavaScript functions and
+ * of each package or source file during the measured requests is printed, in microseconds per
+ * request (sampled, so it varies with the host's load; the instruction counts do not).
+ * Usage: npm run bench:profile -- <client_credentials|refresh_token|metrics|private_key_jwt|dpop> [--requests 1000] [--warmup 500] [--functions | --cpu-prof]
  */
 
 const OUR_SERVER_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
@@ -40,9 +44,13 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
-/** Our server under callgrind, one output file per thread in `outDir`; resolves when it answers. */
-async function startProfiled(env: Record<string, string>, outDir: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const args = [
+/** Our server under callgrind (one output file per thread) or `--cpu-prof`, writing to `outDir`; resolves when it answers. */
+async function startProfiled(
+  env: Record<string, string>,
+  outDir: string,
+  cpuProf: boolean,
+): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const callgrind = [
     '--tool=callgrind',
     '--separate-threads=yes',
     '--instr-atstart=no', // nothing is counted until the warm-up is over
@@ -51,7 +59,10 @@ async function startProfiled(env: Record<string, string>, outDir: string): Promi
     process.execPath,
     OUR_SERVER_SCRIPT,
   ];
-  const child = spawn('valgrind', args, {
+  const [command, ...args] = cpuProf
+    ? [process.execPath, '--cpu-prof', `--cpu-prof-dir=${outDir}`, OUR_SERVER_SCRIPT]
+    : ['valgrind', ...callgrind];
+  const child = spawn(command as string, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...CONTROL_ENV, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -121,6 +132,20 @@ function kindOf(file: string, index: number): 'event loop' | 'thread pool' | 'V8
   return /^c?fn=\(\d+\) uv_async_send$/m.test(readFileSync(file, 'utf8')) ? 'thread pool' : 'V8';
 }
 
+/** The `--cpu-prof` report: the event loop's self time per request, by function and by module. */
+function printSelfTimes(profiled: Profiled, outDir: string, from: number, to: number, requests: number): void {
+  const file = readdirSync(outDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`the server wrote no CPU profile in ${outDir}`);
+  const { busy, byFunction, byModule } = selfTimes(join(outDir, file), from, to);
+  print(`${profiled}: the event loop's JavaScript self time over ${requests} requests, node ${process.version}`);
+  print(`  busy ${(busy / requests).toFixed(1)} µs per request (sampled)`);
+  print('by module:');
+  print(topLines(byModule, busy, requests, 20).join('\n'));
+  print('by function:');
+  print(topLines(byFunction, busy, requests, 40).join('\n'));
+  print(`CPU profile: ${join(outDir, file)}`);
+}
+
 async function main(): Promise<void> {
   const profiled = process.argv[2] as Profiled;
   if (!GRANTS.includes(profiled)) throw new Error(`profile one of: ${GRANTS.join(', ')}`);
@@ -139,7 +164,8 @@ async function main(): Promise<void> {
   if (profiled === 'metrics') env.METRICS_PORT = String(await freePort());
   const redis = profiled === 'refresh_token' ? await startPrivateRedis(cleanup) : undefined;
   if (redis) env.REDIS_URL = redis.url;
-  const { child, baseUrl } = await startProfiled(env, outDir);
+  const cpuProf = process.argv.includes('--cpu-prof');
+  const { child, baseUrl } = await startProfiled(env, outDir, cpuProf);
   const tokenUrl = `${baseUrl}/oauth2/token`;
   const basic = { ...FORM_HEADERS, authorization: fixtures.basicAuth };
   let body: () => string = () => `grant_type=client_credentials&scope=${SCOPE}`;
@@ -178,12 +204,16 @@ async function main(): Promise<void> {
     headers = () => FORM_HEADERS;
   }
   await send(tokenUrl, headers, warmup, body, onAnswer);
-  control(child, 'on');
+  const micros = () => Number(process.hrtime.bigint() / 1000n); // the clock of the profile's timestamps
+  const from = micros();
+  if (!cpuProf) control(child, 'on');
   await send(tokenUrl, headers, requests, body, onAnswer);
-  control(child, 'off');
+  if (!cpuProf) control(child, 'off');
+  const to = micros();
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
+  if (cpuProf) return printSelfTimes(profiled, outDir, from, to, requests);
   const files = readdirSync(outDir)
     .filter((name) => /^callgrind\.out\.\d+-\d+$/.test(name)) // one per thread, the event loop's first
     .sort()

@@ -1,4 +1,4 @@
-// Compiles the TypeScript the tests load (src/, test/, harness/, examples/) to JavaScript in
+// Compiles the TypeScript the tests load (src/, test/, harness/, examples/, bench/) to JavaScript in
 // .tests/, file by file, with source maps, so each test process loads plain JavaScript:
 // a TypeScript loader costs every test file about a quarter of a second of start-up, and
 // tap starts one process per file. Type-stripping only (esbuild): `npm run typecheck`
@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, '.tests');
-const FOLDERS = ['src', 'test', 'harness', 'examples'];
+const FOLDERS = ['src', 'test', 'harness', 'examples', 'bench'];
 
 async function typeScriptFiles(dir) {
   const entries = await readdir(dir, { withFileTypes: true });
