@@ -16,7 +16,8 @@ import {
   WORKLOAD_SUBJECT,
 } from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
-import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
+import { type LoadSettings, type LoadTarget, measureLoad } from './load.js';
+import { measureMeteredLoad, type MeteredLoad } from './metrics-cost.js';
 import { startOurs } from './servers.js';
 
 /**
@@ -35,11 +36,12 @@ import { startOurs } from './servers.js';
  * does the same work for each.
  */
 
+/** Each with the server's CPU time (every thread), to say what a variant costs beyond its rate. */
 export interface AuthExchangeCost {
-  readonly basic: readonly LoadResult[];
-  readonly pkjwt: readonly LoadResult[];
-  readonly exchange: readonly LoadResult[];
-  readonly workload: readonly LoadResult[];
+  readonly basic: readonly MeteredLoad[];
+  readonly pkjwt: readonly MeteredLoad[];
+  readonly exchange: readonly MeteredLoad[];
+  readonly workload: readonly MeteredLoad[];
 }
 
 /** Subject tokens the exchanges take in turn. */
@@ -128,11 +130,12 @@ export async function measureAuthExchangePhase(settings: LoadSettings & { rounds
       bodyPerRequest: () => exchangeBodies[nextSubject++ % exchangeBodies.length] as string,
     };
     /** Fresh assertions for one measurement (warm-up and run): enough unless the server outran client_secret_basic by half. */
-    const measureSigned = async (ceiling: number, what: string, bodiesOf: (count: number) => string[]): Promise<LoadResult> => {
+    const measureSigned = async (ceiling: number, what: string, bodiesOf: (count: number) => string[]): Promise<MeteredLoad> => {
       const count = Math.ceil(ceiling * (settings.warmupSeconds + settings.durationSeconds) * ASSERTION_HEADROOM) + ASSERTION_MARGIN;
       const bodies = bodiesOf(count);
       let next = 0;
-      const result = await measureLoad(
+      const result = await measureMeteredLoad(
+        server.child.pid,
         { url, headers: FORM_HEADERS, body: bodies[0] as string, bodyPerRequest: () => bodies[next++] ?? CC_BODY },
         settings,
       );
@@ -144,13 +147,13 @@ export async function measureAuthExchangePhase(settings: LoadSettings & { rounds
       measureSigned(ceiling, 'client assertions', (count) => pregeneratedAssertions(count, signer).map(pkjwtBody));
     const measureWorkload = (ceiling: number) => measureSigned(ceiling, 'workload JWTs', (count) => workloadJwts(count).map(workloadBody));
 
-    const results: Record<keyof AuthExchangeCost, LoadResult[]> = { basic: [], pkjwt: [], exchange: [], workload: [] };
+    const results: Record<keyof AuthExchangeCost, MeteredLoad[]> = { basic: [], pkjwt: [], exchange: [], workload: [] };
     // Not recorded: warms the server up and says how many assertions a run may need.
     let ceiling = (await measureLoad(basic, { ...settings, durationSeconds: settings.warmupSeconds })).requestsPerSecond;
-    const variants: [keyof AuthExchangeCost, () => Promise<LoadResult>][] = [
-      ['basic', () => measureLoad(basic, settings)],
+    const variants: [keyof AuthExchangeCost, () => Promise<MeteredLoad>][] = [
+      ['basic', () => measureMeteredLoad(server.child.pid, basic, settings)],
       ['pkjwt', () => measurePkjwt(ceiling)],
-      ['exchange', () => measureLoad(exchange, settings)],
+      ['exchange', () => measureMeteredLoad(server.child.pid, exchange, settings)],
       ['workload', () => measureWorkload(ceiling)],
     ];
     for (let round = 0; round < Math.max(2, settings.rounds); round += 1) {

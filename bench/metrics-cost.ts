@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { LoadResult } from './load.js';
+import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
 
 /** A load result with the CPU time the server process spent during the load (Linux: /proc). */
 export interface MeteredLoad extends LoadResult {
@@ -50,15 +50,25 @@ export async function measureMetricsCost(rounds: number, measure: (metrics: bool
     for (const metrics of round % 2 === 0 ? [false, true] : [true, false]) (metrics ? on : off).push(await measure(metrics));
   }
   const rate = (results: LoadResult[]) => median(results.map((r) => r.requestsPerSecond));
-  const cpu = (results: MeteredLoad[]) => {
-    const seconds = results.map((r) => r.serverCpuSeconds);
-    if (seconds.some((s) => s === undefined)) return undefined;
-    const requests = results.reduce((sum, r) => sum + r.completed, 0);
-    return (seconds.reduce((sum: number, s) => sum + (s as number), 0) / requests) * 1e6;
-  };
-  const [cpuOff, cpuOn] = [cpu(off), cpu(on)];
+  const [cpuOff, cpuOn] = [cpuMicrosPerRequest(off), cpuMicrosPerRequest(on)];
   const cpuPerRequest = cpuOff === undefined || cpuOn === undefined ? undefined : { off: cpuOff, on: cpuOn };
   return { off: rate(off), on: rate(on), cpuPerRequest, results: [...off, ...on] };
+}
+
+/** The server's CPU (every thread) per request over all of `results` together, in µs; undefined without /proc. */
+export function cpuMicrosPerRequest(results: readonly MeteredLoad[]): number | undefined {
+  const seconds = results.map((r) => r.serverCpuSeconds);
+  if (seconds.length === 0 || seconds.some((s) => s === undefined)) return undefined;
+  const requests = results.reduce((sum, r) => sum + r.completed, 0);
+  return (seconds.reduce((sum: number, s) => sum + (s as number), 0) / requests) * 1e6;
+}
+
+/** `measureLoad` with the CPU time `pid` spent on the measured run (after the warm-up). */
+export async function measureMeteredLoad(pid: number | undefined, target: LoadTarget, settings: LoadSettings): Promise<MeteredLoad> {
+  let before: number | undefined;
+  const result = await measureLoad(target, settings, () => (before = cpuSecondsOf(pid)));
+  const after = cpuSecondsOf(pid);
+  return { ...result, serverCpuSeconds: before === undefined || after === undefined ? undefined : after - before };
 }
 
 /** With metrics on, the scrape must have counted every token the load received. */

@@ -3,8 +3,8 @@ import type { Teardown } from '../harness/process.js';
 import type { Fixtures } from './fixtures.js';
 import { SCOPE } from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
-import { measureLoad, type LoadSettings } from './load.js';
-import { cpuSecondsOf, expectCounted, type MeteredLoad } from './metrics-cost.js';
+import type { LoadSettings } from './load.js';
+import { expectCounted, measureMeteredLoad, type MeteredLoad } from './metrics-cost.js';
 import { startOurs } from './servers.js';
 
 /**
@@ -23,12 +23,9 @@ export async function measureOursMetered(settings: LoadSettings, fixtures: Fixtu
       headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth },
       body: `grant_type=client_credentials&scope=${SCOPE}`,
     };
-    let cpuBefore: number | undefined;
-    const result = await measureLoad(target, settings, () => (cpuBefore = cpuSecondsOf(server.child.pid)));
-    const cpuAfter = cpuSecondsOf(server.child.pid);
+    const result = await measureMeteredLoad(server.child.pid, target, settings);
     if (metricsPort) await expectCounted(metricsPort, result.completed);
-    const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    return { ...result, serverCpuSeconds };
+    return result;
   } finally {
     for (const stop of cleanups) await stop();
   }

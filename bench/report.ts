@@ -7,7 +7,7 @@ import type { LoadResult } from './load.js';
 import type { DpopCost } from './dpop-cost.js';
 import type { OpenidCost } from './openid-phase.js';
 import type { AuthExchangeCost } from './auth-exchange-phase.js';
-import { describeCpu, median, type MetricsCost } from './metrics-cost.js';
+import { cpuMicrosPerRequest, describeCpu, median, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
 
@@ -78,11 +78,30 @@ function openidLine(cost: WithHostLoad<OpenidCost>): string {
 }
 
 /** (g): client_credentials with private_key_jwt, token exchange and a workload's JWT, each against client_secret_basic; and the ratios alone. */
-function authExchangeLines(cost: WithHostLoad<AuthExchangeCost>): { line: string; ratios: string } {
+/** (g)'s server CPU per request, each variant's beside basic's: what the variant adds, whatever the rate. */
+function authExchangeCpu(cost: AuthExchangeCost): string {
+  const basic = cpuMicrosPerRequest(cost.basic);
+  if (basic === undefined) return '(g) server CPU per request: unknown (no /proc)';
+  const of = (name: string, results: readonly MeteredLoad[]) => {
+    const micros = cpuMicrosPerRequest(results);
+    return micros === undefined ? `${name} unknown` : `${name} ${Math.round(micros)} µs (+${Math.round(micros - basic)})`;
+  };
+  return `(g) server CPU per request (every thread): basic ${Math.round(basic)} µs, ${[
+    of('pkjwt', cost.pkjwt),
+    of('exchange', cost.exchange),
+    of('workload', cost.workload),
+  ].join(', ')}`;
+}
+
+function authExchangeLines(cost: WithHostLoad<AuthExchangeCost>): { line: string; ratios: string; cpu: string } {
   const { basic: b, pkjwt: p, exchange: e, workload: w } = cost.value;
   const [basic, pkjwt, exchange, workload] = [figureOf(b), figureOf(p), figureOf(e), figureOf(w)];
   if (!basic || !pkjwt || !exchange || !workload)
-    return { line: '(g) client authentication, token exchange and workloads: no result', ratios: '' };
+    return {
+      line: '(g) client authentication, token exchange and workloads: no result',
+      ratios: '',
+      cpu: '(g) server CPU per request: no result',
+    };
   const ratio = (figure: { rate: number }) => (figure.rate / basic.rate).toFixed(2);
   return {
     line:
@@ -92,6 +111,7 @@ function authExchangeLines(cost: WithHostLoad<AuthExchangeCost>): { line: string
       `(p99 ${exchange.p99} ms, exchange/cc = ${ratio(exchange)}), a workload's JWT ${whole(workload.rate)} req/s ` +
       `(p99 ${workload.p99} ms, workload/cc = ${ratio(workload)})`,
     ratios: ` pkjwt/basic=${ratio(pkjwt)} exchange/cc=${ratio(exchange)} workload/cc=${ratio(workload)}`,
+    cpu: authExchangeCpu(cost.value),
   };
 }
 
@@ -122,6 +142,7 @@ export function printReport(report: BenchReport): string[] {
       `(p99 ${dpop.dpop.p99} ms), with/without = ${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}`,
     openidLine(report.openidCost),
     authExchange.line,
+    authExchange.cpu,
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
