@@ -51,21 +51,38 @@ let fileRedis: Promise<PrivateRedis> | undefined;
 let fileCluster: Promise<PrivateRedisCluster> | undefined;
 let fileSentinel: Promise<PrivateRedisSentinel> | undefined;
 
+/**
+ * Forgets a file's server when the file ends (its teardown stops it), so that the next file
+ * run in the same process (scripts/test-batch.mjs) starts its own.
+ */
+function forgetWhenTheFileEnds(forget: () => void): void {
+  tap.teardown(forget);
+}
+
 /** One private redis-server per test file, started on first use and stopped when the file ends. */
 function redisOfThisFile(): Promise<PrivateRedis> {
-  fileRedis ??= startPrivateRedis(tap);
+  if (!fileRedis) {
+    fileRedis = startPrivateRedis(tap);
+    forgetWhenTheFileEnds(() => (fileRedis = undefined));
+  }
   return fileRedis;
 }
 
 /** One private 3 + 3 Redis Cluster per test file, started on first use. */
 export function clusterOfThisFile(): Promise<PrivateRedisCluster> {
-  fileCluster ??= startRedisCluster(tap);
+  if (!fileCluster) {
+    fileCluster = startRedisCluster(tap);
+    forgetWhenTheFileEnds(() => (fileCluster = undefined));
+  }
   return fileCluster;
 }
 
 /** One private Sentinel setup (primary, replica, three sentinels) per test file, started on first use. */
 export function sentinelOfThisFile(): Promise<PrivateRedisSentinel> {
-  fileSentinel ??= startRedisSentinel(tap);
+  if (!fileSentinel) {
+    fileSentinel = startRedisSentinel(tap);
+    forgetWhenTheFileEnds(() => (fileSentinel = undefined));
+  }
   return fileSentinel;
 }
 
