@@ -8,7 +8,8 @@
 // tests, teardowns and plans are scoped to it; the next file starts when its tests are done.
 // Files must leave no process-wide state behind (environment, timers, listeners), as they
 // already must not within a file.
-import { registerHooks } from 'node:module';
+import * as nodeModule from 'node:module';
+import { version } from 'node:process';
 import { URL } from 'node:url';
 import t from 'tap';
 import { runWithin } from './tap-in-batch.mjs';
@@ -16,7 +17,10 @@ import { runWithin } from './tap-in-batch.mjs';
 const SHIM = new URL('./tap-in-batch.mjs', import.meta.url).href;
 const TESTS = new URL('../.tests/', import.meta.url).href;
 
-registerHooks({
+// module.registerHooks: Node 22.15 and later (the engines say 22; CI runs 22.23 and 24).
+if (typeof nodeModule.registerHooks !== 'function')
+  throw new Error(`the batched test tiers need Node 22.15 or later (module.registerHooks); this is ${version}`);
+nodeModule.registerHooks({
   resolve(specifier, context, nextResolve) {
     if (specifier === 'tap' && context.parentURL?.startsWith(TESTS)) return { url: SHIM, shortCircuit: true };
     return nextResolve(specifier, context);
