@@ -1,7 +1,8 @@
 // Runs several compiled test files in one process, each as a subtest named after its file.
 // tap starts one Node process per test file, and in the unit tier starting one (Node, tap,
 // the server's modules, their dependencies) costs about as much as the file's tests, so
-// compile-tests.mjs groups the unit tier's files into a few batches that each run this.
+// compile-tests.mjs groups the unit and Redis tiers' files into a few batches that each run
+// this. tap's timeout (240 s) is then the batch's: a batch takes 3-25 s today.
 //
 // A file in a batch sees what it would alone: `import t from 'tap'` resolves (for the files
 // under .tests/) to tap-in-batch.mjs, whose `t` is that file's subtest, so its top-level
