@@ -2,7 +2,8 @@ import type { Teardown } from '../harness/process.js';
 import { startPrivateRedis } from '../harness/redis.js';
 import { CLIENT_ID, CODE_VERIFIER, ES256_CLIENT_ID, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
 import { codeRedemptionLoad } from './grant-loads.js';
-import { type LoadResult, measureGrantLoad } from './load.js';
+import { measureGrantLoad } from './load.js';
+import { cpuSecondsOf, type MeteredLoad } from './metrics-cost.js';
 import { mintOurCodes } from './minting.js';
 import { startOurs } from './servers.js';
 
@@ -13,10 +14,11 @@ import { startOurs } from './servers.js';
  * ES256), and a few more bytes. Rounds alternate the three so drift falls on each alike.
  */
 
+/** Each with the server's CPU time (every thread) during the redemptions. */
 export interface OpenidCost {
-  readonly plain: readonly LoadResult[];
-  readonly rs256: readonly LoadResult[];
-  readonly es256: readonly LoadResult[];
+  readonly plain: readonly MeteredLoad[];
+  readonly rs256: readonly MeteredLoad[];
+  readonly es256: readonly MeteredLoad[];
 }
 
 export async function measureOpenidPhase(
@@ -39,7 +41,7 @@ export async function measureOpenidPhase(
       { name: 'rs256' as const, clientId: CLIENT_ID, scope: ['openid', SCOPE] },
       { name: 'es256' as const, clientId: ES256_CLIENT_ID, scope: ['openid', SCOPE] },
     ];
-    const results: Record<'plain' | 'rs256' | 'es256', LoadResult[]> = { plain: [], rs256: [], es256: [] };
+    const results: Record<'plain' | 'rs256' | 'es256', MeteredLoad[]> = { plain: [], rs256: [], es256: [] };
     // A warm-up of each, not recorded.
     for (const v of variants) {
       const codes = await mintOurCodes(redis.url, 300, { clientId: v.clientId, scope: v.scope });
@@ -48,12 +50,13 @@ export async function measureOpenidPhase(
     for (let round = 0; round < Math.max(2, settings.rounds); round += 1) {
       for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
         const codes = await mintOurCodes(redis.url, settings.codes, { clientId: v.clientId, scope: v.scope });
-        results[v.name].push(
-          await measureGrantLoad(codeRedemptionLoad(client(v.clientId), codes), {
-            connections: settings.connections,
-            amount: codes.length,
-          }),
-        );
+        const before = cpuSecondsOf(server.child.pid);
+        const result = await measureGrantLoad(codeRedemptionLoad(client(v.clientId), codes), {
+          connections: settings.connections,
+          amount: codes.length,
+        });
+        const after = cpuSecondsOf(server.child.pid);
+        results[v.name].push({ ...result, serverCpuSeconds: before === undefined || after === undefined ? undefined : after - before });
       }
     }
     return results;

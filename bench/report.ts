@@ -66,6 +66,14 @@ function signingOf(workers: number): string {
   return signingConfig({ ACCESS_TOKEN_SIGNING: 'auto' }, workers, availableParallelism()).accessTokenSigning;
 }
 
+/** (f)'s server CPU per redemption (every thread), each ID token's beside the plain one's. */
+function openidCpu(cost: OpenidCost): string {
+  const [plain, rs256, es256] = [cpuMicrosPerRequest(cost.plain), cpuMicrosPerRequest(cost.rs256), cpuMicrosPerRequest(cost.es256)];
+  if (plain === undefined || rs256 === undefined || es256 === undefined) return 'server CPU per request: unknown (no /proc)';
+  const us = (n: number) => `${Math.round(n)} µs`;
+  return `server CPU per request: without ${us(plain)}, RS256 ${us(rs256)} (+${us(rs256 - plain)}), ES256 ${us(es256)} (+${us(es256 - plain)})`;
+}
+
 /** (f): code redemption without openid, with an RS256 ID token (the default), with an ES256 one. */
 function openidLine(cost: WithHostLoad<OpenidCost>): string {
   const [plain, rs256, es256] = [figureOf(cost.value.plain), figureOf(cost.value.rs256), figureOf(cost.value.es256)];
@@ -73,7 +81,8 @@ function openidLine(cost: WithHostLoad<OpenidCost>): string {
   return (
     `(f) code redemption with openid, one process, Redis, medians of ${cost.value.plain.length} alternated rounds [${hostNote(cost.host)}]: ` +
     `without ${whole(plain.rate)} req/s (p99 ${plain.p99} ms), with an RS256 ID token ${whole(rs256.rate)} req/s (p99 ${rs256.p99} ms, ` +
-    `${(rs256.rate / plain.rate).toFixed(2)}×), with an ES256 one ${whole(es256.rate)} req/s (p99 ${es256.p99} ms, ${(es256.rate / plain.rate).toFixed(2)}×)`
+    `${(rs256.rate / plain.rate).toFixed(2)}×), with an ES256 one ${whole(es256.rate)} req/s (p99 ${es256.p99} ms, ${(es256.rate / plain.rate).toFixed(2)}×); ` +
+    openidCpu(cost.value)
   );
 }
 
