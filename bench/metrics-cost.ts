@@ -67,8 +67,13 @@ export function cpuMicrosPerRequest(results: readonly MeteredLoad[]): number | u
 export async function measureMeteredLoad(pid: number | undefined, target: LoadTarget, settings: LoadSettings): Promise<MeteredLoad> {
   let before: number | undefined;
   const result = await measureLoad(target, settings, () => (before = cpuSecondsOf(pid)));
+  return { ...result, serverCpuSeconds: cpuSecondsSince(pid, before) };
+}
+
+/** The CPU seconds `pid` spent since `before` (a cpuSecondsOf reading); undefined without /proc. */
+export function cpuSecondsSince(pid: number | undefined, before: number | undefined): number | undefined {
   const after = cpuSecondsOf(pid);
-  return { ...result, serverCpuSeconds: before === undefined || after === undefined ? undefined : after - before };
+  return before === undefined || after === undefined ? undefined : after - before;
 }
 
 /** With metrics on, the scrape must have counted every token the load received. */

@@ -3,7 +3,7 @@ import { startPrivateRedis } from '../harness/redis.js';
 import { CLIENT_ID, CODE_VERIFIER, ES256_CLIENT_ID, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
 import { codeRedemptionLoad } from './grant-loads.js';
 import { measureGrantLoad } from './load.js';
-import { cpuSecondsOf, type MeteredLoad } from './metrics-cost.js';
+import { cpuSecondsOf, cpuSecondsSince, type MeteredLoad } from './metrics-cost.js';
 import { mintOurCodes } from './minting.js';
 import { startOurs } from './servers.js';
 
@@ -55,8 +55,7 @@ export async function measureOpenidPhase(
           connections: settings.connections,
           amount: codes.length,
         });
-        const after = cpuSecondsOf(server.child.pid);
-        results[v.name].push({ ...result, serverCpuSeconds: before === undefined || after === undefined ? undefined : after - before });
+        results[v.name].push({ ...result, serverCpuSeconds: cpuSecondsSince(server.child.pid, before) });
       }
     }
     return results;

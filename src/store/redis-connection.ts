@@ -1,5 +1,5 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { remoteAddress, SentinelSwitches } from './sentinel-switches.js';
+import { reconnectUnlessOn, remoteAddress, SentinelSwitches } from './sentinel-switches.js';
 
 /** A Redis node or sentinel, as REDIS_CLUSTER_NODES and REDIS_SENTINELS list them. */
 export interface RedisAddress {
@@ -140,11 +140,7 @@ export function followAddress(leader: RedisClient, followers: readonly RedisClie
   leader.on('ready', () => {
     const address = remoteAddress(leader);
     if (address === undefined) return;
-    for (const follower of followers) {
-      if (!(follower instanceof Redis) || follower.status !== 'ready') continue;
-      const current = remoteAddress(follower);
-      if (current !== undefined && current !== address) follower.disconnect(true);
-    }
+    for (const follower of followers) if (follower instanceof Redis) reconnectUnlessOn(follower, address);
   });
 }
 
@@ -193,7 +189,7 @@ function clusterOptions(settings: RedisConnectionSettings): ClusterOptions {
   };
 }
 
-/** QUIT, then disconnect: a Sentinel client's failover detector keeps its own sentinel connections until then. */
+/** QUIT, then disconnect; a Sentinel client stops following the announcements (SentinelSwitches) first. */
 export async function closeRedisClient(client: RedisClient): Promise<void> {
   closedOnPurpose.add(client);
   if (client instanceof Redis) switchesOfClient.get(client)?.untrack(client);

@@ -31,6 +31,16 @@ export function remoteAddress(client: Redis): string | undefined {
 }
 
 /**
+ * Reconnects `client` when it is ready and connected somewhere other than `address`; the
+ * reconnection asks the sentinels for the primary again. One connected there stays.
+ */
+export function reconnectUnlessOn(client: Redis, address: string): void {
+  if (client.status !== 'ready') return;
+  const current = remoteAddress(client);
+  if (current !== undefined && current !== address) client.disconnect(true);
+}
+
+/**
  * Behind Sentinel, the process's connections follow the primary the sentinels announce:
  * one subscription to `+switch-master` per sentinel (for all the connections of a store),
  * and at each announcement every ready connection that is not on the announced primary
@@ -70,9 +80,7 @@ export class SentinelSwitches {
   switched(message: string): void {
     const primary = announcedPrimary(message, this.settings.name);
     if (primary === undefined) return;
-    for (const client of this.clients) {
-      if (client.status === 'ready' && remoteAddress(client) !== primary) client.disconnect(true);
-    }
+    for (const client of this.clients) reconnectUnlessOn(client, primary);
   }
 
   private listen(): void {

@@ -4,6 +4,7 @@ import { RedisStore } from '../../src/store/redis.js';
 import type { ReplicaAck } from '../../src/store/replica-ack.js';
 import { closeRedisClient, createRedisClient, type RedisClient, type RedisTopology } from '../../src/store/redis-connection.js';
 import type { StoreCommandObserver } from '../../src/store/types.js';
+import type { Teardown } from '../../harness/process.js';
 import { type PrivateRedis, startPrivateRedis } from '../../harness/redis.js';
 import { type PrivateRedisCluster, startRedisCluster } from '../../harness/redis-cluster.js';
 import { nodeCommand } from '../../harness/redis-nodes.js';
@@ -47,44 +48,30 @@ export const sentinelTarget = (setup: PrivateRedisSentinel): RedisTarget => ({
   primaryPorts: async () => [(await setup.primary()).port],
 });
 
-let fileRedis: Promise<PrivateRedis> | undefined;
-let fileCluster: Promise<PrivateRedisCluster> | undefined;
-let fileSentinel: Promise<PrivateRedisSentinel> | undefined;
-
 /**
- * Forgets a file's server when the file ends (its teardown stops it), so that the next file
- * run in the same process (scripts/test-batch.mjs) starts its own.
+ * What `start` starts, once per test file: started on first use, stopped by the file's
+ * teardown and then forgotten, so that the next file run in the same process
+ * (scripts/test-batch.mjs) starts its own.
  */
-function forgetWhenTheFileEnds(forget: () => void): void {
-  tap.teardown(forget);
+function oncePerFile<T>(start: (t: Teardown) => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => {
+    if (!started) {
+      started = start(tap);
+      tap.teardown(() => (started = undefined));
+    }
+    return started;
+  };
 }
 
-/** One private redis-server per test file, started on first use and stopped when the file ends. */
-function redisOfThisFile(): Promise<PrivateRedis> {
-  if (!fileRedis) {
-    fileRedis = startPrivateRedis(tap);
-    forgetWhenTheFileEnds(() => (fileRedis = undefined));
-  }
-  return fileRedis;
-}
+/** One private redis-server per test file. */
+const redisOfThisFile: () => Promise<PrivateRedis> = oncePerFile(startPrivateRedis);
 
-/** One private 3 + 3 Redis Cluster per test file, started on first use. */
-export function clusterOfThisFile(): Promise<PrivateRedisCluster> {
-  if (!fileCluster) {
-    fileCluster = startRedisCluster(tap);
-    forgetWhenTheFileEnds(() => (fileCluster = undefined));
-  }
-  return fileCluster;
-}
+/** One private 3 + 3 Redis Cluster per test file. */
+export const clusterOfThisFile: () => Promise<PrivateRedisCluster> = oncePerFile((t) => startRedisCluster(t));
 
-/** One private Sentinel setup (primary, replica, three sentinels) per test file, started on first use. */
-export function sentinelOfThisFile(): Promise<PrivateRedisSentinel> {
-  if (!fileSentinel) {
-    fileSentinel = startRedisSentinel(tap);
-    forgetWhenTheFileEnds(() => (fileSentinel = undefined));
-  }
-  return fileSentinel;
-}
+/** One private Sentinel setup (primary, replica, three sentinels) per test file. */
+export const sentinelOfThisFile: () => Promise<PrivateRedisSentinel> = oncePerFile((t) => startRedisSentinel(t));
 
 /**
  * Shortens the TTL of every key under ARGV[1] (a glob) by ARGV[2] ms, deleting the keys
