@@ -4,6 +4,7 @@ import { ClientRegistry } from './clients/registry.js';
 import { demoCredentialsFile, writeDemoCredentials } from './dev-credentials.js';
 import { generateClientSecret, hashClientSecret } from './clients/secret.js';
 import { loadConfig } from './config/index.js';
+import { applyThreadPoolSize } from './config/signing.js';
 import { ensureSigningKey } from './keys/rotation.js';
 import { ResourceRegistry } from './resources/registry.js';
 import { startServer, stopOnSignals } from './server.js';
@@ -36,6 +37,7 @@ const DEV_DEFAULTS = { DYNAMIC_CLIENT_REGISTRATION: 'open', HOST: '127.0.0.1' };
 
 try {
   const config = loadConfig(undefined, DEV_DEFAULTS);
+  applyThreadPoolSize(config.threadPoolSize);
   await mkdir(config.keysDir, { recursive: true, mode: 0o700 });
   const created = await ensureSigningKey(config.keysDir, {
     accessTokenAlg: config.accessTokenSigningAlg,

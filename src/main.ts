@@ -5,6 +5,7 @@ import { runPrimary } from './cluster/primary.js';
 import { primaryLog } from './cluster/primary-log.js';
 import { type Config, loadConfig } from './config/index.js';
 import { assertProductionReady, isProduction } from './config/production.js';
+import { applyThreadPoolSize } from './config/signing.js';
 import { clusterMetrics } from './metrics/cluster.js';
 import { buildMetricsServer } from './routes/metrics-server.js';
 import { startServer, stopOnSignals } from './server.js';
@@ -69,6 +70,7 @@ const WORKER_DISCONNECT_WAIT_MS = 2000;
 
 try {
   const config = loadConfig();
+  applyThreadPoolSize(config.threadPoolSize);
   // This file's own path: inside node_modules when it runs from the installed package.
   const production = isProduction(fileURLToPath(import.meta.url));
   if (config.workers > 1 && cluster.isPrimary) {

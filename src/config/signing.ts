@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '@oauth2-token-service/verifier/algorithms';
 import type { SigningThread } from '../tokens/jws.js';
+import { integer } from './fields.js';
 
-/** ACCESS_TOKEN_SIGNING and ACCESS_TOKEN_SIGNING_ALG, parsed by src/config/index.ts with the others (the only reader of process.env). */
+/** ACCESS_TOKEN_SIGNING, ACCESS_TOKEN_SIGNING_ALG and UV_THREADPOOL_SIZE, parsed by src/config/index.ts with the others (the only reader of process.env). */
 
 const SIGNING_CHOICES = ['auto', 'main-thread', 'thread-pool'] as const satisfies readonly (SigningThread | 'auto')[];
 
@@ -13,6 +14,8 @@ export const SIGNING_FIELDS = {
   ACCESS_TOKEN_SIGNING_ALG: z
     .enum(SIGNING_ALGORITHMS, { message: `ACCESS_TOKEN_SIGNING_ALG must be one of ${SIGNING_ALGORITHMS.join(', ')}` })
     .optional(),
+  // libuv's own variable, read here so its value is checked and its default is ours (threadPoolSize below).
+  UV_THREADPOOL_SIZE: integer('UV_THREADPOOL_SIZE', 1, 1024).optional(),
 };
 
 type SigningVariables = z.output<z.ZodObject<typeof SIGNING_FIELDS>>;
@@ -25,6 +28,25 @@ export interface SigningConfig {
    * ES256 keys, otherwise that of its newest key (src/keys/signing-algorithms.ts).
    */
   readonly accessTokenSigningAlg: SigningAlgorithm | undefined;
+  /** libuv's thread pool size in each server process: UV_THREADPOOL_SIZE, else threadPoolSize's default. */
+  readonly threadPoolSize: number;
+}
+
+/** libuv's default, and the most threads the default below gives a process. */
+const LIBUV_DEFAULT_POOL = 4;
+
+/**
+ * The default size of libuv's thread pool: one thread for each CPU left over beside the
+ * server processes' event loops, at least one and at most libuv's own 4. Signatures and
+ * verifications are the pool's only work on the token path: scrypt runs on worker threads of
+ * its own (src/users/password-threads.ts) and the fetcher of URLs a client names resolves
+ * through c-ares (src/fetch/resolver.ts). Why fewer threads: on two cores shared with the
+ * load, every signature handed to an idle pool thread wakes it and takes the event loop's
+ * core; with one thread, jobs queued while it works wake nobody. `npm run bench` measured
+ * +27 to +44 % for one process with one thread instead of four (BENCHMARKS.md).
+ */
+export function defaultThreadPoolSize(workers: number, cpus: number): number {
+  return Math.max(1, Math.min(LIBUV_DEFAULT_POOL, Math.floor(cpus / workers) - 1));
 }
 
 /**
@@ -40,5 +62,16 @@ export function signingConfig(e: SigningVariables, workers: number, cpus: number
   return {
     accessTokenSigning: choice !== 'auto' ? choice : workers < cpus ? 'thread-pool' : 'main-thread',
     accessTokenSigningAlg: e.ACCESS_TOKEN_SIGNING_ALG,
+    threadPoolSize: e.UV_THREADPOOL_SIZE ?? defaultThreadPoolSize(workers, cpus),
   };
+}
+
+/**
+ * Sets the size of libuv's thread pool for this process (and the workers it forks, which
+ * inherit the environment). libuv reads UV_THREADPOOL_SIZE once, when the pool first starts,
+ * so the entries call this right after reading the configuration, which is synchronous, before
+ * anything uses the pool.
+ */
+export function applyThreadPoolSize(size: number): void {
+  process.env.UV_THREADPOOL_SIZE = String(size);
 }

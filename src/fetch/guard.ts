@@ -1,26 +1,17 @@
 import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { FetchFailed } from './errors.js';
+import { type ResolvedAddress, type Resolver, resolverFor } from './resolver.js';
 import { isSpecialUseAddress } from './special-use-addresses.js';
+
+export type { ResolvedAddress, Resolver } from './resolver.js';
 
 /**
  * What every fetch of a URL someone else controls goes through: the URL's scheme and form,
  * and a DNS lookup inside the connection that refuses special-use addresses before any
  * socket connects (so the address checked is the address connected to).
  */
-
-export interface ResolvedAddress {
-  readonly address: string;
-  readonly family: 4 | 6;
-}
-
-/** Every address of a host name, as the connection would use them. */
-export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
-
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
 export interface FetchPolicy {
   /** Fetch http:// URLs too (development and tests only). */
@@ -33,7 +24,7 @@ export interface FetchPolicy {
   readonly maxBytes: number;
   /** PEM certificates trusted instead of Node's CA list (tests). NODE_EXTRA_CA_CERTS adds to the list instead. */
   readonly ca?: string | undefined;
-  /** DNS resolution; tests inject their own. */
+  /** DNS resolution; tests inject their own. Default: src/fetch/resolver.ts's choice. */
   readonly resolve?: Resolver | undefined;
 }
 
@@ -57,7 +48,7 @@ function usableAddresses(hostname: string, addresses: readonly ResolvedAddress[]
 
 /** The connection's DNS lookup: resolves, then refuses before any socket connects. */
 export function guardedLookup(policy: FetchPolicy): LookupFunction {
-  const resolve = policy.resolve ?? systemResolver;
+  const resolve = resolverFor(policy);
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {

@@ -3,7 +3,6 @@ import { FetchFailed } from './errors.js';
 import { type FetchPolicy, guardedRequest, readBody, settleOnce, targetOf, USER_AGENT } from './guard.js';
 
 export type { FetchPolicy, ResolvedAddress, Resolver } from './guard.js';
-export { systemResolver } from './guard.js';
 
 export interface FetchedJson {
   readonly body: unknown;

@@ -1,5 +1,5 @@
-import { randomBytes, type ScryptOptions, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { scryptOnThread } from './password-threads.js';
 
 /**
  * User passwords are low-entropy, so they are stored with scrypt (RFC 7914), the
@@ -20,11 +20,9 @@ const KEY_LENGTH = 32;
 const MAX_MEMORY = 2 ** 30;
 export const PASSWORD_HASH_PATTERN = /^scrypt\$\d{1,8}\$\d{1,2}\$\d{1,2}\$[A-Za-z0-9_-]{16,86}\$[A-Za-z0-9_-]{43}$/;
 
-/** Asynchronous (libuv thread pool), never scryptSync: a login must not stall the event loop. */
-const scryptAsync = promisify<string, Buffer, number, ScryptOptions, Buffer>(scryptCallback);
-
+/** On a password thread (src/users/password-threads.ts): a sign-in stalls neither the event loop nor the token signatures. */
 function scrypt(password: string, salt: Buffer, { N, r, p }: ScryptParameters): Promise<Buffer> {
-  return scryptAsync(password, salt, KEY_LENGTH, { N, r, p, maxmem: 2 * 128 * N * r });
+  return scryptOnThread({ password, salt, keyLength: KEY_LENGTH, N, r, p });
 }
 
 /** The fewest characters (code points) a password set by an operator has (`users add`, the admin API). */

@@ -1,10 +1,12 @@
 import { once } from 'node:events';
-import { rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Test } from 'tap';
 import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
+import { defaultThreadPoolSize } from '../../src/config/signing.js';
 import { rotateKeys } from '../../src/keys/rotation.js';
 import { keysDirWithSigningKey, tempDir } from '../helpers/keys.js';
 import { freePort } from '../../harness/ports.js';
@@ -153,6 +155,28 @@ t.test('a production process on Redis issues tokens and reloads keys on SIGHUP',
     const [code] = await exit;
     t.equal(code, 0);
   });
+});
+
+t.test('libuv’s thread pool: by default a thread per CPU left beside the event loop (1 to 4), else UV_THREADPOOL_SIZE', async (t) => {
+  const keysDir = await keysDirWithSigningKey(t);
+  const clients = await clientsFile(t);
+  const poolThreads = async (env: Record<string, string>) => {
+    // Signing on the pool, so the token request starts it.
+    const server = await startServerProcess(t, {
+      PORT: String(await freePort()),
+      KEYS_DIR: keysDir,
+      CLIENTS_FILE: clients,
+      ACCESS_TOKEN_SIGNING: 'thread-pool',
+      ...env,
+    });
+    t.equal((await token(server.baseUrl)).status, 200);
+    const tasks = `/proc/${server.child.pid}/task`;
+    const names = await Promise.all((await readdir(tasks)).map((id) => readFile(`${tasks}/${id}/comm`, 'utf8').catch(() => '')));
+    await server.stop();
+    return names.filter((name) => name.trim() === 'libuv-worker').length;
+  };
+  t.equal(await poolThreads({}), defaultThreadPoolSize(1, availableParallelism()), `${availableParallelism()} CPUs, one process`);
+  t.equal(await poolThreads({ UV_THREADPOOL_SIZE: '3' }), 3, 'the operator’s size');
 });
 
 t.test('KEYS_RELOAD_INTERVAL re-reads the folder without a signal', async (t) => {

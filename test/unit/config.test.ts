@@ -3,7 +3,7 @@ import t from 'tap';
 import { hashClientSecret } from '../../src/clients/secret.js';
 import { EnvSchema } from '../../src/config/environment.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { signingConfig } from '../../src/config/signing.js';
+import { defaultThreadPoolSize, signingConfig } from '../../src/config/signing.js';
 import { loadOperatorDefaults } from '../../src/config/operator.js';
 
 /** The problems loadConfig reports for `env`, one line each; none when it loads. */
@@ -72,6 +72,8 @@ t.test('loadConfig', async (t) => {
       entries: { syncIntervalSeconds: 2, encryptionKey: undefined },
       // auto: the thread pool while a CPU is left over beside WORKERS=1.
       accessTokenSigning: availableParallelism() > 1 ? 'thread-pool' : 'main-thread',
+      // A thread per CPU left beside the event loop, 1 to 4.
+      threadPoolSize: Math.max(1, Math.min(4, availableParallelism() - 1)),
     });
     t.equal(loadConfig({ PORT: '8080' }).issuer, 'http://localhost:8080', 'the default issuer follows PORT');
     t.ok(Object.isFrozen(loadConfig({})));
@@ -286,6 +288,7 @@ t.test('loadConfig', async (t) => {
       DPOP_PROOF_WINDOW: 'seconds',
       DEVICE_CODE_TTL: 'seconds',
       DEVICE_USER_CODE_MAX_FAILURES: '(none)',
+      UV_THREADPOOL_SIZE: '(none)',
       ENTRIES_SYNC_INTERVAL: 'seconds',
     });
     t.same(problemsOf({ ACCESS_TOKEN_TTL: '0', CLIENT_ID_METADATA_TIMEOUT_MS: '99', CLIENT_ID_METADATA_MAX_BYTES: '2000000' }), [
@@ -473,6 +476,28 @@ t.test('loadConfig', async (t) => {
       'REGISTRATION_INITIAL_ACCESS_TOKENS must be comma-separated digests (sha256:…) printed by "oauth2-token-service registration token"',
     ]);
     t.notMatch(problems.join('\n'), pasted, 'a token pasted instead of its digest is never echoed');
+  });
+
+  t.test('UV_THREADPOOL_SIZE: libuv’s thread pool, a thread per CPU left beside the event loops by default', async (t) => {
+    t.equal(loadConfig({ UV_THREADPOOL_SIZE: '16' }).threadPoolSize, 16, 'the operator’s size');
+    t.same(problemsOf({ UV_THREADPOOL_SIZE: '0' }), ['UV_THREADPOOL_SIZE must be at least 1']);
+    t.same(problemsOf({ UV_THREADPOOL_SIZE: 'four' }), ['UV_THREADPOOL_SIZE must be a whole number']);
+    t.same(problemsOf({ UV_THREADPOOL_SIZE: '1025' }), ['UV_THREADPOOL_SIZE must be at most 1024']);
+    t.same(
+      [
+        [1, 1],
+        [1, 2],
+        [1, 3],
+        [1, 4],
+        [1, 8],
+        [2, 2],
+        [2, 8],
+        [4, 8],
+        [8, 8],
+      ].map(([workers, cpus]) => `${workers} on ${cpus}: ${defaultThreadPoolSize(workers as number, cpus as number)}`),
+      ['1 on 1: 1', '1 on 2: 1', '1 on 3: 2', '1 on 4: 3', '1 on 8: 4', '2 on 2: 1', '2 on 8: 3', '4 on 8: 1', '8 on 8: 1'],
+    );
+    t.equal(loadConfig({}).threadPoolSize, defaultThreadPoolSize(1, availableParallelism()));
   });
 
   t.test('ACCESS_TOKEN_SIGNING: where access tokens are signed', async (t) => {

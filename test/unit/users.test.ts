@@ -6,6 +6,7 @@ import { hashPassword, isUsablePasswordHash, PASSWORD_HASH_PATTERN, verifyPasswo
 import { UserRegistry, UsersFileError } from '../../src/users/registry.js';
 import { tempDir } from '../helpers/keys.js';
 import { cheapPasswordHash } from '../helpers/passwords.js';
+import { occupyThreadPool } from '../helpers/thread-pool.js';
 
 const SALT = 'c2FsdHNhbHRzYWx0c2FsdA'; // 16 bytes
 const KEY = 'A'.repeat(43); // 32 bytes
@@ -27,6 +28,16 @@ t.test('password hashing (scrypt)', async (t) => {
   t.equal(await verifyPassword('', stored), false);
   t.equal(await verifyPassword('correct horse', undefined), false, 'unknown user');
   t.equal(await verifyPassword('pässword', await hashPassword('pässword')), true, 'UTF-8 passwords');
+});
+
+t.test('scrypt runs on threads of its own: a check does not wait for libuv’s pool, where tokens are signed', async (t) => {
+  const stored = cheapPasswordHash('correct horse');
+  await verifyPassword('warm up', stored); // the first thread's start, outside the measurement
+  const pool = occupyThreadPool(600);
+  t.equal(await verifyPassword('correct horse', stored), true);
+  t.equal(await verifyPassword('wrong horse', stored), false);
+  t.equal(pool.settled(), false, 'checked while every pool thread was busy');
+  await pool.done;
 });
 
 t.test('the parameters are read from the stored hash', async (t) => {
