@@ -85,7 +85,7 @@ export interface Config
   readonly loginMaxFailures: number;
   readonly loginMaxFailuresPerIp: number;
   readonly loginFailureWindow: number;
-  /** Password verifications (scrypt) running at once; libuv's thread pool has 4 threads by default. */
+  /** Password verifications (scrypt) running at once, each on a password thread (src/users/password-threads.ts). */
   readonly passwordVerifyConcurrency: number;
   /** Verifications that may wait for a slot; past that, sign-ins are refused at once. */
   readonly passwordVerifyQueue: number;

@@ -1,7 +1,7 @@
 /**
  * A cap on concurrent password verifications, with a short bounded queue. scrypt runs on
- * libuv's thread pool; without a cap, a burst of attempts queues there for seconds and
- * every real sign-in waits behind it. With the cap, the excess is refused at once.
+ * password threads (src/users/password-threads.ts); without a cap, a burst of attempts queues
+ * there for seconds and every real sign-in waits behind it. With the cap, the excess is refused at once.
  *
  * Hand-written rather than p-limit, p-queue or async-sema: none of them refuses work when
  * its queue is full (the one behaviour needed here), and the whole job is a counter and
