@@ -17,6 +17,7 @@ import { startBare, startOurs, startPeer } from './servers.js';
 import { type BenchSettings, parseSettings } from './settings.js';
 import { measureSigningRate } from './sign.js';
 import { measureAuthExchangePhase } from './auth-exchange-phase.js';
+import { measurePoolPhase } from './pool-phase.js';
 
 /**
  * Our token endpoint against (a) what it could be on one core: a bare Fastify route doing
@@ -28,7 +29,8 @@ import { measureAuthExchangePhase } from './auth-exchange-phase.js';
  * client_credentials with METRICS_PORT unset and set, alternating; and (e) the cost of DPoP:
  * client_credentials plain, then with a fresh DPoP proof in each request; (f) code redemption
  * with and without openid; (g) client_credentials with private_key_jwt, token exchange and a
- * workload's JWT (no client) against client_credentials with client_secret_basic.
+ * workload's JWT (no client) against client_credentials with client_secret_basic; (h) the
+ * server's own size of libuv's thread pool against libuv's 4 threads.
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
@@ -183,6 +185,8 @@ async function main(): Promise<void> {
       '(g) private_key_jwt, token exchange and a workload JWT against client_secret_basic, one process, in-memory store...\n',
     );
     const authExchangeCost = await measuringHostLoad(() => measureAuthExchangePhase(settings, fixtures));
+    process.stdout.write("(h) libuv's thread pool: the server's default size against libuv's 4, one process, in-memory store...\n");
+    const poolCost = await measuringHostLoad(() => measurePoolPhase(settings, fixtures));
 
     const redis = await startPrivateRedis(cleanup);
     const admin = new Redis(redis.url);
@@ -232,6 +236,7 @@ async function main(): Promise<void> {
       dpopCost,
       openidCost,
       authExchangeCost,
+      poolCost,
       samples,
       rounds: rounds.host,
       memory,

@@ -83,8 +83,10 @@ export async function expectCounted(metricsPort: string, completed: number): Pro
   if (counted < completed) throw new Error(`metrics counted ${counted} tokens, the load received ${completed}`);
 }
 
-export function describeCpu(cpu: MetricsCost['cpuPerRequest']): string {
+/** `labels`: what the two sides are called (metrics off and on by default). */
+export function describeCpu(cpu: MetricsCost['cpuPerRequest'], labels: readonly [off: string, on: string] = ['off', 'on']): string {
   if (cpu === undefined) return 'server CPU per request: unknown (no /proc)';
   const us = (n: number) => `${Math.round(n)} µs`;
-  return `server CPU per request: off ${us(cpu.off)}  on ${us(cpu.on)}  on/off = ${(cpu.on / cpu.off).toFixed(3)}`;
+  const [off, on] = labels;
+  return `server CPU per request: ${off} ${us(cpu.off)}  ${on} ${us(cpu.on)}  ${on}/${off} = ${(cpu.on / cpu.off).toFixed(3)}`;
 }

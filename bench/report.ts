@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { signingConfig } from '../src/config/signing.js';
+import { defaultThreadPoolSize, signingConfig } from '../src/config/signing.js';
 import type { BenchSettings } from './settings.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
@@ -7,6 +7,7 @@ import type { LoadResult } from './load.js';
 import type { DpopCost } from './dpop-cost.js';
 import type { OpenidCost } from './openid-phase.js';
 import type { AuthExchangeCost } from './auth-exchange-phase.js';
+import { type PoolCost, poolLine } from './pool-phase.js';
 import { cpuMicrosPerRequest, describeCpu, median, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
@@ -23,6 +24,7 @@ export interface BenchReport {
   readonly dpopCost: WithHostLoad<DpopCost>;
   readonly openidCost: WithHostLoad<OpenidCost>;
   readonly authExchangeCost: WithHostLoad<AuthExchangeCost>;
+  readonly poolCost: WithHostLoad<PoolCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
   readonly rounds: HostLoad | undefined;
@@ -152,6 +154,7 @@ export function printReport(report: BenchReport): string[] {
     openidLine(report.openidCost),
     authExchange.line,
     authExchange.cpu,
+    poolLine(report.poolCost, defaultThreadPoolSize(1, availableParallelism()), hostNote(report.poolCost.host)),
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
@@ -216,13 +219,14 @@ export function printReport(report: BenchReport): string[] {
   lines.push(
     '',
     `bench: ${summary.join(' ')} ours/bound=${oursCc ? (oursCc.rate / bound).toFixed(2) : '?'} metrics=${(metrics.on / metrics.off).toFixed(3)} ` +
-      `dpop=${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}${authExchange.ratios}`,
+      `dpop=${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}${authExchange.ratios} pool=${(report.poolCost.value.on / report.poolCost.value.off).toFixed(2)}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   const ourResults = Object.entries(samples).filter((entry) => !isPeer(entry));
   return [
     ...failuresOf('bare server', [bare.value]),
     ...failuresOf('metrics phase', report.metricsCost.value.results),
+    ...failuresOf('pool phase', report.poolCost.value.results),
     ...failuresOf('DPoP phase without proofs', report.dpopCost.value.plain),
     ...failuresOf('DPoP phase with proofs', report.dpopCost.value.dpop),
     ...failuresOf('openid phase', [...report.openidCost.value.plain, ...report.openidCost.value.rs256, ...report.openidCost.value.es256]),

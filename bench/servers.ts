@@ -26,6 +26,8 @@ export interface OurServerOptions {
   readonly signing?: SigningThread;
   /** WORKLOAD_TRUSTS_FILE: the bench's workload trust (phase (g)). */
   readonly workloads?: boolean;
+  /** UV_THREADPOOL_SIZE; undefined: the server's default (phase (h)). */
+  readonly threadPoolSize?: number;
 }
 
 export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: OurServerOptions = {}): Promise<ServerProcess> {
@@ -42,6 +44,7 @@ export async function startOurs(cleanup: Teardown, fixtures: Fixtures, options: 
     ...(options.metricsPort ? { METRICS_PORT: options.metricsPort } : {}),
     ...(options.signing ? { ACCESS_TOKEN_SIGNING: options.signing } : {}),
     ...(options.workloads ? { WORKLOAD_TRUSTS_FILE: fixtures.workloadTrustsFile } : {}),
+    ...(options.threadPoolSize ? { UV_THREADPOOL_SIZE: String(options.threadPoolSize) } : {}),
   };
   const server = await startServerProcess(cleanup, env, { script: OUR_SERVER_SCRIPT });
   if (workers > 1) await new Promise((resolve) => setTimeout(resolve, WORKERS_SETTLE_MS));

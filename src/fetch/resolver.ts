@@ -30,6 +30,21 @@ export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>
 export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
+/**
+ * RFC 6761 §6.3: "Name resolution APIs and libraries SHOULD recognize localhost names as special
+ * and SHOULD always return the IP loopback address for address queries". Name servers are not
+ * asked (they may not know them); the fetcher then refuses the loopback address by name.
+ */
+const LOOPBACK: readonly ResolvedAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+function isLocalhost(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
 export interface DnsResolverOptions {
   /** The name servers asked instead of resolv.conf's (`127.0.0.1:5353`; tests). */
   readonly servers?: readonly string[];
@@ -44,6 +59,7 @@ export interface DnsResolverOptions {
  */
 export function dnsResolver({ servers, timeoutMs = 2000, tries = 2 }: DnsResolverOptions = {}): Resolver {
   return async (hostname) => {
+    if (isLocalhost(hostname)) return LOOPBACK;
     const resolver = new DnsResolver({ timeout: timeoutMs, tries });
     if (servers) resolver.setServers(servers);
     const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);

@@ -38,6 +38,18 @@ t.test('dnsResolver: a name without addresses, unknown, or unanswered is an erro
   t.ok(silent.questions.length >= 2, 'both questions were sent');
 });
 
+t.test('dnsResolver: localhost names are loopback without asking (RFC 6761 §6.3)', async (t) => {
+  const dns = await startDnsServer(t, TABLE);
+  const resolve = dnsResolver({ servers: [dns.address] });
+  const loopback = [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ];
+  for (const name of ['localhost', 'LOCALHOST', 'localhost.', 'app.localhost']) t.same(await resolve(name), loopback, name);
+  t.same(dns.questions, [], 'no name server asked');
+  t.same(await resolve('localhost.example').catch((err: NodeJS.ErrnoException) => err.code), 'ENOTFOUND', 'only the localhost domain');
+});
+
 t.test('dnsResolver does not wait for libuv’s thread pool; getaddrinfo does', async (t) => {
   const dns = await startDnsServer(t, TABLE);
   const resolve = dnsResolver({ servers: [dns.address] });

@@ -1,0 +1,53 @@
+import type { Teardown } from '../harness/process.js';
+import type { Fixtures } from './fixtures.js';
+import { SCOPE } from './fixtures.js';
+import { FORM_HEADERS } from './grant-loads.js';
+import type { WithHostLoad } from './host.js';
+import type { LoadSettings } from './load.js';
+import { describeCpu, measureMetricsCost, measureMeteredLoad, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
+import { startOurs } from './servers.js';
+
+/**
+ * (h) libuv's thread pool: our client_credentials endpoint (one process, in-memory store)
+ * with the pool the server sizes itself (UV_THREADPOOL_SIZE unset: src/config/signing.ts)
+ * against libuv's own 4 threads, alternated, each run on a fresh server. What the default
+ * buys on this host, measured in every run rather than once.
+ */
+
+/** libuv's own default size, the other side of the comparison. */
+export const LIBUV_POOL = 4;
+
+/** `on`: the server's default size; `off`: libuv's 4 (the alternation of measureMetricsCost). */
+export type PoolCost = MetricsCost;
+
+async function measureOursWithPool(settings: LoadSettings, fixtures: Fixtures, serverDefault: boolean): Promise<MeteredLoad> {
+  const cleanups: (() => unknown)[] = [];
+  const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
+  try {
+    const server = await startOurs(cleanup, fixtures, serverDefault ? {} : { threadPoolSize: LIBUV_POOL });
+    const target = {
+      url: `${server.baseUrl}/oauth2/token`,
+      headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth },
+      body: `grant_type=client_credentials&scope=${SCOPE}`,
+    };
+    return await measureMeteredLoad(server.child.pid, target, settings);
+  } finally {
+    for (const stop of cleanups) await stop();
+  }
+}
+
+export function measurePoolPhase(settings: LoadSettings & { readonly rounds: number }, fixtures: Fixtures): Promise<PoolCost> {
+  return measureMetricsCost(settings.rounds, (serverDefault) => measureOursWithPool(settings, fixtures, serverDefault));
+}
+
+/** The report's line; `size`: the default here, `note`: the host's load during the phase. */
+export function poolLine(cost: WithHostLoad<PoolCost>, size: number, note: string): string {
+  const { on, off, results, cpuPerRequest } = cost.value;
+  const whole = (n: number) => Math.round(n).toLocaleString('en-US');
+  const labels = [`${LIBUV_POOL} threads`, 'default'] as const;
+  return (
+    `(h) libuv's thread pool, one process, medians of ${results.length / 2} alternated rounds [${note}]: ` +
+    `the server's default here (${size} thread${size === 1 ? '' : 's'}) ${whole(on)} req/s, libuv's ${LIBUV_POOL} threads ${whole(off)} req/s, ` +
+    `default/${LIBUV_POOL} = ${(on / off).toFixed(2)}; ${describeCpu(cpuPerRequest, labels)}`
+  );
+}
