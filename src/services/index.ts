@@ -22,7 +22,6 @@ import type { UserinfoDependencies } from '../oidc/userinfo.js';
 import { ResourceProofs } from '../dpop/resource-proofs.js';
 import type { AuthorizeDependencies } from '../authorize/pipeline.js';
 import { RefreshTokenSealing } from '../tokens/refresh-token-sealer.js';
-import { setPasswordThreads } from '../users/password-threads.js';
 import { PasswordSignIn } from '../users/sign-in.js';
 import { SignInThrottle } from '../users/sign-in-throttle.js';
 import { VerificationSlots } from '../users/verification-slots.js';
@@ -83,7 +82,6 @@ export function buildServices(config: Config, deps: ServiceDependencies, log: Se
     clock,
   );
   // One sign-in service, so the login page and the password grant share limits and verification slots.
-  setPasswordThreads(config.passwordVerifyConcurrency);
   const signIn = new PasswordSignIn(
     deps.users,
     new SignInThrottle(store.attempts, {

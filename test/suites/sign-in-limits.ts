@@ -9,6 +9,7 @@ import { buildTestServer, SESSION_COOKIE } from '../helpers/server.js';
 import { CountingAuthenticator, until } from '../helpers/sign-in.js';
 import type { OpenStore, TestStore } from '../helpers/stores.js';
 import { TokenClient } from '../helpers/token-client.js';
+import { warmPasswordThreads } from '../helpers/passwords.js';
 
 const CLIENTS = [
   ...AUTHORIZE_CLIENTS,
@@ -52,6 +53,7 @@ export const statuses = (responses: readonly LightMyRequestResponse[]) =>
 
 /** The limits through both endpoints, on one store kind. */
 export function endpointLimitsSuite(t: Test, name: string, open: OpenStore): void {
+  t.before(warmPasswordThreads);
   t.test(`${name}: POST /oauth2/token grant_type=password, 60 concurrent wrong passwords`, async (t) => {
     const { passwordGrant, counting } = await setup(t, { store: await open(t) });
     const responses = await Promise.all(Array.from({ length: 60 }, (_, i) => passwordGrant('alice', `wrong-${i}`, `198.51.100.${i}`)));

@@ -6,6 +6,7 @@ import { VerificationSlots } from '../../src/users/verification-slots.js';
 import { ALICE, testUsers } from '../helpers/authorize-fixtures.js';
 import { CountingAuthenticator, until } from '../helpers/sign-in.js';
 import type { OpenStore } from '../helpers/stores.js';
+import { warmPasswordThreads } from '../helpers/passwords.js';
 
 const LIMITS: SignInLimits = { maxPerUsername: 5, maxPerAddress: 20, windowSeconds: 900, ipv6LimitPrefix: 64 };
 const UNLIMITED_SLOTS = { concurrency: 1000, queue: 0 };
@@ -43,6 +44,7 @@ const tally = (outcomes: readonly { outcome: string }[]) =>
 
 /** The same behaviour on every store: the limits hold in one process and across instances. */
 export function signInLimitsSuite(t: Test, name: string, open: OpenStore): void {
+  t.before(warmPasswordThreads);
   t.test(`${name}: 60 concurrent wrong passwords for one username: exactly LOGIN_MAX_FAILURES are checked`, async (t) => {
     const { signIn, counting } = signInService((await open(t)).store.attempts);
     const outcomes = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn.attempt('alice', `wrong-${i}`, `198.51.100.${i}`)));
