@@ -1,11 +1,8 @@
-import type { Teardown } from '../harness/process.js';
 import type { Fixtures } from './fixtures.js';
-import { SCOPE } from './fixtures.js';
-import { FORM_HEADERS } from './grant-loads.js';
 import type { WithHostLoad } from './host.js';
 import type { LoadSettings } from './load.js';
-import { describeCpu, measureMetricsCost, measureMeteredLoad, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
-import { startOurs } from './servers.js';
+import { describeCpu, measureMetricsCost, type MetricsCost } from './metrics-cost.js';
+import { measureOursOnce } from './metrics-phase.js';
 
 /**
  * (h) libuv's thread pool: our client_credentials endpoint (one process, in-memory store)
@@ -20,24 +17,10 @@ export const LIBUV_POOL = 4;
 /** `on`: the server's default size; `off`: libuv's 4 (the alternation of measureMetricsCost). */
 export type PoolCost = MetricsCost;
 
-async function measureOursWithPool(settings: LoadSettings, fixtures: Fixtures, serverDefault: boolean): Promise<MeteredLoad> {
-  const cleanups: (() => unknown)[] = [];
-  const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
-  try {
-    const server = await startOurs(cleanup, fixtures, serverDefault ? {} : { threadPoolSize: LIBUV_POOL });
-    const target = {
-      url: `${server.baseUrl}/oauth2/token`,
-      headers: { ...FORM_HEADERS, authorization: fixtures.basicAuth },
-      body: `grant_type=client_credentials&scope=${SCOPE}`,
-    };
-    return await measureMeteredLoad(server.child.pid, target, settings);
-  } finally {
-    for (const stop of cleanups) await stop();
-  }
-}
-
 export function measurePoolPhase(settings: LoadSettings & { readonly rounds: number }, fixtures: Fixtures): Promise<PoolCost> {
-  return measureMetricsCost(settings.rounds, (serverDefault) => measureOursWithPool(settings, fixtures, serverDefault));
+  return measureMetricsCost(settings.rounds, (serverDefault) =>
+    measureOursOnce(settings, fixtures, serverDefault ? {} : { threadPoolSize: LIBUV_POOL }),
+  );
 }
 
 /** The report's line; `size`: the default here, `note`: the host's load during the phase. */
