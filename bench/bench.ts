@@ -15,9 +15,10 @@ import { mintOurCodes, mintPeerCodes } from './minting.js';
 import { type BenchReport, printReport } from './report.js';
 import { startBare, startOurs, startPeer } from './servers.js';
 import { type BenchSettings, parseSettings } from './settings.js';
-import { measureSigningRate } from './sign.js';
+import { measureSigningRate, measureVerificationRate } from './sign.js';
 import { measureAuthExchangePhase } from './auth-exchange-phase.js';
 import { measurePoolPhase } from './pool-phase.js';
+import { type CpuSplit, cpuMeter } from './cpu-split.js';
 
 /**
  * Our token endpoint against (a) what it could be on one core: a bare Fastify route doing
@@ -68,6 +69,8 @@ async function expectToken(client: BenchClient): Promise<void> {
 interface Contender {
   readonly name: 'ours' | 'peer';
   readonly client: BenchClient;
+  /** The server's process, whose CPU time the rounds read. */
+  readonly pid: number | undefined;
   mint(count: number): Promise<string[]>;
 }
 
@@ -78,9 +81,26 @@ async function refreshSeeds(contender: Contender, count: number): Promise<string
 }
 
 type Samples = Record<string, LoadResult[]>;
+/** Where the CPU went in each sample (server, Redis, load generator), by figure. */
+type CpuSamples = Record<string, (CpuSplit | undefined)[]>;
 
-function record(samples: Samples, figure: string, result: LoadResult): void {
-  (samples[figure] ??= []).push(result);
+interface RoundRecords {
+  readonly samples: Samples;
+  readonly cpu: CpuSamples;
+  readonly redisPid: number | undefined;
+}
+
+/** Measures one figure with `measure`, which starts the CPU window (after its warm-up) with `started`. */
+async function recorded(
+  records: RoundRecords,
+  figure: string,
+  serverPid: number | undefined,
+  measure: (started: () => void) => Promise<LoadResult>,
+): Promise<void> {
+  const meter = cpuMeter(serverPid, records.redisPid);
+  const result = await measure(() => meter.start());
+  (records.samples[figure] ??= []).push(result);
+  (records.cpu[figure] ??= []).push(meter.stop(result.completed));
 }
 
 async function runRound(
@@ -88,50 +108,36 @@ async function runRound(
   round: number,
   contenders: readonly Contender[],
   twoWorkers: BenchClient,
-  samples: Samples,
+  records: RoundRecords,
 ) {
   const order = round % 2 === 0 ? contenders : [...contenders].reverse();
   const load = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
   for (const c of order) {
     process.stdout.write(`  round ${round + 1}: ${c.name} client_credentials...\n`);
     const cc = clientCredentialsLoad(c.client, SCOPE);
-    record(
-      samples,
-      `${c.name} cc`,
-      await measureLoad({ url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` }, load),
-    );
+    const target = { url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` };
+    await recorded(records, `${c.name} cc`, c.pid, (started) => measureLoad(target, load, started));
     if (!settings.quick) {
       const many = { ...load, connections: MANY_CONNECTIONS };
-      record(
-        samples,
-        `${c.name} cc256`,
-        await measureLoad({ url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` }, many),
-      );
+      await recorded(records, `${c.name} cc256`, c.pid, (started) => measureLoad(target, many, started));
     }
   }
   process.stdout.write(`  round ${round + 1}: ours WORKERS=2 client_credentials...\n`);
-  record(
-    samples,
-    'ours2 cc',
-    await measureLoad(
-      {
-        url: twoWorkers.tokenUrl,
-        headers: { ...FORM_HEADERS, authorization: twoWorkers.authorization },
-        body: `grant_type=client_credentials&scope=${SCOPE}`,
-      },
-      load,
-    ),
-  );
+  const twoTarget = {
+    url: twoWorkers.tokenUrl,
+    headers: { ...FORM_HEADERS, authorization: twoWorkers.authorization },
+    body: `grant_type=client_credentials&scope=${SCOPE}`,
+  };
+  (records.samples['ours2 cc'] ??= []).push(await measureLoad(twoTarget, load));
   for (const c of order) {
     process.stdout.write(`  round ${round + 1}: ${c.name} code redemption...\n`);
     if (round === 0)
       await measureGrantLoad(codeRedemptionLoad(c.client, await c.mint(500)), { connections: settings.connections, amount: 500 });
     const codes = await c.mint(settings.codes);
-    record(
-      samples,
-      `${c.name} code`,
-      await measureGrantLoad(codeRedemptionLoad(c.client, codes), { connections: settings.connections, amount: codes.length }),
-    );
+    await recorded(records, `${c.name} code`, c.pid, (started) => {
+      started();
+      return measureGrantLoad(codeRedemptionLoad(c.client, codes), { connections: settings.connections, amount: codes.length });
+    });
   }
   for (const c of order) {
     process.stdout.write(`  round ${round + 1}: ${c.name} refresh rotation...\n`);
@@ -142,14 +148,13 @@ async function runRound(
         durationSeconds: settings.warmupSeconds,
       });
     const fresh = await refreshSeeds(c, settings.connections * 2);
-    record(
-      samples,
-      `${c.name} refresh`,
-      await measureGrantLoad(refreshRotationLoad(c.client, fresh), {
+    await recorded(records, `${c.name} refresh`, c.pid, (started) => {
+      started();
+      return measureGrantLoad(refreshRotationLoad(c.client, fresh), {
         connections: settings.connections,
         durationSeconds: settings.durationSeconds,
-      }),
-    );
+      });
+    });
   }
 }
 
@@ -173,6 +178,8 @@ async function main(): Promise<void> {
     });
     process.stdout.write('(b) ES256 signing...\n');
     const signing = await measuringHostLoad(async () => measureSigningRate(settings.warmupSeconds, settings.signSeconds));
+    process.stdout.write('(c) ES256 verification...\n');
+    const verification = await measuringHostLoad(async () => measureVerificationRate(settings.warmupSeconds, settings.signSeconds));
     process.stdout.write('(d) metrics off and on (METRICS_PORT), one process, in-memory store...\n');
     const metricsCost = await measuringHostLoad(() =>
       measureMetricsCost(settings.rounds, (metrics) => measureOursMetered(settings, fixtures, metrics)),
@@ -195,16 +202,16 @@ async function main(): Promise<void> {
     const oursTwo = await startOurs(cleanup, fixtures, { redisUrl: redis.url, workers: 2 });
     const peer = await startPeer(cleanup, fixtures, redis.url);
     const contenders: Contender[] = [
-      { name: 'ours', client: clientOf(ours, '/oauth2/token', fixtures), mint: (n) => mintOurCodes(redis.url, n) },
-      { name: 'peer', client: clientOf(peer, '/token', fixtures), mint: (n) => mintPeerCodes(peer.baseUrl, n) },
+      { name: 'ours', client: clientOf(ours, '/oauth2/token', fixtures), pid: ours.child.pid, mint: (n) => mintOurCodes(redis.url, n) },
+      { name: 'peer', client: clientOf(peer, '/token', fixtures), pid: peer.child.pid, mint: (n) => mintPeerCodes(peer.baseUrl, n) },
     ];
     const twoWorkers = clientOf(oursTwo, '/oauth2/token', fixtures);
     for (const client of [...contenders.map((c) => c.client), twoWorkers]) await expectToken(client);
 
-    const samples: Samples = {};
+    const records: RoundRecords = { samples: {}, cpu: {}, redisPid: redis.pid };
     const rounds = await measuringHostLoad(async () => {
       for (let round = 0; round < settings.rounds; round += 1) {
-        await runRound(settings, round, contenders, twoWorkers, samples);
+        await runRound(settings, round, contenders, twoWorkers, records);
         await admin.flushall(); // codes and families of this round: not needed any more
       }
     });
@@ -232,12 +239,14 @@ async function main(): Promise<void> {
       machine,
       bare,
       signing,
+      verification,
       metricsCost,
       dpopCost,
       openidCost,
       authExchangeCost,
       poolCost,
-      samples,
+      samples: records.samples,
+      cpu: records.cpu,
       rounds: rounds.host,
       memory,
     };

@@ -4,6 +4,14 @@ import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from
 /** A load result with the CPU time the server process spent during the load (Linux: /proc). */
 export interface MeteredLoad extends LoadResult {
   readonly serverCpuSeconds: number | undefined;
+  /** This process's CPU during the load: the load generator's, on the same cores. */
+  readonly loadCpuSeconds?: number;
+}
+
+/** This process's CPU seconds so far (user and system, every thread). */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 /**
@@ -56,8 +64,8 @@ export async function measureMetricsCost(rounds: number, measure: (metrics: bool
 }
 
 /** The server's CPU (every thread) per request over all of `results` together, in µs; undefined without /proc. */
-export function cpuMicrosPerRequest(results: readonly MeteredLoad[]): number | undefined {
-  const seconds = results.map((r) => r.serverCpuSeconds);
+export function cpuMicrosPerRequest(results: readonly MeteredLoad[], part: 'server' | 'load' = 'server'): number | undefined {
+  const seconds = results.map((r) => (part === 'server' ? r.serverCpuSeconds : r.loadCpuSeconds));
   if (seconds.length === 0 || seconds.some((s) => s === undefined)) return undefined;
   const requests = results.reduce((sum, r) => sum + r.completed, 0);
   return (seconds.reduce((sum: number, s) => sum + (s as number), 0) / requests) * 1e6;
@@ -66,8 +74,12 @@ export function cpuMicrosPerRequest(results: readonly MeteredLoad[]): number | u
 /** `measureLoad` with the CPU time `pid` spent on the measured run (after the warm-up). */
 export async function measureMeteredLoad(pid: number | undefined, target: LoadTarget, settings: LoadSettings): Promise<MeteredLoad> {
   let before: number | undefined;
-  const result = await measureLoad(target, settings, () => (before = cpuSecondsOf(pid)));
-  return { ...result, serverCpuSeconds: cpuSecondsSince(pid, before) };
+  let ownBefore = 0;
+  const result = await measureLoad(target, settings, () => {
+    before = cpuSecondsOf(pid);
+    ownBefore = ownCpuSeconds();
+  });
+  return { ...result, serverCpuSeconds: cpuSecondsSince(pid, before), loadCpuSeconds: ownCpuSeconds() - ownBefore };
 }
 
 /** The CPU seconds `pid` spent since `before` (a cpuSecondsOf reading); undefined without /proc. */

@@ -3,7 +3,7 @@ import { startPrivateRedis } from '../harness/redis.js';
 import { CLIENT_ID, CODE_VERIFIER, ES256_CLIENT_ID, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
 import { codeRedemptionLoad } from './grant-loads.js';
 import { measureGrantLoad } from './load.js';
-import { cpuSecondsOf, cpuSecondsSince, type MeteredLoad } from './metrics-cost.js';
+import { cpuSecondsOf, cpuSecondsSince, type MeteredLoad, ownCpuSeconds } from './metrics-cost.js';
 import { mintOurCodes } from './minting.js';
 import { startOurs } from './servers.js';
 
@@ -51,11 +51,16 @@ export async function measureOpenidPhase(
       for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
         const codes = await mintOurCodes(redis.url, settings.codes, { clientId: v.clientId, scope: v.scope });
         const before = cpuSecondsOf(server.child.pid);
+        const ownBefore = ownCpuSeconds();
         const result = await measureGrantLoad(codeRedemptionLoad(client(v.clientId), codes), {
           connections: settings.connections,
           amount: codes.length,
         });
-        results[v.name].push({ ...result, serverCpuSeconds: cpuSecondsSince(server.child.pid, before) });
+        results[v.name].push({
+          ...result,
+          serverCpuSeconds: cpuSecondsSince(server.child.pid, before),
+          loadCpuSeconds: ownCpuSeconds() - ownBefore,
+        });
       }
     }
     return results;

@@ -8,6 +8,8 @@ import type { DpopCost } from './dpop-cost.js';
 import type { OpenidCost } from './openid-phase.js';
 import type { AuthExchangeCost } from './auth-exchange-phase.js';
 import { type PoolCost, poolLine } from './pool-phase.js';
+import { type CpuSplit, cpuSplitLine, perRequest } from './cpu-split.js';
+import { ceilingLines } from './ceilings.js';
 import { cpuMicrosPerRequest, describeCpu, median, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
@@ -20,6 +22,7 @@ export interface BenchReport {
   readonly machine: string;
   readonly bare: WithHostLoad<LoadResult>;
   readonly signing: WithHostLoad<number>;
+  readonly verification: WithHostLoad<number>;
   readonly metricsCost: WithHostLoad<MetricsCost>;
   readonly dpopCost: WithHostLoad<DpopCost>;
   readonly openidCost: WithHostLoad<OpenidCost>;
@@ -27,6 +30,8 @@ export interface BenchReport {
   readonly poolCost: WithHostLoad<PoolCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
+  /** Where the CPU went in each sample of `samples` measured against the peer (server, Redis, load generator). */
+  readonly cpu: Readonly<Record<string, readonly (CpuSplit | undefined)[]>>;
   readonly rounds: HostLoad | undefined;
   readonly memory: { readonly ours: FamilyMemory; readonly peer: FamilyMemory };
 }
@@ -155,6 +160,7 @@ export function printReport(report: BenchReport): string[] {
     authExchange.line,
     authExchange.cpu,
     poolLine(report.poolCost, defaultThreadPoolSize(1, availableParallelism()), hostNote(report.poolCost.host)),
+    ...ceilingLines(signing.value, report.verification.value, report.authExchangeCost.value.basic, report.openidCost.value.plain),
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
     '| figure | ours | peer | ours/peer |',
@@ -182,6 +188,10 @@ export function printReport(report: BenchReport): string[] {
     return ratios.length > 1 ? [`${ourKey.split(' ')[1]} ${ratios.join(' ')}`] : [];
   });
   if (perRound.length > 0) lines.push(`ours/peer in each round: ${perRound.join('; ')}`);
+  lines.push('CPU per request during the rounds (µs; server: every thread; load: this process, the load generator):');
+  for (const [label, ourKey, peerKey] of rows)
+    if (samples[ourKey])
+      lines.push(`  ${cpuSplitLine(label, perRequest(report.cpu[ourKey] ?? []), perRequest(report.cpu[peerKey] ?? []))}`);
   const oursCc = figureOf(samples['ours cc']);
   const two = figureOf(samples['ours2 cc']);
   if (oursCc) lines.push('', `ours/bound (client_credentials, one process) = ${(oursCc.rate / bound).toFixed(2)}`);

@@ -8,6 +8,8 @@ import type { Teardown } from './process.js';
 /** One redis-server process (a node, a replica, a sentinel), killed when the test ends. */
 export interface RedisProcess {
   readonly port: number;
+  /** The redis-server process (the bench reads its CPU time). */
+  readonly pid: number | undefined;
   readonly url: string;
   /** Stops the server abruptly (SIGKILL: an outage, a crashed primary). */
   kill(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startRedisProcess(t: Teardown, port: number, args: string[
   await Promise.race([waitForServer(port, child.pid, Date.now() + 10_000), failed]);
   return {
     port,
+    pid: child.pid,
     url: `redis://127.0.0.1:${port}`,
     kill,
     freeze: () => child.kill('SIGSTOP'),

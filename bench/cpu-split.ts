@@ -1,0 +1,74 @@
+import { cpuSecondsOf, ownCpuSeconds } from './metrics-cost.js';
+
+/**
+ * Where the host's CPU went during a measured phase against the peer: the server under load
+ * (every thread, from /proc), Redis, and this process, which is the load generator. On a
+ * host whose cores the three share, a rate ratio is a ratio of all three together: a server
+ * that costs half the peer's CPU per request serves less than twice its rate, as the load
+ * generator's and Redis's share is the same for both. The server's own CPU per request is
+ * the figure the load generator does not dilute.
+ */
+export interface CpuSplit {
+  readonly server: number;
+  readonly redis: number;
+  readonly loadGenerator: number;
+  /** The requests answered in the window. */
+  readonly requests: number;
+}
+
+export interface CpuMeter {
+  /** Starts the window (after any warm-up). */
+  start(): void;
+  /** Ends it; undefined without /proc. */
+  stop(requests: number): CpuSplit | undefined;
+}
+
+export function cpuMeter(serverPid: number | undefined, redisPid: number | undefined): CpuMeter {
+  let before: { server: number | undefined; redis: number | undefined; self: number } | undefined;
+  return {
+    start() {
+      before = { server: cpuSecondsOf(serverPid), redis: cpuSecondsOf(redisPid), self: ownCpuSeconds() };
+    },
+    stop(requests) {
+      const [server, redis] = [cpuSecondsOf(serverPid), cpuSecondsOf(redisPid)];
+      if (!before || before.server === undefined || before.redis === undefined || server === undefined || redis === undefined)
+        return undefined;
+      return { server: server - before.server, redis: redis - before.redis, loadGenerator: ownCpuSeconds() - before.self, requests };
+    },
+  };
+}
+
+/** Microseconds per request of each part, over all of `splits` together. */
+export interface CpuPerRequest {
+  readonly server: number;
+  readonly redis: number;
+  readonly loadGenerator: number;
+}
+
+export function perRequest(splits: readonly (CpuSplit | undefined)[]): CpuPerRequest | undefined {
+  if (splits.length === 0 || splits.some((s) => s === undefined)) return undefined;
+  const all = splits as readonly CpuSplit[];
+  const requests = all.reduce((sum, s) => sum + s.requests, 0);
+  if (requests === 0) return undefined;
+  const micros = (part: 'server' | 'redis' | 'loadGenerator') => (all.reduce((sum, s) => sum + s[part], 0) / requests) * 1e6;
+  return { server: micros('server'), redis: micros('redis'), loadGenerator: micros('loadGenerator') };
+}
+
+const total = (cpu: CpuPerRequest) => cpu.server + cpu.redis + cpu.loadGenerator;
+
+/**
+ * One figure's line: each side's CPU per request by part; the peer's server CPU over ours
+ * (what the rate ratio would be on cores of the servers' own); the peer's whole-host CPU
+ * over ours (what the rate ratio is on shared cores, CPU-bound); and the ceiling: the
+ * whole-host ratio were our server to cost nothing at all, with the same load generator and Redis.
+ */
+export function cpuSplitLine(label: string, ours: CpuPerRequest | undefined, peer: CpuPerRequest | undefined): string {
+  if (!ours || !peer) return `${label}: CPU per request unknown (no /proc)`;
+  const us = (n: number) => `${Math.round(n)}`;
+  const side = (cpu: CpuPerRequest) => `server ${us(cpu.server)} + Redis ${us(cpu.redis)} + load ${us(cpu.loadGenerator)}`;
+  return (
+    `${label}: ours ${side(ours)} = ${us(total(ours))} µs, peer ${side(peer)} = ${us(total(peer))} µs; ` +
+    `server peer/ours ${(peer.server / ours.server).toFixed(2)}×, whole host ${(total(peer) / total(ours)).toFixed(2)}×, ` +
+    `ceiling with our server free ${(total(peer) / (ours.redis + ours.loadGenerator)).toFixed(2)}×`
+  );
+}
