@@ -37,29 +37,10 @@ t.test('cpuMeter reads the CPU time of real processes between start and stop', a
 });
 
 t.test('ceilingOf: a variant adding only its cryptography, on cores shared with the load generator', async (t) => {
+  const load = { requestsPerSecond: 1, completed: 1000, p50Ms: 1, p99Ms: 2, non2xx: 0, errors: 0, statusCodes: {} };
   const plain = [
-    {
-      requestsPerSecond: 1,
-      completed: 1000,
-      p50Ms: 1,
-      p99Ms: 2,
-      non2xx: 0,
-      errors: 0,
-      statusCodes: {},
-      serverCpuSeconds: 0.05,
-      loadCpuSeconds: 0.03,
-    },
-    {
-      requestsPerSecond: 1,
-      completed: 1000,
-      p50Ms: 1,
-      p99Ms: 2,
-      non2xx: 0,
-      errors: 0,
-      statusCodes: {},
-      serverCpuSeconds: 0.07,
-      loadCpuSeconds: 0.03,
-    },
+    { ...load, serverCpuSeconds: 0.05, loadCpuSeconds: 0.03 },
+    { ...load, serverCpuSeconds: 0.07, loadCpuSeconds: 0.03 },
   ];
   // server 60 µs + load 30 µs per request; a 45 µs verification: 90 / 135.
   const ceiling = ceilingOf(plain, 45)!;
