@@ -6,9 +6,10 @@ import { cpuMicrosPerRequest, type MeteredLoad } from './metrics-cost.js';
  * the server and the load generator, both busy, the rate follows the CPU all of them spend
  * per request: a variant that added its cryptography and nothing else (no parsing, no
  * hand-off, no replay-cache write) would serve (server + load) / (server + load + crypto)
- * of the plain request's rate. A goal above that ceiling cannot be met on this host
- * whatever the code around the cryptography does; only a faster primitive, or a dearer
- * plain request, moves it.
+ * of the plain request's rate. A goal above that ceiling cannot be met steadily on this
+ * host whatever the code around the cryptography does (a round that leaves some CPU idle
+ * may beat it by a few hundredths); only a faster primitive, or a dearer plain request,
+ * moves it.
  */
 export interface Ceiling {
   /** The plain request's CPU per request: the server's (every thread) and the load generator's, in µs. */

@@ -103,6 +103,20 @@ t.test('only asymmetric algorithms, each with its own key type and curve', async
   refused(t, 'signature', () => verifyCompactJws(parseCompactJws(es), 'ES384', p256.publicKey), 'alg other than the header one');
 });
 
+t.test('a key checked once for an algorithm is remembered for that algorithm only', async (t) => {
+  const key = ec('P-256');
+  const es256 = parseCompactJws(signed({ alg: 'ES256' }, key.privateKey, { key: key.privateKey, dsaEncoding: 'ieee-p1363' }));
+  const es384 = parseCompactJws(signed({ alg: 'ES384' }, key.privateKey, { key: key.privateKey, dsaEncoding: 'ieee-p1363' }, 'sha384'));
+  verifyCompactJws(es256, 'ES256', key.publicKey);
+  refused(t, 'signature', () => verifyCompactJws(es384, 'ES384', key.publicKey), 'the same P-256 key for ES384, after it passed for ES256');
+  await t.rejects(verifyCompactJwsOnPool(es384, 'ES384', key.publicKey), CompactJwsRefused, 'and on the pool');
+  t.doesNotThrow(() => verifyCompactJws(es256, 'ES256', key.publicKey), 'and still for ES256');
+  const short = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const rs256 = parseCompactJws(signed({ alg: 'RS256' }, short.privateKey));
+  for (let i = 0; i < 2; i += 1)
+    refused(t, 'signature', () => verifyCompactJws(rs256, 'RS256', short.publicKey), 'a short RSA key, every time');
+});
+
 t.test('public keys only, key_ops and ext as WebCrypto required them', async (t) => {
   const jwk = jwkOf(p256.publicKey);
   refused(t, 'key', () => publicKeyOf(jwkOf(p256.privateKey), 'ES256'), 'a private JWK');

@@ -1,5 +1,5 @@
 import { constants, type KeyObject, verify } from 'node:crypto';
-import { CompactJwsRefused, MIN_RSA_BITS, RULES } from './jws-keys.js';
+import { type AlgorithmRule, CompactJwsRefused, MIN_RSA_BITS, RULES } from './jws-keys.js';
 
 export { CompactJwsRefused, isVerifiableAlgorithm, jwkThumbprint, publicKeyOf } from './jws-keys.js';
 
@@ -71,14 +71,19 @@ interface Verification {
   readonly signature: Buffer;
 }
 
-/** The checks before any signature is computed (throws CompactJwsRefused), and what verify() then takes. */
-function verificationOf(jws: CompactJws, alg: string, key: KeyObject): Verification {
-  const rule = RULES.get(alg);
-  if (!rule || jws.header.alg !== alg) throw new CompactJwsRefused('signature', 'the alg is not the header one');
-  // RFC 7515 §4.1.11: "If any of the listed extension Header Parameters are not understood and
-  // supported by the recipient, then the JWS is invalid"; we support none.
+/**
+ * The algorithm each key last passed keyFitsOrThrow for. A KeyObject never changes, so the
+ * check holds for as long as the key lives; node:crypto builds a fresh details object at
+ * each read of asymmetricKeyDetails (about 1 µs), and the keys come from caches (a client's
+ * keys, DPoP keys), so most verifications skip it.
+ */
+const fittingAlg = new WeakMap<KeyObject, string>();
+
+/** Throws CompactJwsRefused('signature') unless `key` is a public key of `alg`'s type (and curve, and size). */
+function keyFitsOrThrow(key: KeyObject, alg: string, rule: AlgorithmRule): void {
+  if (fittingAlg.get(key) === alg) return;
   // The key type and curve the algorithm's (RFC 8725 §3.1): node:crypto would verify an ECDSA
-  // signature with any EC key given it; KeyObject keeps its details once read.
+  // signature with any EC key given it.
   if (
     key.type !== 'public' ||
     key.asymmetricKeyType !== rule.keyType ||
@@ -87,6 +92,16 @@ function verificationOf(jws: CompactJws, alg: string, key: KeyObject): Verificat
     throw new CompactJwsRefused('signature', `the key is not a ${alg} key`);
   if (rule.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
     throw new CompactJwsRefused('signature', `${alg} requires a key of ${MIN_RSA_BITS} bits or more`);
+  fittingAlg.set(key, alg);
+}
+
+/** The checks before any signature is computed (throws CompactJwsRefused), and what verify() then takes. */
+function verificationOf(jws: CompactJws, alg: string, key: KeyObject): Verification {
+  const rule = RULES.get(alg);
+  if (!rule || jws.header.alg !== alg) throw new CompactJwsRefused('signature', 'the alg is not the header one');
+  keyFitsOrThrow(key, alg, rule);
+  // RFC 7515 §4.1.11: "If any of the listed extension Header Parameters are not understood and
+  // supported by the recipient, then the JWS is invalid"; we support none.
   if (jws.header.crit !== undefined) throw new CompactJwsRefused('signature', 'crit names an extension we do not support');
   const signature = Buffer.from(jws.signatureSegment, 'base64url');
   if (rule.signatureLength !== undefined && signature.length !== rule.signatureLength)
