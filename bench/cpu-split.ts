@@ -1,4 +1,26 @@
-import { cpuSecondsOf, ownCpuSeconds } from './metrics-cost.js';
+import { readFileSync } from 'node:fs';
+
+/**
+ * User + system CPU seconds of process `pid` so far, every thread, from /proc/<pid>/stat
+ * (clock ticks of 1/100 s); undefined where there is no /proc. CPU time per request barely
+ * moves when other tenants take the cores, unlike throughput.
+ */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's CPU seconds so far (user and system, every thread). */
+function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
 
 /**
  * Where the host's CPU went during a measured phase against the peer: the server under load
@@ -23,19 +45,26 @@ export interface CpuMeter {
   stop(requests: number): CpuSplit | undefined;
 }
 
-export function cpuMeter(serverPid: number | undefined, redisPid: number | undefined): CpuMeter {
+/** `redisPid` absent: a phase without Redis (its part is 0). */
+export function cpuMeter(serverPid: number | undefined, redisPid?: number): CpuMeter {
+  const redisSeconds = () => (redisPid === undefined ? 0 : cpuSecondsOf(redisPid));
   let before: { server: number | undefined; redis: number | undefined; self: number } | undefined;
   return {
     start() {
-      before = { server: cpuSecondsOf(serverPid), redis: cpuSecondsOf(redisPid), self: ownCpuSeconds() };
+      before = { server: cpuSecondsOf(serverPid), redis: redisSeconds(), self: ownCpuSeconds() };
     },
     stop(requests) {
-      const [server, redis] = [cpuSecondsOf(serverPid), cpuSecondsOf(redisPid)];
+      const [server, redis] = [cpuSecondsOf(serverPid), redisSeconds()];
       if (!before || before.server === undefined || before.redis === undefined || server === undefined || redis === undefined)
         return undefined;
       return { server: server - before.server, redis: redis - before.redis, loadGenerator: ownCpuSeconds() - before.self, requests };
     },
   };
+}
+
+/** A window's server and load-generator seconds as MeteredLoad carries them (undefined without /proc). */
+export function meteredSeconds(split: CpuSplit | undefined): { serverCpuSeconds: number | undefined; loadCpuSeconds?: number } {
+  return split ? { serverCpuSeconds: split.server, loadCpuSeconds: split.loadGenerator } : { serverCpuSeconds: undefined };
 }
 
 /** Microseconds per request of each part, over all of `splits` together. */

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { cpuMeter, meteredSeconds } from './cpu-split.js';
 import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
 
 /** A load result with the CPU time the server process spent during the load (Linux: /proc). */
@@ -6,28 +6,6 @@ export interface MeteredLoad extends LoadResult {
   readonly serverCpuSeconds: number | undefined;
   /** This process's CPU during the load: the load generator's, on the same cores. */
   readonly loadCpuSeconds?: number;
-}
-
-/** This process's CPU seconds so far (user and system, every thread). */
-export function ownCpuSeconds(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-}
-
-/**
- * User + system CPU seconds of process `pid` so far, from /proc/<pid>/stat (clock ticks of
- * 1/100 s); undefined where there is no /proc. CPU time per request barely moves when other
- * tenants take the cores, unlike throughput.
- */
-export function cpuSecondsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Token endpoint throughput with metrics off and on (METRICS_PORT set), in req/s. */
@@ -71,21 +49,11 @@ export function cpuMicrosPerRequest(results: readonly MeteredLoad[], part: 'serv
   return (seconds.reduce((sum: number, s) => sum + (s as number), 0) / requests) * 1e6;
 }
 
-/** `measureLoad` with the CPU time `pid` spent on the measured run (after the warm-up). */
+/** `measureLoad` with the CPU time `pid` and this process (the load generator) spent on the measured run (after the warm-up). */
 export async function measureMeteredLoad(pid: number | undefined, target: LoadTarget, settings: LoadSettings): Promise<MeteredLoad> {
-  let before: number | undefined;
-  let ownBefore = 0;
-  const result = await measureLoad(target, settings, () => {
-    before = cpuSecondsOf(pid);
-    ownBefore = ownCpuSeconds();
-  });
-  return { ...result, serverCpuSeconds: cpuSecondsSince(pid, before), loadCpuSeconds: ownCpuSeconds() - ownBefore };
-}
-
-/** The CPU seconds `pid` spent since `before` (a cpuSecondsOf reading); undefined without /proc. */
-export function cpuSecondsSince(pid: number | undefined, before: number | undefined): number | undefined {
-  const after = cpuSecondsOf(pid);
-  return before === undefined || after === undefined ? undefined : after - before;
+  const meter = cpuMeter(pid);
+  const result = await measureLoad(target, settings, () => meter.start());
+  return { ...result, ...meteredSeconds(meter.stop(result.completed)) };
 }
 
 /** With metrics on, the scrape must have counted every token the load received. */

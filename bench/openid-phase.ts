@@ -3,7 +3,8 @@ import { startPrivateRedis } from '../harness/redis.js';
 import { CLIENT_ID, CODE_VERIFIER, ES256_CLIENT_ID, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
 import { codeRedemptionLoad } from './grant-loads.js';
 import { measureGrantLoad } from './load.js';
-import { cpuSecondsOf, cpuSecondsSince, type MeteredLoad, ownCpuSeconds } from './metrics-cost.js';
+import { cpuMeter, meteredSeconds } from './cpu-split.js';
+import type { MeteredLoad } from './metrics-cost.js';
 import { mintOurCodes } from './minting.js';
 import { startOurs } from './servers.js';
 
@@ -50,17 +51,13 @@ export async function measureOpenidPhase(
     for (let round = 0; round < Math.max(2, settings.rounds); round += 1) {
       for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
         const codes = await mintOurCodes(redis.url, settings.codes, { clientId: v.clientId, scope: v.scope });
-        const before = cpuSecondsOf(server.child.pid);
-        const ownBefore = ownCpuSeconds();
+        const meter = cpuMeter(server.child.pid);
+        meter.start();
         const result = await measureGrantLoad(codeRedemptionLoad(client(v.clientId), codes), {
           connections: settings.connections,
           amount: codes.length,
         });
-        results[v.name].push({
-          ...result,
-          serverCpuSeconds: cpuSecondsSince(server.child.pid, before),
-          loadCpuSeconds: ownCpuSeconds() - ownBefore,
-        });
+        results[v.name].push({ ...result, ...meteredSeconds(meter.stop(result.completed)) });
       }
     }
     return results;

@@ -27,8 +27,8 @@ export interface PrivateRedis extends RedisProcess {
 /**
  * Until the redis-server of process `pid` answers on `port`. A TCP connect alone is not
  * enough: redis-server binds its port before it binds a cluster bus port, and exits when
- * that one is taken (two `freePort` calls can return the same port, here or in another test
- * process), so a connect in that moment passed and the node was gone when the cluster was
+ * that one is taken (`freePort` in another test process can return the same port; it never
+ * does twice in one process), so a connect in that moment passed and the node was gone when the cluster was
  * created; and a listener of another process on the port would pass too. Redis answers
  * commands only once it is fully started, and INFO names its process.
  */
