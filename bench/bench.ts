@@ -19,6 +19,8 @@ import { measureSigningRate, measureVerificationRate } from './sign.js';
 import { measureAuthExchangePhase } from './auth-exchange-phase.js';
 import { measurePoolPhase } from './pool-phase.js';
 import { type CpuSplit, cpuMeter } from './cpu-split.js';
+import { boundTarget, measureBoundsPhase, startBound } from './bounds-phase.js';
+import type { LoadTarget } from './load.js';
 
 /**
  * Our token endpoint against (a) what it could be on one core: a bare Fastify route doing
@@ -31,7 +33,9 @@ import { type CpuSplit, cpuMeter } from './cpu-split.js';
  * client_credentials plain, then with a fresh DPoP proof in each request; (f) code redemption
  * with and without openid; (g) client_credentials with private_key_jwt, token exchange and a
  * workload's JWT (no client) against client_credentials with client_secret_basic; (h) the
- * server's own size of libuv's thread pool against libuv's 4 threads.
+ * server's own size of libuv's thread pool against libuv's 4 threads; (i) the bound, measured:
+ * bare Fastify signing on the pool, alone and verifying one client assertion first
+ * (bench/bounds-phase.ts); the plain bound also runs in the rounds against the peer.
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
@@ -108,11 +112,19 @@ async function runRound(
   round: number,
   contenders: readonly Contender[],
   twoWorkers: BenchClient,
+  bound: { readonly target: LoadTarget; readonly pid: number | undefined },
   records: RoundRecords,
 ) {
   const order = round % 2 === 0 ? contenders : [...contenders].reverse();
   const load = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
-  for (const c of order) {
+  // The bound runs first in one round and last in the next, as ours and the peer swap.
+  const ccOrder = round % 2 === 0 ? [...order, undefined] : [undefined, ...order];
+  for (const c of ccOrder) {
+    if (c === undefined) {
+      process.stdout.write(`  round ${round + 1}: bound client_credentials...\n`);
+      await recorded(records, 'bound cc', bound.pid, (started) => measureLoad(bound.target, load, started));
+      continue;
+    }
     process.stdout.write(`  round ${round + 1}: ${c.name} client_credentials...\n`);
     const cc = clientCredentialsLoad(c.client, SCOPE);
     const target = { url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` };
@@ -194,6 +206,8 @@ async function main(): Promise<void> {
     const authExchangeCost = await measuringHostLoad(() => measureAuthExchangePhase(settings, fixtures));
     process.stdout.write("(h) libuv's thread pool: the server's default size against libuv's 4, one process, in-memory store...\n");
     const poolCost = await measuringHostLoad(() => measurePoolPhase(settings, fixtures));
+    process.stdout.write('(i) the bounds, measured: bare Fastify signing on the pool, without and with one verification...\n');
+    const boundsCost = await measuringHostLoad(() => measureBoundsPhase(settings, fixtures));
 
     const redis = await startPrivateRedis(cleanup);
     const admin = new Redis(redis.url);
@@ -206,12 +220,14 @@ async function main(): Promise<void> {
       { name: 'peer', client: clientOf(peer, '/token', fixtures), pid: peer.child.pid, mint: (n) => mintPeerCodes(peer.baseUrl, n) },
     ];
     const twoWorkers = clientOf(oursTwo, '/oauth2/token', fixtures);
+    const boundServer = await startBound(cleanup);
+    const bound = { target: boundTarget(boundServer), pid: boundServer.child.pid };
     for (const client of [...contenders.map((c) => c.client), twoWorkers]) await expectToken(client);
 
     const records: RoundRecords = { samples: {}, cpu: {}, redisPid: redis.pid };
     const rounds = await measuringHostLoad(async () => {
       for (let round = 0; round < settings.rounds; round += 1) {
-        await runRound(settings, round, contenders, twoWorkers, records);
+        await runRound(settings, round, contenders, twoWorkers, bound, records);
         await admin.flushall(); // codes and families of this round: not needed any more
       }
     });
@@ -245,6 +261,7 @@ async function main(): Promise<void> {
       openidCost,
       authExchangeCost,
       poolCost,
+      boundsCost,
       samples: records.samples,
       cpu: records.cpu,
       rounds: rounds.host,

@@ -10,6 +10,7 @@ import type { AuthExchangeCost } from './auth-exchange-phase.js';
 import { type PoolCost, poolLine } from './pool-phase.js';
 import { type CpuSplit, cpuSplitLine, perRequest } from './cpu-split.js';
 import { ceilingLines } from './ceilings.js';
+import { type BoundsCost, boundRoundLines, boundsLine } from './bounds-phase.js';
 import { cpuMicrosPerRequest, describeCpu, median, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
@@ -28,6 +29,7 @@ export interface BenchReport {
   readonly openidCost: WithHostLoad<OpenidCost>;
   readonly authExchangeCost: WithHostLoad<AuthExchangeCost>;
   readonly poolCost: WithHostLoad<PoolCost>;
+  readonly boundsCost: WithHostLoad<BoundsCost>;
   /** Results per figure (`ours cc`, `peer refresh`, ...), one per round. */
   readonly samples: Readonly<Record<string, readonly LoadResult[]>>;
   /** Where the CPU went in each sample of `samples` measured against the peer (server, Redis, load generator). */
@@ -160,6 +162,7 @@ export function printReport(report: BenchReport): string[] {
     authExchange.line,
     authExchange.cpu,
     poolLine(report.poolCost, defaultThreadPoolSize(1, availableParallelism()), hostNote(report.poolCost.host)),
+    boundsLine(report.boundsCost, hostNote(report.boundsCost.host)),
     ...ceilingLines(signing.value, report.verification.value, report.authExchangeCost.value.basic, report.openidCost.value.plain),
     '',
     `medians of ${settings.rounds} round(s), A/B alternated; peer = node-oidc-provider (JWT ES256, Redis adapter)`,
@@ -188,6 +191,7 @@ export function printReport(report: BenchReport): string[] {
     return ratios.length > 1 ? [`${ourKey.split(' ')[1]} ${ratios.join(' ')}`] : [];
   });
   if (perRound.length > 0) lines.push(`ours/peer in each round: ${perRound.join('; ')}`);
+  lines.push(...boundRoundLines(samples, report.cpu, settings.connections));
   lines.push('CPU per request during the rounds (µs; server: every thread; load: this process, the load generator):');
   for (const [label, ourKey, peerKey] of rows)
     if (samples[ourKey])
@@ -237,6 +241,7 @@ export function printReport(report: BenchReport): string[] {
     ...failuresOf('bare server', [bare.value]),
     ...failuresOf('metrics phase', report.metricsCost.value.results),
     ...failuresOf('pool phase', report.poolCost.value.results),
+    ...Object.entries(report.boundsCost.value).flatMap(([name, results]) => failuresOf(`(i) ${name}`, results)),
     ...failuresOf('DPoP phase without proofs', report.dpopCost.value.plain),
     ...failuresOf('DPoP phase with proofs', report.dpopCost.value.dpop),
     ...failuresOf('openid phase', [...report.openidCost.value.plain, ...report.openidCost.value.rs256, ...report.openidCost.value.es256]),

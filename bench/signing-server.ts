@@ -1,7 +1,8 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject, sign, webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify, webcrypto } from 'node:crypto';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { BODY_LIMIT_BYTES, formRequest, useOAuthFormBodies } from '../src/http/form-body.js';
+import type { FormParams } from '../src/oauth/form-params.js';
 import { randomId } from '../src/tokens/random-id.js';
 
 /**
@@ -10,6 +11,13 @@ import { randomId } from '../src/tokens/random-id.js';
  *   main        node:crypto sign() on the main thread (what the server does)
  *   threadpool  node:crypto sign() with a callback: the signature runs on libuv's thread pool
  *   webcrypto   crypto.subtle.sign(): also the thread pool (what node-oidc-provider does, via jose)
+ * With $VERIFY_PUBLIC_KEY (a P-256 public key, SPKI PEM), each request must also carry a
+ * `client_assertion` (an ES256 compact JWS) that the server verifies with that key on libuv's
+ * thread pool before it signs, and nothing else: no decoding of its header or claims, no
+ * replay cache. That is the bound of a grant adding one verification (bench/bounds-phase.ts);
+ * an assertion that does not verify is answered 400.
+ * With $SIGNATURES=2 it signs a second token per request (answered as `id_token`): the bound
+ * of a grant adding one signature.
  * Listens on 127.0.0.1:$PORT; GET /healthz for readiness.
  */
 
@@ -18,6 +26,7 @@ type Signer = (input: Buffer) => Promise<Buffer> | Buffer;
 const MODE = process.env.SIGN_MODE ?? 'main';
 const HEADER = Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'x'.repeat(43), typ: 'at+jwt' })).toString('base64url');
 const signAsync = promisify(sign);
+const verifyAsync = promisify(verify);
 
 async function signerFor(mode: string, key: KeyObject): Promise<Signer> {
   const options = { key, dsaEncoding: 'ieee-p1363' as const };
@@ -55,13 +64,30 @@ async function token(): Promise<string> {
   return `${input}.${(await signInput(Buffer.from(input))).toString('base64url')}`;
 }
 
+const secondSignature = process.env.SIGNATURES === '2';
+
+const verifyingKey = process.env.VERIFY_PUBLIC_KEY ? createPublicKey(process.env.VERIFY_PUBLIC_KEY) : undefined;
+
+/** The form's client_assertion verifies with verifyingKey (true when there is no such key). */
+async function assertionVerifies(form: FormParams): Promise<boolean> {
+  if (verifyingKey === undefined) return true;
+  const jws = form.get('client_assertion') ?? '';
+  const end = jws.lastIndexOf('.');
+  if (end < 0) return false;
+  const signature = Buffer.from(jws.slice(end + 1), 'base64url');
+  return verifyAsync('sha256', Buffer.from(jws.slice(0, end)), { key: verifyingKey, dsaEncoding: 'ieee-p1363' }, signature);
+}
+
 const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES });
 app.get('/healthz', async () => ({ status: 'ok' }));
 await app.register(async (scope) => {
   useOAuthFormBodies(scope, { realm: 'bench', storeOutage: 'server_error' });
   scope.post('/token', async (request, reply) => {
-    formRequest(request.body, request.url);
-    const body = JSON.stringify({ access_token: await token(), token_type: 'Bearer', expires_in: 3600 });
+    const form = formRequest(request.body, request.url).body;
+    if (!(await assertionVerifies(form))) return reply.code(400).send({ error: 'invalid_client' });
+    const accessToken = await token();
+    const idToken = secondSignature ? { id_token: await token() } : {};
+    const body = JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: 3600, ...idToken });
     return reply.header('content-type', 'application/json;charset=UTF-8').send(body);
   });
 });
