@@ -1,6 +1,5 @@
 import { createPublicKey } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { defaultThreadPoolSize } from '../src/config/signing.js';
 import { CLIENT_ASSERTION_TYPE } from '../src/oauth/client-assertion.js';
 import { freePort } from '../harness/ports.js';
@@ -29,7 +28,8 @@ import { cpuMicrosPerRequest, measureMeteredLoad, type MeteredLoad, median } fro
  * Fastify and OpenSSL's P-256 could reach in that run.
  */
 
-const SIGNING_SERVER = fileURLToPath(new URL('./signing-server.js', import.meta.url));
+/** Built, under dist/ (startServerProcess resolves it there), whether this module runs from dist/ or from a test's copy. */
+const SIGNING_SERVER = 'bench/signing-server.js';
 const CC_BODY = `grant_type=client_credentials&scope=${SCOPE}`;
 
 export interface BoundsCost {

@@ -1,9 +1,18 @@
 import { pregeneratedProofs } from './dpop-proofs.js';
-import { type LoadResult, type LoadSettings, type LoadTarget, measureLoad } from './load.js';
+import type { LoadSettings, LoadTarget } from './load.js';
+import { cpuMicrosPerRequest, measureMeteredLoad, type MeteredLoad } from './metrics-cost.js';
 
+/** Each run with the server's CPU time (every thread), to say what a proof costs beyond its rate. */
 export interface DpopCost {
-  readonly plain: readonly LoadResult[];
-  readonly dpop: readonly LoadResult[];
+  readonly plain: readonly MeteredLoad[];
+  readonly dpop: readonly MeteredLoad[];
+}
+
+/** (e)'s server CPU per request, without and with proofs, over all rounds. */
+export function dpopCpu(cost: DpopCost): string {
+  const [plain, dpop] = [cpuMicrosPerRequest(cost.plain), cpuMicrosPerRequest(cost.dpop)];
+  if (plain === undefined || dpop === undefined) return 'server CPU per request: unknown (no /proc)';
+  return `server CPU per request: without ${Math.round(plain)} µs, with ${Math.round(dpop)} µs (+${Math.round(dpop - plain)})`;
 }
 
 /** One DPoP request first: the token must come back bound (token_type DPoP). */
@@ -28,13 +37,15 @@ async function expectDpopToken(target: LoadTarget): Promise<void> {
  * is the server's alone (as in phase (g)).
  */
 export async function measureWithAndWithoutDpop(
+  pid: number | undefined,
   target: LoadTarget,
   htu: string,
   settings: LoadSettings & { readonly rounds: number },
 ): Promise<DpopCost> {
   const plainTarget = { ...target, headersPerRequest: () => ({}) };
-  const plain = [await measureLoad(plainTarget, settings)];
-  const dpop: LoadResult[] = [];
+  const measure = (measured: LoadTarget) => measureMeteredLoad(pid, measured, settings);
+  const plain = [await measure(plainTarget)];
+  const dpop: MeteredLoad[] = [];
   const measureDpop = async () => {
     // Fresh proofs for each run: enough at half again the fastest plain rate seen so far.
     const ceiling = Math.max(...plain.map((r) => r.requestsPerSecond));
@@ -42,16 +53,16 @@ export async function measureWithAndWithoutDpop(
     let next = 0;
     const dpopTarget = { ...target, headersPerRequest: () => ({ dpop: proofs[next++ % proofs.length] as string }) };
     if (dpop.length === 0) await expectDpopToken(dpopTarget);
-    dpop.push(await measureLoad(dpopTarget, settings));
+    dpop.push(await measure(dpopTarget));
   };
   await measureDpop();
   // Then alternated rounds, the order reversed each time: medians even out drift on a noisy host.
   for (let round = 1; round < Math.max(2, settings.rounds); round += 1) {
     if (round % 2 === 1) {
       await measureDpop();
-      plain.push(await measureLoad(plainTarget, settings));
+      plain.push(await measure(plainTarget));
     } else {
-      plain.push(await measureLoad(plainTarget, settings));
+      plain.push(await measure(plainTarget));
       await measureDpop();
     }
   }

@@ -22,7 +22,12 @@ export async function measureDpopPhase(settings: LoadSettings & { readonly round
       body: `grant_type=client_credentials&scope=${SCOPE}`,
     };
     // htu is the token endpoint under the issuer (http://localhost:<PORT> by default), whatever address we connect to.
-    return await measureWithAndWithoutDpop(target, `http://localhost:${new URL(server.baseUrl).port}/oauth2/token`, settings);
+    return await measureWithAndWithoutDpop(
+      server.child.pid,
+      target,
+      `http://localhost:${new URL(server.baseUrl).port}/oauth2/token`,
+      settings,
+    );
   } finally {
     for (const stop of cleanups) await stop();
   }

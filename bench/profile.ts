@@ -8,9 +8,21 @@ import { freePort } from '../harness/ports.js';
 import { startPrivateRedis } from '../harness/redis.js';
 import type { Teardown } from '../harness/process.js';
 import { CLIENT_ASSERTION_TYPE } from '../src/oauth/client-assertion.js';
-import { pregeneratedAssertions } from './client-assertions.js';
+import { pregeneratedAssertions, pregeneratedWorkloadJwts } from './client-assertions.js';
+import { JWT_BEARER_GRANT } from '../src/clients/token-exchange-policy.js';
 import { selfTimes, topLines } from './cpu-profile.js';
-import { ASSERTION_KID, CODE_VERIFIER, createFixtures, PKJWT_CLIENT_ID, REDIRECT_URI, RESOURCE, SCOPE } from './fixtures.js';
+import {
+  ASSERTION_KID,
+  CODE_VERIFIER,
+  createFixtures,
+  PKJWT_CLIENT_ID,
+  REDIRECT_URI,
+  RESOURCE,
+  SCOPE,
+  WORKLOAD_ISSUER,
+  WORKLOAD_KID,
+  WORKLOAD_SUBJECT,
+} from './fixtures.js';
 import { FORM_HEADERS } from './grant-loads.js';
 import { mintOurCodes } from './minting.js';
 import { pregeneratedProofs } from './dpop-proofs.js';
@@ -25,12 +37,12 @@ import { pregeneratedProofs } from './dpop-proofs.js';
  * the server runs under `node --cpu-prof`, and the self time of its JavaScript functions and
  * of each package or source file during the measured requests is printed, in microseconds per
  * request (sampled, so it varies with the host's load; the instruction counts do not).
- * Usage: npm run bench:profile -- <client_credentials|refresh_token|metrics|private_key_jwt|dpop> [--requests 1000] [--warmup 500] [--functions | --cpu-prof]
+ * Usage: npm run bench:profile -- <client_credentials|refresh_token|metrics|private_key_jwt|dpop|workload> [--requests 1000] [--warmup 500] [--functions | --cpu-prof]
  */
 
 const OUR_SERVER_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const IN_FLIGHT = 8;
-const GRANTS = ['client_credentials', 'refresh_token', 'metrics', 'private_key_jwt', 'dpop'] as const;
+const GRANTS = ['client_credentials', 'refresh_token', 'metrics', 'private_key_jwt', 'dpop', 'workload'] as const;
 type Profiled = (typeof GRANTS)[number];
 
 const cleanups: (() => unknown)[] = [];
@@ -162,6 +174,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
   };
   if (profiled === 'metrics') env.METRICS_PORT = String(await freePort());
+  if (profiled === 'workload') env.WORKLOAD_TRUSTS_FILE = fixtures.workloadTrustsFile;
   const redis = profiled === 'refresh_token' ? await startPrivateRedis(cleanup) : undefined;
   if (redis) env.REDIS_URL = redis.url;
   const cpuProf = process.argv.includes('--cpu-prof');
@@ -201,6 +214,14 @@ async function main(): Promise<void> {
     const type = encodeURIComponent(CLIENT_ASSERTION_TYPE);
     body = () =>
       `grant_type=client_credentials&scope=${SCOPE}&client_id=${PKJWT_CLIENT_ID}&client_assertion_type=${type}&client_assertion=${assertions.pop()}`;
+    headers = () => FORM_HEADERS;
+  }
+  if (profiled === 'workload') {
+    // A workload's JWT each (no client), signed here before the requests (the audience: the issuer, http://localhost:<PORT>).
+    const signer = { issuer: `http://localhost:${env.PORT}`, key: fixtures.workloadKey, kid: WORKLOAD_KID };
+    const jwts = pregeneratedWorkloadJwts(warmup + requests, signer, WORKLOAD_ISSUER, WORKLOAD_SUBJECT);
+    const grant = encodeURIComponent(JWT_BEARER_GRANT);
+    body = () => `grant_type=${grant}&assertion=${jwts.pop()}&resource=${encodeURIComponent(RESOURCE)}&scope=${SCOPE}`;
     headers = () => FORM_HEADERS;
   }
   await send(tokenUrl, headers, warmup, body, onAnswer);

@@ -4,7 +4,7 @@ import type { BenchSettings } from './settings.js';
 import type { FamilyMemory } from './family-memory.js';
 import type { HostLoad, WithHostLoad } from './host.js';
 import type { LoadResult } from './load.js';
-import type { DpopCost } from './dpop-cost.js';
+import { type DpopCost, dpopCpu } from './dpop-cost.js';
 import type { OpenidCost } from './openid-phase.js';
 import type { AuthExchangeCost } from './auth-exchange-phase.js';
 import { type PoolCost, poolLine } from './pool-phase.js';
@@ -157,7 +157,7 @@ export function printReport(report: BenchReport): string[] {
       `on/off = ${(report.metricsCost.value.on / report.metricsCost.value.off).toFixed(3)}; ${describeCpu(report.metricsCost.value.cpuPerRequest)}`,
     `(e) DPoP, one process, medians of ${dpopPlain.length} alternated rounds [${hostNote(report.dpopCost.host)}]: without ${whole(dpop.plain.rate)} req/s ` +
       `(p99 ${dpop.plain.p99} ms), with a fresh proof each ${whole(dpop.dpop.rate)} req/s ` +
-      `(p99 ${dpop.dpop.p99} ms), with/without = ${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}`,
+      `(p99 ${dpop.dpop.p99} ms), with/without = ${(dpop.dpop.rate / dpop.plain.rate).toFixed(2)}; ${dpopCpu(report.dpopCost.value)}`,
     openidLine(report.openidCost),
     authExchange.line,
     authExchange.cpu,
