@@ -57,14 +57,27 @@ export interface PeekedAssertion {
   readonly jws: CompactJws;
 }
 
+/**
+ * The last assertion peeked and what it said. A workload's request is peeked twice, to route
+ * it (grants/workload.ts) and to verify it (verifier.ts), usually one right after the other:
+ * the second decodes nothing. Only the very same text gets the same answer, frozen so that no
+ * reader can change what the next one sees.
+ */
+let lastPeeked: { readonly assertion: string; readonly peeked: PeekedAssertion | undefined } | undefined;
+
 /** The header and claims of a JWS compact JWT; undefined when it is not one. */
 export function peekAssertion(assertion: string): PeekedAssertion | undefined {
+  if (lastPeeked?.assertion === assertion) return lastPeeked.peeked;
+  let peeked: PeekedAssertion | undefined;
   try {
     const jws = parseCompactJws(assertion);
-    return { header: jws.header as ProtectedHeaderParameters, claims: decodeJsonSegment(jws.payloadSegment) as JWTPayload, jws };
+    const claims = Object.freeze(decodeJsonSegment(jws.payloadSegment) as JWTPayload);
+    peeked = Object.freeze({ header: Object.freeze(jws.header) as ProtectedHeaderParameters, claims, jws: Object.freeze(jws) });
   } catch {
-    return undefined;
+    peeked = undefined;
   }
+  lastPeeked = { assertion, peeked };
+  return peeked;
 }
 
 /** Whether the assertion is typed as an ID-JAG: that one needs a client (src/grants/jwt-bearer.ts). */

@@ -54,3 +54,21 @@ t.test('a peeked assertion keeps its JWS: what its signature covers is what was 
   for (const bad of ['', 'a.b', `${encode(['x'])}.${encode(VALID)}.c2ln`, `${encode({ alg: 'ES256' })}.${encode('x')}.c2ln`])
     t.equal(peekAssertion(bad), undefined, `not a JWT: ${bad.slice(0, 12)}`);
 });
+
+t.test('peeking the same assertion again decodes nothing: the same answer, frozen; another assertion is decoded anew', async (t) => {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const jwt = `${encode({ alg: 'ES256', kid: 'k' })}.${encode(VALID)}.c2ln`;
+  const first = peekAssertion(jwt)!;
+  t.equal(peekAssertion(jwt), first, 'routing and verifying one request share one decoding');
+  t.ok(Object.isFrozen(first) && Object.isFrozen(first.claims) && Object.isFrozen(first.header) && Object.isFrozen(first.jws));
+  t.throws(() => {
+    (first.claims as { sub?: string }).sub = 'someone-else';
+  }, TypeError);
+  t.equal(peekAssertion(jwt)!.claims.sub, VALID.sub, 'no reader changes what the next one sees');
+  const other = `${encode({ alg: 'ES256', kid: 'k' })}.${encode({ ...VALID, sub: 'other' })}.c2ln`;
+  t.equal(peekAssertion(other)!.claims.sub, 'other');
+  t.not(peekAssertion(jwt), first, 'only the last assertion is kept: the first is decoded again');
+  t.same(peekAssertion(jwt)!.claims, VALID);
+  t.equal(peekAssertion('a.b'), undefined);
+  t.equal(peekAssertion('a.b'), undefined, 'a malformed one stays refused when asked again');
+});
