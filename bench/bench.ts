@@ -2,11 +2,11 @@ import { availableParallelism, cpus } from 'node:os';
 import { Redis } from 'ioredis';
 import type { ServerProcess, Teardown } from '../harness/process.js';
 import { startPrivateRedis } from '../harness/redis.js';
-import { measureFamilyMemory, redeem } from './family-memory.js';
+import { measureFamilyMemory } from './family-memory.js';
 import { CODE_VERIFIER, createFixtures, type Fixtures, REDIRECT_URI, SCOPE } from './fixtures.js';
-import { type BenchClient, clientCredentialsLoad, codeRedemptionLoad, FORM_HEADERS, refreshRotationLoad } from './grant-loads.js';
+import { type BenchClient, FORM_HEADERS } from './grant-loads.js';
 import { measuringHostLoad } from './host.js';
-import { type LoadResult, measureGrantLoad, measureLoad } from './load.js';
+import { measureLoad } from './load.js';
 import { measureMetricsCost } from './metrics-cost.js';
 import { measureOursMetered } from './metrics-phase.js';
 import { measureDpopPhase } from './dpop-phase.js';
@@ -14,13 +14,12 @@ import { measureOpenidPhase } from './openid-phase.js';
 import { mintOurCodes, mintPeerCodes } from './minting.js';
 import { type BenchReport, printReport } from './report.js';
 import { startBare, startOurs, startPeer } from './servers.js';
-import { type BenchSettings, parseSettings } from './settings.js';
+import { parseSettings } from './settings.js';
 import { measureSigningRate, measureVerificationRate } from './sign.js';
 import { measureAuthExchangePhase } from './auth-exchange-phase.js';
 import { measurePoolPhase } from './pool-phase.js';
-import { type CpuSplit, cpuMeter } from './cpu-split.js';
 import { boundTarget, measureBoundsPhase, startBound } from './bounds-phase.js';
-import type { LoadTarget } from './load.js';
+import { type Contender, type RoundRecords, runRound } from './rounds.js';
 
 /**
  * Our token endpoint against (a) what it could be on one core: a bare Fastify route doing
@@ -39,8 +38,6 @@ import type { LoadTarget } from './load.js';
  * Traffic goes only to 127.0.0.1, bounded in time and count.
  * Usage: npm run bench -- [--quick] [--connections 32] [--duration 10] [--rounds 5]
  */
-
-const MANY_CONNECTIONS = 256;
 
 const cleanups: (() => unknown)[] = [];
 const cleanup: Teardown = { teardown: (stop) => void cleanups.push(stop) };
@@ -69,107 +66,6 @@ async function expectToken(client: BenchClient): Promise<void> {
   if (response.status !== 200 || !text.includes('"access_token"'))
     throw new Error(`${client.tokenUrl} answered ${response.status}: ${text}`);
 }
-
-interface Contender {
-  readonly name: 'ours' | 'peer';
-  readonly client: BenchClient;
-  /** The server's process, whose CPU time the rounds read. */
-  readonly pid: number | undefined;
-  mint(count: number): Promise<string[]>;
-}
-
-/** Refresh tokens to start chains from: two per connection, from redeemed codes (not measured). */
-async function refreshSeeds(contender: Contender, count: number): Promise<string[]> {
-  const codes = await contender.mint(count);
-  return Promise.all(codes.map((code) => redeem(contender.client, code)));
-}
-
-type Samples = Record<string, LoadResult[]>;
-/** Where the CPU went in each sample (server, Redis, load generator), by figure. */
-type CpuSamples = Record<string, (CpuSplit | undefined)[]>;
-
-interface RoundRecords {
-  readonly samples: Samples;
-  readonly cpu: CpuSamples;
-  readonly redisPid: number | undefined;
-}
-
-/** Measures one figure with `measure`, which starts the CPU window (after its warm-up) with `started`. */
-async function recorded(
-  records: RoundRecords,
-  figure: string,
-  serverPid: number | undefined,
-  measure: (started: () => void) => Promise<LoadResult>,
-): Promise<void> {
-  const meter = cpuMeter(serverPid, records.redisPid);
-  const result = await measure(() => meter.start());
-  (records.samples[figure] ??= []).push(result);
-  (records.cpu[figure] ??= []).push(meter.stop(result.completed));
-}
-
-async function runRound(
-  settings: BenchSettings,
-  round: number,
-  contenders: readonly Contender[],
-  twoWorkers: BenchClient,
-  bound: { readonly target: LoadTarget; readonly pid: number | undefined },
-  records: RoundRecords,
-) {
-  const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-  const load = { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds };
-  // The bound runs first in one round and last in the next, as ours and the peer swap.
-  const ccOrder = round % 2 === 0 ? [...order, undefined] : [undefined, ...order];
-  for (const c of ccOrder) {
-    if (c === undefined) {
-      process.stdout.write(`  round ${round + 1}: bound client_credentials...\n`);
-      await recorded(records, 'bound cc', bound.pid, (started) => measureLoad(bound.target, load, started));
-      continue;
-    }
-    process.stdout.write(`  round ${round + 1}: ${c.name} client_credentials...\n`);
-    const cc = clientCredentialsLoad(c.client, SCOPE);
-    const target = { url: cc.url, headers: cc.headers, body: `grant_type=client_credentials&scope=${SCOPE}` };
-    await recorded(records, `${c.name} cc`, c.pid, (started) => measureLoad(target, load, started));
-    if (!settings.quick) {
-      const many = { ...load, connections: MANY_CONNECTIONS };
-      await recorded(records, `${c.name} cc256`, c.pid, (started) => measureLoad(target, many, started));
-    }
-  }
-  process.stdout.write(`  round ${round + 1}: ours WORKERS=2 client_credentials...\n`);
-  const twoTarget = {
-    url: twoWorkers.tokenUrl,
-    headers: { ...FORM_HEADERS, authorization: twoWorkers.authorization },
-    body: `grant_type=client_credentials&scope=${SCOPE}`,
-  };
-  (records.samples['ours2 cc'] ??= []).push(await measureLoad(twoTarget, load));
-  for (const c of order) {
-    process.stdout.write(`  round ${round + 1}: ${c.name} code redemption...\n`);
-    if (round === 0)
-      await measureGrantLoad(codeRedemptionLoad(c.client, await c.mint(500)), { connections: settings.connections, amount: 500 });
-    const codes = await c.mint(settings.codes);
-    await recorded(records, `${c.name} code`, c.pid, (started) => {
-      started();
-      return measureGrantLoad(codeRedemptionLoad(c.client, codes), { connections: settings.connections, amount: codes.length });
-    });
-  }
-  for (const c of order) {
-    process.stdout.write(`  round ${round + 1}: ${c.name} refresh rotation...\n`);
-    const seeds = await refreshSeeds(c, settings.connections * 2);
-    if (round === 0)
-      await measureGrantLoad(refreshRotationLoad(c.client, seeds), {
-        connections: settings.connections,
-        durationSeconds: settings.warmupSeconds,
-      });
-    const fresh = await refreshSeeds(c, settings.connections * 2);
-    await recorded(records, `${c.name} refresh`, c.pid, (started) => {
-      started();
-      return measureGrantLoad(refreshRotationLoad(c.client, fresh), {
-        connections: settings.connections,
-        durationSeconds: settings.durationSeconds,
-      });
-    });
-  }
-}
-
 async function main(): Promise<void> {
   // Ctrl-C or a kill still runs the 'exit' cleanups (key folder removed); servers are killed by stopAll or with us.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().finally(() => process.exit(130)));
