@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../shared/sha256.js';
 import { clientAssertionKey, dpopProofKey } from './replay-keys.js';
 import type { EntryKind } from './entry-types.js';
 import type { OpaqueTokenRef } from './types.js';
@@ -207,5 +207,5 @@ export type ListingName = 'registrations' | 'federated';
 
 /** A hash tag for any identifier: its SHA-256, base64url (never a brace). */
 function tagOf(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
+  return sha256Base64url(value);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../shared/sha256.js';
 
 /**
  * The names replay caches keep values under. A `jti` is whatever the sender chose (any
@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  * scope is the key's hash tag on Redis (src/store/redis-keys.ts), so it must be free of braces.
  */
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url');
+const digest = sha256Base64url;
 
 /** A DPoP proof: scoped by its key's thumbprint (base64url, never braces). */
 export function dpopProofKey(jkt: string, jti: string): readonly [scope: string, jti: string] {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ReplayCacheUnavailableError } from './errors.js';
 
 /**
@@ -16,7 +16,7 @@ export interface DpopReplayCache {
 }
 
 function digestOf(jti: string): string {
-  return createHash('sha256').update(jti).digest('base64url');
+  return hash('sha256', jti, 'base64url');
 }
 
 /**
