@@ -60,7 +60,8 @@ export interface PeekedAssertion {
 /**
  * The last assertion peeked and what it said. A workload's request is peeked twice, to route
  * it (grants/workload.ts) and to verify it (verifier.ts), usually one right after the other:
- * the second decodes nothing. Only the very same text gets the same answer, frozen so that no
+ * the second decodes nothing. Only the very same text gets the same answer. Its header, claims
+ * and JWS are frozen (their own members; nothing here writes to the values within), so that no
  * reader can change what the next one sees.
  */
 let lastPeeked: { readonly assertion: string; readonly peeked: PeekedAssertion | undefined } | undefined;
