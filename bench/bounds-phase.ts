@@ -10,7 +10,7 @@ import { FORM_HEADERS } from './grant-loads.js';
 import type { WithHostLoad } from './host.js';
 import { type CpuSplit, perRequest } from './cpu-split.js';
 import type { LoadResult, LoadSettings, LoadTarget } from './load.js';
-import { cpuMicrosPerRequest, measureMeteredLoad, type MeteredLoad, median } from './metrics-cost.js';
+import { cpuMicrosPerRequest, measureMeteredLoad, type MeteredLoad, median, roundRatios } from './metrics-cost.js';
 
 /**
  * (i) The bounds, measured rather than computed: bare Fastify with the token route's form
@@ -23,9 +23,10 @@ import { cpuMicrosPerRequest, measureMeteredLoad, type MeteredLoad, median } fro
  * ES256 ID token needs beyond a code redemption's work. Alternated rounds, one process each,
  * as (g) measures ours: each ratio is the best a grant adding one verification, or one
  * signature, could reach over a request as cheap as the bound, from rates rather than from
- * CPU; their CPU per request is what that cryptography costs inside a server. The plain bound also runs in the rounds against the peer,
- * at the same connections: bound/peer is the best client_credentials ratio any server on
- * Fastify and OpenSSL's P-256 could reach in that run.
+ * CPU; their CPU per request is what that cryptography costs inside a server. The plain
+ * bound also runs in the rounds against the peer, at the same connections: bound/peer is the
+ * best client_credentials ratio any server on Fastify and OpenSSL's P-256 could reach in that
+ * run.
  */
 
 /** Built, under dist/ (startServerProcess resolves it there), whether this module runs from dist/ or from a test's copy. */
@@ -128,10 +129,7 @@ export function boundRoundLines(
 ): string[] {
   const [bound, peer, ours] = [samples['bound cc'], samples['peer cc'], samples['ours cc']];
   if (!bound?.length || !peer?.length || !ours?.length) return [];
-  const perRound = bound.flatMap((result, i) => {
-    const theirs = peer[i];
-    return theirs && theirs.requestsPerSecond > 0 ? [(result.requestsPerSecond / theirs.requestsPerSecond).toFixed(2)] : [];
-  });
+  const perRound = roundRatios(bound, peer);
   const [boundCpu, peerCpu] = [perRequest(cpu['bound cc'] ?? []), perRequest(cpu['peer cc'] ?? [])];
   const cpuNote =
     boundCpu && peerCpu

@@ -41,6 +41,14 @@ export async function measureMetricsCost(rounds: number, measure: (metrics: bool
   return { off: rate(off), on: rate(on), cpuPerRequest, results: [...off, ...on] };
 }
 
+/** `a`'s rate over `b`'s in each round both measured (a round of `b` at 0 req/s left out), to two decimals. */
+export function roundRatios(a: readonly LoadResult[], b: readonly LoadResult[]): string[] {
+  return a.flatMap((result, i) => {
+    const theirs = b[i];
+    return theirs && theirs.requestsPerSecond > 0 ? [(result.requestsPerSecond / theirs.requestsPerSecond).toFixed(2)] : [];
+  });
+}
+
 /** The server's CPU (every thread) per request over all of `results` together, in µs; undefined without /proc. */
 export function cpuMicrosPerRequest(results: readonly MeteredLoad[], part: 'server' | 'load' = 'server'): number | undefined {
   const seconds = results.map((r) => (part === 'server' ? r.serverCpuSeconds : r.loadCpuSeconds));

@@ -11,7 +11,7 @@ import { type PoolCost, poolLine } from './pool-phase.js';
 import { type CpuSplit, cpuSplitLine, perRequest } from './cpu-split.js';
 import { ceilingLines } from './ceilings.js';
 import { type BoundsCost, boundRoundLines, boundsLine } from './bounds-phase.js';
-import { cpuMicrosPerRequest, describeCpu, median, type MeteredLoad, type MetricsCost } from './metrics-cost.js';
+import { cpuMicrosPerRequest, describeCpu, median, type MeteredLoad, type MetricsCost, roundRatios } from './metrics-cost.js';
 
 /** What `npm run bench` prints: medians over the rounds, ratios, and why a run failed. */
 
@@ -182,12 +182,7 @@ export function printReport(report: BenchReport): string[] {
   }
   // The ratio of each round (ours and the peer measured back to back): how far one run's rounds spread.
   const perRound = rows.flatMap(([, ourKey, peerKey]) => {
-    const ours = samples[ourKey] ?? [];
-    const peer = samples[peerKey] ?? [];
-    const ratios = ours.flatMap((result, i) => {
-      const theirs = peer[i];
-      return theirs && theirs.requestsPerSecond > 0 ? [(result.requestsPerSecond / theirs.requestsPerSecond).toFixed(2)] : [];
-    });
+    const ratios = roundRatios(samples[ourKey] ?? [], samples[peerKey] ?? []);
     return ratios.length > 1 ? [`${ourKey.split(' ')[1]} ${ratios.join(' ')}`] : [];
   });
   if (perRound.length > 0) lines.push(`ours/peer in each round: ${perRound.join('; ')}`);

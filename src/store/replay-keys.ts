@@ -6,14 +6,12 @@ import { sha256Base64url } from '../shared/sha256.js';
  * scope is the key's hash tag on Redis (src/store/redis-keys.ts), so it must be free of braces.
  */
 
-const digest = sha256Base64url;
-
 /** A DPoP proof: scoped by its key's thumbprint (base64url, never braces). */
 export function dpopProofKey(jkt: string, jti: string): readonly [scope: string, jti: string] {
-  return [jkt, digest(jti)];
+  return [jkt, sha256Base64url(jti)];
 }
 
 /** A client assertion: scoped by the digest of the client id (an id may hold braces, or be a long URL). */
 export function clientAssertionKey(clientId: string, jti: string): readonly [scope: string, jti: string] {
-  return [digest(clientId), digest(jti)];
+  return [sha256Base64url(clientId), sha256Base64url(jti)];
 }
